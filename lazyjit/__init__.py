@@ -1,0 +1,34 @@
+"""lazyjit: NumPy-style array math, recorded lazily, compiled to native code, differentiable.
+
+>>> import lazyjit as lj
+>>> x = lj.tensor([1.0, 2.0, 3.0], dtype="float32")
+>>> y = (x * 2).exp().sum()      # nothing computed yet
+>>> float(y)                      # compiled (once) and run
+"""
+from lazyjit.config import config
+from lazyjit.tensor import Tensor
+from lazyjit.functions import *  # noqa: F401,F403
+from lazyjit.functions import (  # noqa: F401  (names shadowing builtins)
+    abs, all, any, max, min, sum, tensor,
+)
+from lazyjit.indexing import getitem, inc_subtensor, set_subtensor
+from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_and_grad
+from lazyjit.jit import jit
+from lazyjit.realize import realize as _realize
+from lazyjit.stats import reset_stats, stats
+from lazyjit.trace.node import LazyjitError
+
+__version__ = "0.1.0"
+
+
+def realize(*tensors):
+    """Compute all given tensors in one trace (one compiled call); returns them."""
+    _realize(*tensors)
+    return tensors[0] if len(tensors) == 1 else tensors
+
+
+__all__ = [
+    "config", "Tensor", "tensor", "grad", "value_and_grad", "stop_gradient", "jit", "stats",
+    "reset_stats", "realize", "set_subtensor", "inc_subtensor", "getitem", "LazyjitError",
+    "DisconnectedInputError",
+]

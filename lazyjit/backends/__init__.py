@@ -1,0 +1,46 @@
+"""Backends turn a :class:`~lazyjit.trace.Trace` into an executable.
+
+Interface (each backend is one module or folder):
+
+* ``compile(trace) -> Executable``: build a runnable plan for the trace's concrete
+  shapes (a backend may reuse compiled code across shapes).
+* ``Executable.run(inputs) -> outputs``: ``inputs`` are C-contiguous arrays in
+  ``trace.inputs`` order; returns C-contiguous arrays in ``trace.outputs`` order.
+
+``numpy`` is the reference interpreter; ``cpu`` renders fused C kernels compiled through
+cffi.  A CUDA backend will be a third folder with the same interface.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Protocol
+
+import numpy as np
+
+from lazyjit.trace.graph import Trace
+
+
+class Executable(Protocol):
+    def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]: ...
+
+
+class Backend(Protocol):
+    name: str
+
+    def compile(self, trace: Trace) -> Executable: ...
+
+
+_MODULES = {"numpy": "lazyjit.backends.numpy_backend", "cpu": "lazyjit.backends.cpu"}
+_LOADED: dict[str, Backend] = {}
+
+
+def get_backend(name: str) -> Backend:
+    """Return the backend module for ``name`` (``'numpy'`` or ``'cpu'``)."""
+    backend = _LOADED.get(name)
+    if backend is None:
+        if name not in _MODULES:
+            raise ValueError(f"lazyjit: backend {name!r} is not available "
+                             f"(available: {', '.join(sorted(_MODULES))})")
+        backend = importlib.import_module(_MODULES[name])
+        _LOADED[name] = backend
+    return backend

@@ -1,0 +1,127 @@
+"""The one place where lazyjit's flags are read.
+
+Flags come from the ``LAZYJIT_FLAGS`` environment variable (comma-separated
+``key=value`` pairs, e.g. ``backend=numpy,cache_dir=/tmp/x``) and can be changed
+for a block with ``with lj.config(backend='numpy'): ...``.  An unknown flag or an
+invalid value raises ``ValueError`` naming the flag.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, fields
+from typing import Any, Iterator
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    s = str(v).strip().lower()
+    if s in ("1", "true", "yes", "on"):
+        return True
+    if s in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected a boolean, got {v!r}")
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "lazyjit")
+
+
+_OPTIMIZERS = {"o1": "o1", "o2": "o2", "o3": "o3", "o4": "o4", "fast_compile": "o1",
+               "fast_run": "o4", "unsafe": "unsafe", "none": "none"}
+
+
+def _optimizer(v: Any) -> str:
+    s = str(v).strip().lower()
+    if s not in _OPTIMIZERS:
+        raise ValueError(f"expected one of {sorted(_OPTIMIZERS)}, got {v!r}")
+    return _OPTIMIZERS[s]
+
+
+def _backend(v: Any) -> str:
+    s = str(v).strip().lower()
+    if s not in ("cpu", "numpy", "cuda"):
+        raise ValueError(f"expected 'cpu', 'numpy' or 'cuda', got {v!r}")
+    return s
+
+
+@dataclass
+class _Flags:
+    backend: str = "cpu"
+    cache_dir: str = ""
+    openmp: bool = True
+    optimizer: str = "o4"
+    compiler: str = "cc"
+    cflags: str = ""
+    disk_cache: bool = True
+
+
+_PARSERS = {"backend": _backend, "cache_dir": str, "openmp": _bool, "optimizer": _optimizer,
+            "compiler": str, "cflags": str, "disk_cache": _bool}
+
+
+class Config:
+    """Current flag values, readable as attributes (``lj.config.backend``).
+
+    Calling the object, ``lj.config(backend='numpy')``, returns a context manager that
+    sets the given flags for a ``with`` block and restores them afterwards.
+    """
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_flags", _Flags(cache_dir=_default_cache_dir()))
+        object.__setattr__(self, "_version", 0)
+        self._apply(_parse_env(os.environ.get("LAZYJIT_FLAGS", "")))
+
+    def _apply(self, values: dict[str, Any]) -> None:
+        parsed = {}
+        for key, value in values.items():
+            if key not in _PARSERS:
+                known = ", ".join(sorted(_PARSERS))
+                raise ValueError(f"lazyjit: unknown flag {key!r} (known flags: {known})")
+            try:
+                parsed[key] = _PARSERS[key](value)
+            except ValueError as e:
+                raise ValueError(f"lazyjit: bad value for flag {key!r}: {e}") from None
+        for key, value in parsed.items():
+            setattr(self._flags, key, value)
+        object.__setattr__(self, "_version", self._version + 1)
+
+    def __getattr__(self, name: str) -> Any:
+        flags = object.__getattribute__(self, "_flags")
+        if name in _PARSERS:
+            return getattr(flags, name)
+        raise AttributeError(f"lazyjit: unknown flag {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._apply({name: value})
+
+    def snapshot(self) -> dict[str, Any]:
+        """Return the current flags as a dict."""
+        return {f.name: getattr(self._flags, f.name) for f in fields(_Flags)}
+
+    @contextlib.contextmanager
+    def __call__(self, **flags: Any) -> Iterator[Config]:
+        old = self.snapshot()
+        self._apply(flags)
+        try:
+            yield self
+        finally:
+            self._apply(old)
+
+
+def _parse_env(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise ValueError(f"lazyjit: LAZYJIT_FLAGS entry {item!r} is not key=value")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+config = Config()

@@ -1,0 +1,201 @@
+"""NumPy indexing (``x[idx]``) and Theano's indexed updates.
+
+``x[idx]`` supports ints, slices (negative steps too), ``None``, ``Ellipsis``, integer
+arrays (NumPy's advanced-indexing placement rules) and boolean masks (realized first,
+since the result shape depends on the data).  It lowers to ``slice``, ``reshape``,
+``permute`` and ``take`` nodes.
+
+``set_subtensor(x[idx], v)`` and ``inc_subtensor(x[idx], v)`` (Theano's names) return a
+new tensor equal to ``x`` with the indexed part replaced by / incremented by ``v``;
+repeated integer indices accumulate in ``inc_subtensor`` (``np.add.at``), which is what
+the gradient of indexing needs.  ``x.at[idx].set(v)`` / ``.add(v)`` are the same, JAX-style.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit.tensor import Tensor
+from lazyjit.trace.node import Node, op_error
+
+
+def _normalize(key, ndim: int):
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            out.append(k)
+        elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
+            out.append(np.asarray(k))
+        else:
+            out.append(k)
+    # boolean masks become integer arrays (data-dependent shape: realize now)
+    expanded = []
+    for k in out:
+        if (isinstance(k, (Tensor, np.ndarray)) and k.dtype == np.bool_):
+            mask = k.numpy() if isinstance(k, Tensor) else k
+            expanded.extend(np.nonzero(mask))
+        else:
+            expanded.append(k)
+    out = expanded
+    consumed = sum(0 if (k is None or k is Ellipsis) else 1 for k in out)
+    if sum(k is Ellipsis for k in out) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor: tensor is {ndim}-dimensional, "
+                         f"but {consumed} were indexed")
+    if Ellipsis in [k for k in out if not isinstance(k, (Tensor, np.ndarray))]:
+        i = next(j for j, k in enumerate(out) if k is Ellipsis)
+        out = out[:i] + [slice(None)] * (ndim - consumed) + out[i + 1:]
+    else:
+        out = out + [slice(None)] * (ndim - consumed)
+    return out
+
+
+def _is_array(k) -> bool:
+    return isinstance(k, (Tensor, np.ndarray))
+
+
+def getitem(x: Tensor, key) -> Tensor:
+    """``x[key]`` with NumPy semantics (see the module docstring)."""
+    from lazyjit import functions as F
+    key = _normalize(key, x.ndim)
+    has_array = any(_is_array(k) for k in key)
+    # pass 1: basic slicing of every consumed dim; ints become arrays when arrays exist
+    slices, after, adv = [], [], []  # after: shape template after the basic slice
+    dim = 0
+    for k in key:
+        if k is None:
+            after.append(("new",))
+            continue
+        n = x.shape[dim]
+        if _is_array(k) or (has_array and isinstance(k, (int, np.integer))):
+            slices.append((0, n, 1))
+            adv.append((len(after), k))
+            after.append(("keep", dim))
+        elif isinstance(k, (int, np.integer)):
+            i = int(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
+            i %= n
+            slices.append((i, i + 1, 1))
+            after.append(("drop", dim))
+        elif isinstance(k, slice):
+            slices.append(k.indices(n))
+            after.append(("keep", dim))
+        else:
+            raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
+                             f"arrays are valid indices, got {type(k).__name__}")
+        dim += 1
+    out = F.get_slice(x, tuple(slices))
+    shape = []
+    for a in after:
+        if a[0] == "new":
+            shape.append(1)
+        elif a[0] == "keep":
+            shape.append(out.shape[a[1]])
+    out = F.reshape(out, tuple(shape))
+    if not adv:
+        return _tag(out, x, key)
+    return _tag(_advanced(out, adv), x, key)
+
+
+def _advanced(x: Tensor, adv) -> Tensor:
+    """Apply integer-array indices at positions ``adv`` (NumPy placement rules)."""
+    from lazyjit import functions as F
+    pos = [p for p, _ in adv]
+    idxs = [F.astype(F.asarray(k), np.int64) for _, k in adv]
+    bshape = F.broadcast_shapes(*[i.shape for i in idxs], op="getitem")
+    idxs = [F.broadcast_to(i, bshape) for i in idxs]
+    if len(adv) == 1:
+        return F.take(x, idxs[0], pos[0])
+    adjacent = pos == list(range(pos[0], pos[0] + len(pos)))
+    rest = [i for i in range(x.ndim) if i not in pos]
+    moved = F.transpose(x, tuple(pos) + tuple(rest))
+    dims = [x.shape[p] for p in pos]
+    flat = F.reshape(moved, (int(np.prod(dims, dtype=np.int64)),) + tuple(x.shape[r] for r in rest))
+    linear, bad, stride = F.zeros(bshape, np.int64), F.zeros(bshape, np.bool_), 1
+    for i, n in reversed(list(zip(idxs, dims))):
+        bad = bad | (i < -n) | (i >= n)
+        linear = linear + F.where(i < 0, i + n, i) * stride
+        stride *= n
+    linear = F.where(bad, -(flat.shape[0] + 1), linear)
+    out = F.take(flat, linear, 0)
+    if adjacent and pos[0] > 0:
+        nb = len(bshape)
+        perm = list(range(nb, nb + pos[0])) + list(range(nb)) + list(range(nb + pos[0], out.ndim))
+        out = F.transpose(out, tuple(perm))
+    return out
+
+
+def _tag(out: Tensor, base: Tensor, key) -> Tensor:
+    """Return a tensor that remembers it is ``base[key]`` (for set/inc_subtensor)."""
+    t = Tensor(out.node)
+    t._index = base.node
+    return t
+
+
+def _write(node: Node, base: Node, value: Tensor, add: bool) -> Tensor:
+    """Rebuild ``base`` with ``node`` (a chain of view/take ops over ``base``) replaced by
+    ``value`` (or incremented by it, at the innermost slice or take)."""
+    from lazyjit import functions as F
+    if node is base:
+        return F.asarray(value) + Tensor(base) if add else value
+    src = Tensor(node.src[0])
+    if node.op == "reshape":
+        return _write(node.src[0], base, F.reshape(value, src.shape), add)
+    if node.op == "permute":
+        inv = tuple(int(i) for i in np.argsort(node.arg))
+        return _write(node.src[0], base, F.transpose(value, inv), add)
+    if node.op == "slice":
+        new = (F.inc_slice if add else F.set_slice)(src, value, node.arg)
+        return _write(node.src[0], base, new, False)
+    if node.op == "take":
+        new = (F.put_add if add else F.put)(src, Tensor(node.src[1]), value, node.arg)
+        return _write(node.src[0], base, new, False)
+    raise op_error("set_subtensor", f"cannot write through a {node.op!r} node")
+
+
+def _update(sub: Tensor, value, add: bool) -> Tensor:
+    from lazyjit import functions as F
+    if not isinstance(sub, Tensor) or sub._index is None:
+        raise op_error("set_subtensor" if not add else "inc_subtensor",
+                       "the first argument must be an indexed tensor x[idx]")
+    v = F.broadcast_to(F.astype(F.asarray(value), sub.dtype), sub.shape)
+    return _write(sub.node, sub._index, v, add)
+
+
+def set_subtensor(sub: Tensor, value) -> Tensor:
+    """Return ``x`` with ``x[idx]`` replaced by ``value`` (broadcast), for ``sub = x[idx]``
+    (Theano's ``set_subtensor``).  With repeated integer indices the last write wins."""
+    return _update(sub, value, add=False)
+
+
+def inc_subtensor(sub: Tensor, value) -> Tensor:
+    """Return ``x`` with ``value`` added at ``x[idx]``, for ``sub = x[idx]``; repeated
+    integer indices accumulate (Theano's ``inc_subtensor``, NumPy's ``np.add.at``)."""
+    return _update(sub, value, add=True)
+
+
+class _At:
+    """``x.at[idx].set(v)`` / ``.add(v)`` / ``.get()``, as in JAX."""
+
+    def __init__(self, x: Tensor):
+        self._x = x
+
+    def __getitem__(self, key):
+        return _AtIndex(self._x, key)
+
+
+class _AtIndex:
+    def __init__(self, x, key):
+        self._x, self._key = x, key
+
+    def get(self) -> Tensor:
+        return self._x[self._key]
+
+    def set(self, value) -> Tensor:
+        return set_subtensor(self._x[self._key], value)
+
+    def add(self, value) -> Tensor:
+        return inc_subtensor(self._x[self._key], value)

@@ -1,0 +1,146 @@
+"""``@lj.jit``: trace a Python function of tensors once per input signature.
+
+The function runs once on placeholder (``param``) tensors of the inputs' shapes and
+dtypes; the resulting trace is compiled by the backend into one plan.  Later calls with
+the same signature (shapes, dtypes, tree structure and static arguments, as JAX's cache
+key) look the plan up and run it directly; no graph is built.  A new batch size traces
+again in Python but reuses the compiled code, because kernels take sizes at run time.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from lazyjit import functions as F
+from lazyjit.pytree import flatten, unflatten
+from lazyjit.realize import backend_key, plan_for
+from lazyjit.stats import COUNTERS
+from lazyjit.tensor import Tensor
+from lazyjit.trace.graph import collect
+from lazyjit.trace.node import LazyjitError, Node
+
+_trace_ids = itertools.count()
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray))
+
+
+class _Entry:
+    __slots__ = ("plan", "slots", "captured", "out_tree", "out_kinds")
+
+
+class Jitted:
+    """A jit-compiled function; call it like the original."""
+
+    def __init__(self, fn: Callable, static_argnums: Sequence[int] = (),
+                 donate_argnums: Sequence[int] = ()):
+        self.fn = fn
+        self.static_argnums = frozenset(static_argnums)
+        self.donate_argnums = frozenset(donate_argnums)
+        self._cache: dict = {}
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def _split(self, args):
+        if not self.static_argnums:
+            return args, ()
+        dyn = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
+        static = tuple((i, a) for i, a in enumerate(args) if i in self.static_argnums)
+        return dyn, static
+
+    def __call__(self, *args, **kwargs):
+        dyn, static = self._split(args)
+        leaves, tree = flatten((dyn, kwargs), _is_array)
+        arrays = []
+        sig = []
+        for x in leaves:
+            if isinstance(x, Tensor):
+                node = x.node
+                if node.buffer is None:
+                    x.realize()
+                    node = x.node
+                arr = node.buffer
+            else:
+                arr = np.asarray(x, order="C")
+            arrays.append(arr)
+            sig.append((arr.shape, arr.dtype))
+        key = (tuple(sig), tree, static, backend_key())
+        try:
+            entry = self._cache.get(key)
+        except TypeError:
+            raise LazyjitError("lj.jit: non-array arguments must be hashable "
+                               "(or passed as static_argnums)") from None
+        if entry is None:
+            COUNTERS["trace_cache_misses"] += 1
+            entry = self._trace(args, leaves, arrays, tree, static)
+            self._cache[key] = entry
+        else:
+            COUNTERS["trace_cache_hits"] += 1
+        ins = [arrays[s] if s >= 0 else entry.captured[-s - 1] for s in entry.slots]
+        outs = entry.plan.run(ins)
+        res = [Tensor(Node.leaf(a)) for a in outs]
+        return unflatten(entry.out_tree, res)
+
+    def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
+        tid = next(_trace_ids)
+        params = [Tensor(Node.make("param", (), (tid, i), a.shape, a.dtype))
+                  for i, a in enumerate(arrays)]
+        dyn, kwargs = unflatten(tree, params)
+        full, it = [], iter(dyn)
+        static_map = dict(static)
+        for i in range(len(args)):
+            full.append(static_map[i] if i in static_map else next(it))
+        out = self.fn(*full, **kwargs)
+        out_leaves, out_tree = flatten(out, lambda x: isinstance(x, Tensor))
+        for x in out_leaves:
+            if not isinstance(x, Tensor):
+                raise LazyjitError(f"lj.jit: outputs must be tensors, got {type(x).__name__}")
+        nodes = [F.asarray(x).node for x in out_leaves]
+        trace = collect(nodes)
+        entry = _Entry()
+        entry.plan = plan_for(trace)
+        entry.captured = []
+        slots = []
+        for n in trace.inputs:
+            if n.op == "param" and n.arg[0] == tid:
+                slots.append(n.arg[1])
+            elif n.op == "param":
+                raise LazyjitError("lj.jit: the function uses a tensor traced by another "
+                                   "jit call (a leaked tracer)")
+            else:
+                entry.captured.append(n.buffer)
+                slots.append(-len(entry.captured))
+        entry.slots = slots
+        entry.out_tree = out_tree
+        return entry
+
+
+def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+        donate_argnums: int | Sequence[int] = ()) -> Any:
+    """Compile ``fn`` (a function of tensors, NumPy arrays and nested tuples, lists and
+    dicts of them) into one native call per input signature.
+
+    Parameters
+    ----------
+    fn : the function; its outputs must be tensors or nested containers of tensors.
+    static_argnums : positions of arguments that are Python values baked into the trace
+        (part of the cache key; must be hashable).
+    donate_argnums : accepted for JAX compatibility (buffers are not reused yet).
+
+    Non-array arguments that are not static are also part of the cache key.  Inside
+    ``fn``, values cannot be read (``float(t)``, ``bool(t)`` raise), since they are not
+    known until the call.
+    """
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(donate_argnums, int):
+        donate_argnums = (donate_argnums,)
+    if fn is None:
+        return lambda f: Jitted(f, static_argnums, donate_argnums)
+    return Jitted(fn, static_argnums, donate_argnums)

@@ -1,0 +1,149 @@
+"""Elementwise primitives: NumPy ufunc semantics, a C scalar expression, and a VJP.
+
+Operands of an elementwise primitive always have the same shape (the API inserts
+explicit ``expand`` nodes for broadcasting) and the same dtype (the API inserts ``cast``
+nodes, following NumPy's promotion with weak Python scalars).  Integer helpers
+(``lj_floordiv_*`` etc.) and the stable ``lj_sigmoid``/``lj_softplus`` live in
+``native/lazyjit_rt.h``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lazyjit.ops.registry import F
+from lazyjit.ops.registry import OpDef, register
+
+try:  # SciPy's erf when present; math.erf otherwise (same values to 1 ulp)
+    from scipy.special import erf as _erf
+except ImportError:  # pragma: no cover - depends on the environment
+    _erf_vec = np.vectorize(math.erf, otypes=[np.float64])
+
+    def _erf(x):
+        return _erf_vec(x).astype(x.dtype)
+
+
+def _sigmoid(x):
+    e = np.exp(-np.abs(x))
+    r = 1 / (1 + e)
+    return np.where(x >= 0, r, e * r).astype(x.dtype)
+
+
+def _softplus(x):
+    return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
+
+
+def _unary(name, ref, c, vjp=None, promote=True, doc=""):
+    return register(OpDef(name, "elementwise", lambda x, arg: ref(x), c=c, vjp=vjp,
+                          float_only=promote, doc=doc))
+
+
+def _binary(name, ref, c, vjp=None, promote=True, doc=""):
+    return register(OpDef(name, "elementwise", lambda a, b, arg: ref(a, b), c=c, vjp=vjp,
+                          float_only=promote, doc=doc))
+
+
+SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
+
+# float functions; ints and bools are first cast to NumPy's result dtype
+_unary("exp", np.exp, "exp{s}({0})", lambda g, out, x, arg: (g * out,))
+_unary("log", np.log, "log{s}({0})", lambda g, out, x, arg: (g / x,))
+_unary("log1p", np.log1p, "log1p{s}({0})", lambda g, out, x, arg: (g / (x + 1),))
+_unary("expm1", np.expm1, "expm1{s}({0})", lambda g, out, x, arg: (g * (out + 1),))
+_unary("sqrt", np.sqrt, "sqrt{s}({0})", lambda g, out, x, arg: (g / (out * 2),))
+_unary("sin", np.sin, "sin{s}({0})", lambda g, out, x, arg: (g * F.cos(x),))
+_unary("cos", np.cos, "cos{s}({0})", lambda g, out, x, arg: (-g * F.sin(x),))
+_unary("tan", np.tan, "tan{s}({0})", lambda g, out, x, arg: (g * (out * out + 1),))
+_unary("tanh", np.tanh, "tanh{s}({0})", lambda g, out, x, arg: (g * (1 - out * out),))
+_unary("erf", _erf, "erf{s}({0})",
+       lambda g, out, x, arg: (g * SQRT_PI_2 * F.exp(-(x * x)),))
+_unary("sigmoid", _sigmoid, "lj_sigmoid{s}({0})",
+       lambda g, out, x, arg: (g * out * (1 - out),), doc="1 / (1 + exp(-x)), stable")
+_unary("softplus", _softplus, "lj_softplus{s}({0})",
+       lambda g, out, x, arg: (g * F.sigmoid(x),), doc="log(1 + exp(x)), stable")
+
+# functions that keep integer dtypes
+_unary("neg", np.negative, "(-{0})", lambda g, out, x, arg: (-g,))
+_unary("abs", np.abs, {"f": "fabs{s}({0})", "i": "({0} < 0 ? -{0} : {0})", "u": "{0}",
+                       "b": "{0}"}, lambda g, out, x, arg: (g * F.sign(x),))
+_unary("sign", np.sign, {"f": "({0} > 0 ? 1 : ({0} < 0 ? -1 : {0}))",
+                         "i": "(({0} > 0) - ({0} < 0))", "u": "({0} > 0)"},
+       lambda g, out, x, arg: (None,))
+_unary("floor", np.floor, {"f": "floor{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},
+       lambda g, out, x, arg: (None,))
+_unary("ceil", np.ceil, {"f": "ceil{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},
+       lambda g, out, x, arg: (None,))
+_unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
+       {"f": "(({0} > 0 || {0} != {0}) ? {0} : 0)", "i": "({0} > 0 ? {0} : 0)",
+        "u": "{0}", "b": "{0}"},
+       lambda g, out, x, arg: (F.where(x > 0, g, F.zeros_like(g)),), doc="max(x, 0)")
+_unary("logical_not", np.logical_not, "(!{0})", promote=False)
+_unary("invert", np.invert, {"b": "(!{0})", "i": "(~{0})", "u": "(({T})~{0})"})
+_unary("isnan", np.isnan, {"f": "({0} != {0})", "i": "0", "u": "0", "b": "0"}, promote=False)
+_unary("isinf", np.isinf, {"f": "(isinf({0}) != 0)", "i": "0", "u": "0", "b": "0"},
+       promote=False)
+
+
+def _cast_vjp(g, out, x, arg):
+    return (g.astype(x.dtype),) if x.dtype.kind == "f" else (None,)
+
+
+register(OpDef("cast", "elementwise", lambda x, arg: x.astype(arg),
+               dtype=lambda srcs, arg: np.dtype(arg),
+               c={"b": "({0} != 0)", "*": "(({T}){0})"}, vjp=_cast_vjp))
+
+# binary arithmetic
+_binary("add", np.add, {"b": "({0} | {1})", "*": "({0} + {1})"},
+        lambda g, out, a, b, arg: (g, g))
+_binary("sub", np.subtract, "({0} - {1})", lambda g, out, a, b, arg: (g, -g))
+_binary("mul", np.multiply, {"b": "({0} & {1})", "*": "({0} * {1})"},
+        lambda g, out, a, b, arg: (g * b, g * a))
+_binary("div", np.true_divide, "({0} / {1})",
+        lambda g, out, a, b, arg: (g / b, -g * out / b))
+_binary("floordiv", np.floor_divide, "lj_floordiv_{n}({0}, {1})",
+        lambda g, out, a, b, arg: (None, None))
+_binary("mod", np.remainder, "lj_mod_{n}({0}, {1})",
+        lambda g, out, a, b, arg: (g, -g * F.floor_divide(a, b)))
+
+
+def _pow_vjp(g, out, a, b, arg):
+    if a.dtype.kind != "f":
+        return (None, None)
+    safe = F.where(a > 0, a, F.ones_like(a))
+    da = g * b * F.where(b == 0, F.zeros_like(a), a ** (b - 1))
+    db = g * out * F.log(safe)
+    return (da, db)
+
+
+_binary("pow", np.power, {"f": "pow{s}({0}, {1})", "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp)
+_binary("maximum", np.maximum, {"f": "(({0} > {1} || {0} != {0}) ? {0} : {1})",
+                                "*": "({0} > {1} ? {0} : {1})"},
+        lambda g, out, a, b, arg: (F.where(a >= b, g, F.zeros_like(g)),
+                                   F.where(a >= b, F.zeros_like(g), g)))
+_binary("minimum", np.minimum, {"f": "(({0} < {1} || {0} != {0}) ? {0} : {1})",
+                                "*": "({0} < {1} ? {0} : {1})"},
+        lambda g, out, a, b, arg: (F.where(a <= b, g, F.zeros_like(g)),
+                                   F.where(a <= b, F.zeros_like(g), g)))
+_binary("bitwise_and", np.bitwise_and, "({0} & {1})")
+_binary("bitwise_or", np.bitwise_or, "({0} | {1})")
+_binary("bitwise_xor", np.bitwise_xor, "({0} ^ {1})")
+
+# comparisons and logic: bool results, operands keep their (common) dtype
+for _name, _ref, _sym in (("eq", np.equal, "=="), ("ne", np.not_equal, "!="),
+                          ("lt", np.less, "<"), ("le", np.less_equal, "<="),
+                          ("gt", np.greater, ">"), ("ge", np.greater_equal, ">=")):
+    _binary(_name, _ref, f"({{0}} {_sym} {{1}})", promote=False)
+_binary("logical_and", np.logical_and, "(({0} != 0) & ({1} != 0))", promote=False)
+_binary("logical_or", np.logical_or, "(({0} != 0) | ({1} != 0))", promote=False)
+_binary("logical_xor", np.logical_xor, "(({0} != 0) != ({1} != 0))", promote=False)
+
+register(OpDef("where", "elementwise", lambda c, a, b, arg: np.where(c, a, b),
+               dtype=lambda srcs, arg: srcs[1].dtype, c="({0} ? {1} : {2})",
+               vjp=lambda g, out, c, a, b, arg: (None, F.where(c, g, F.zeros_like(g)),
+                                                 F.where(c, F.zeros_like(g), g))))
+
+COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
+
+register(OpDef("stop_gradient", "elementwise", lambda x, arg: x, c="{0}",
+               vjp=lambda g, out, x, arg: (None,), doc="identity; blocks gradients"))

@@ -1,0 +1,235 @@
+"""Reductions, movement (view) ops, indexing, concatenation and matmul primitives.
+
+Conventions at the primitive level, which the API in :mod:`lazyjit.functions` maps
+NumPy's calls onto:
+
+* reductions take a sorted tuple of axes and keep reduced dims (size 1);
+* ``argmax``/``argmin`` take one axis and keep it (size 1), giving int64;
+* ``slice`` takes one normalized ``(start, stop, step)`` per axis (negative steps allowed);
+* ``take``/``put``/``put_add`` index one axis with an integer array (negative indices
+  wrap, out-of-range ones raise ``IndexError``); ``put_add`` accumulates repeats as
+  ``np.add.at``;
+* ``matmul`` multiplies ``(..., m, k) @ (..., k, n)`` with equal batch dims.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit.ops.registry import F
+from lazyjit.ops.registry import OpDef, register
+
+
+def _keep(shape, axes):
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def _reduce_shape(srcs, axes):
+    (x,) = srcs
+    return _keep(x.shape, axes)
+
+
+def _nonempty_reduce_shape(name):
+    def rule(srcs, axes):
+        (x,) = srcs
+        if any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"zero-size reduction along axes {axes}: {name} has no identity")
+        return _keep(x.shape, axes)
+    return rule
+
+
+def _extreme_vjp(g, out, x, axes):
+    mask = (x == out).astype(g.dtype)
+    return (g * mask / F.sum(mask, axis=axes, keepdims=True),)
+
+
+def _prod_vjp(g, out, x, axes):
+    return (g * out / x,)
+
+
+register(OpDef("sum", "reduce", lambda x, axes: np.sum(x, axis=axes, keepdims=True),
+               shape=_reduce_shape, vjp=lambda g, out, x, axes: (F.broadcast_to(g, x.shape),)))
+register(OpDef("prod", "reduce", lambda x, axes: np.prod(x, axis=axes, keepdims=True),
+               shape=_reduce_shape, vjp=_prod_vjp))
+register(OpDef("max", "reduce", lambda x, axes: np.max(x, axis=axes, keepdims=True),
+               shape=_nonempty_reduce_shape("max"), vjp=_extreme_vjp))
+register(OpDef("min", "reduce", lambda x, axes: np.min(x, axis=axes, keepdims=True),
+               shape=_nonempty_reduce_shape("min"), vjp=_extreme_vjp))
+for _name, _ref in (("argmax", np.argmax), ("argmin", np.argmin)):
+    register(OpDef(_name, "arg",
+                   (lambda r: lambda x, axis: r(x, axis=axis, keepdims=True).astype(np.int64))(_ref),
+                   shape=(lambda n: lambda srcs, axis: _nonempty_reduce_shape(n)(srcs, (axis,)))(_name),
+                   dtype=lambda srcs, axis: np.dtype(np.int64)))
+
+
+# --- movement: views of their source -------------------------------------------------
+
+def _reshape_shape(srcs, shape):
+    (x,) = srcs
+    if int(np.prod(shape, dtype=np.int64)) != x.size:
+        raise ValueError(f"cannot reshape array of size {x.size} into shape {shape}")
+    return shape
+
+
+def _permute_shape(srcs, perm):
+    (x,) = srcs
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"axes {perm} are not a permutation of {x.ndim} dims")
+    return tuple(x.shape[p] for p in perm)
+
+
+def _expand_shape(srcs, shape):
+    (x,) = srcs
+    if len(shape) != x.ndim or any(s != 1 and s != d for s, d in zip(x.shape, shape)):
+        raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
+    return shape
+
+
+def as_slices(sl) -> tuple:
+    """Normalized ``(start, stop, step)`` triples as Python slices (stop -1 with a
+    negative step means 'past index 0')."""
+    return tuple(slice(a, b if b >= 0 else None, c) for a, b, c in sl)
+
+
+def _slice_shape(srcs, slices):
+    (x,) = srcs
+    return tuple(len(range(*s)) for s in slices)
+
+
+def _expand_vjp(g, out, x, shape):
+    axes = tuple(i for i, (a, b) in enumerate(zip(x.shape, shape)) if a != b)
+    return (F.sum(g, axis=axes, keepdims=True) if axes else g,)
+
+
+register(OpDef("reshape", "movement", lambda x, shape: x.reshape(shape), shape=_reshape_shape,
+               dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, shape: (g.reshape(x.shape),)))
+register(OpDef("permute", "movement", lambda x, perm: np.transpose(x, perm),
+               shape=_permute_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, perm: (g.transpose(tuple(np.argsort(perm))),)))
+register(OpDef("expand", "movement", lambda x, shape: np.broadcast_to(x, shape),
+               shape=_expand_shape, dtype=lambda srcs, arg: srcs[0].dtype, vjp=_expand_vjp))
+register(OpDef("slice", "movement", lambda x, sl: x[as_slices(sl)],
+               shape=_slice_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, sl: (F.inc_slice(F.zeros_like(x), g, sl),)))
+
+
+# --- indexed reads and writes ----------------------------------------------------------
+
+def _slice_write(x, v, sl, add):
+    out = x.copy()
+    ix = as_slices(sl)
+    if add:
+        out[ix] += v
+    else:
+        out[ix] = v
+    return out
+
+
+def _slice_write_shape(srcs, sl):
+    x, v = srcs
+    want = _slice_shape((x,), sl)
+    if tuple(v.shape) != want:
+        raise ValueError(f"value of shape {v.shape} does not match the slice shape {want}")
+    return x.shape
+
+
+def _axis_index(ndim, axis, idx):
+    return (slice(None),) * axis + (idx,) + (slice(None),) * (ndim - axis - 1)
+
+
+def _check_bounds(x, idx, axis):
+    n = x.shape[axis]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].flat[0]
+        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
+def _take(x, idx, axis):
+    _check_bounds(x, idx, axis)
+    return np.take(x, idx, axis=axis)
+
+
+def _put(x, idx, v, axis, add):
+    _check_bounds(x, idx, axis)
+    out = x.copy()
+    ix = _axis_index(x.ndim, axis, idx)
+    if add:
+        np.add.at(out, ix, v)
+    else:
+        out[ix] = v
+    return out
+
+
+def _take_shape(srcs, axis):
+    x, idx = srcs
+    if idx.dtype.kind not in "iu":
+        raise ValueError(f"indices must be integers, got {idx.dtype.name}")
+    if x.shape[axis] == 0 and idx.size:
+        raise ValueError(f"cannot take from an empty axis {axis}")
+    return x.shape[:axis] + idx.shape + x.shape[axis + 1:]
+
+
+def _put_shape(srcs, axis):
+    x, idx, v = srcs
+    want = _take_shape((x, idx), axis)
+    if tuple(v.shape) != want:
+        raise ValueError(f"values of shape {v.shape} do not match the indexed shape {want}")
+    return x.shape
+
+
+register(OpDef("set_slice", "index", lambda x, v, sl: _slice_write(x, v, sl, False),
+               shape=_slice_write_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, v, sl: (F.set_slice(g, F.zeros_like(v), sl),
+                                             F.get_slice(g, sl))))
+register(OpDef("inc_slice", "index", lambda x, v, sl: _slice_write(x, v, sl, True),
+               shape=_slice_write_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, v, sl: (g, F.get_slice(g, sl))))
+register(OpDef("take", "index", _take, shape=_take_shape,
+               dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, idx, axis: (F.put_add(F.zeros_like(x), idx, g, axis),
+                                                 None)))
+register(OpDef("put", "index", lambda x, idx, v, axis: _put(x, idx, v, axis, False),
+               shape=_put_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, idx, v, axis: (
+                   F.put(g, idx, F.zeros_like(v), axis), None, F.take(g, idx, axis))))
+register(OpDef("put_add", "index", lambda x, idx, v, axis: _put(x, idx, v, axis, True),
+               shape=_put_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               vjp=lambda g, out, x, idx, v, axis: (g, None, F.take(g, idx, axis))))
+
+
+def _concat_shape(srcs, axis):
+    first = srcs[0]
+    for s in srcs[1:]:
+        if s.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(s.shape, first.shape))
+                                       if i != axis):
+            raise ValueError("all input shapes must match except along the concatenation axis")
+    return first.shape[:axis] + (sum(s.shape[axis] for s in srcs),) + first.shape[axis + 1:]
+
+
+def _concat_vjp(g, out, *srcs_and_axis):
+    *srcs, axis = srcs_and_axis
+    grads, start = [], 0
+    for s in srcs:
+        sl = tuple((start, start + s.shape[axis], 1) if i == axis else (0, d, 1)
+                   for i, d in enumerate(g.shape))
+        grads.append(F.get_slice(g, sl))
+        start += s.shape[axis]
+    return tuple(grads)
+
+
+register(OpDef("concat", "concat", lambda *xs_axis: np.concatenate(xs_axis[:-1], axis=xs_axis[-1]),
+               shape=_concat_shape, dtype=lambda srcs, arg: srcs[0].dtype, vjp=_concat_vjp))
+
+
+# --- matmul ----------------------------------------------------------------------------
+
+def _matmul_shape(srcs, arg):
+    a, b = srcs
+    if a.ndim < 2 or a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        raise ValueError("shapes are not aligned (inner dims must match)")
+    return a.shape[:-1] + (b.shape[-1],)
+
+
+register(OpDef("matmul", "matmul", lambda a, b, arg: np.matmul(a, b), shape=_matmul_shape,
+               vjp=lambda g, out, a, b, arg: (F.matmul(g, F.swapaxes(b, -1, -2)),
+                                              F.matmul(F.swapaxes(a, -1, -2), g))))

@@ -1,0 +1,156 @@
+"""The lazy :class:`Tensor`: a handle on a graph node, realized on demand.
+
+Operations on tensors only record nodes; the value is computed when it is needed
+(``.numpy()``, ``np.asarray``, ``.item()``, ``float``, ``int``, ``bool``, ``repr``) by
+:func:`lazyjit.realize.realize`.  Shape, dtype, ndim and size are known without computing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
+from lazyjit.trace.node import LazyjitError, Node, op_error
+
+
+def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
+    """Return ``np.dtype(dtype)`` or raise a clear error for a non-numeric dtype."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise LazyjitError(f"{where}: {e}") from None
+    if dt not in SUPPORTED_DTYPES:
+        names = ", ".join(d.name for d in SUPPORTED_DTYPES)
+        raise op_error(where, f"unsupported dtype {dt} (supported: {names})")
+    return dt
+
+
+def apply(name: str, srcs: tuple[Node, ...], arg: Any = None) -> Node:
+    """Create (or find) the node ``name(srcs, arg)`` after checking shapes and dtypes.
+
+    Raises
+    ------
+    LazyjitError
+        If the op's shape or dtype rule rejects the operands; the message names the op,
+        the operand shapes and dtypes, and the user's line.
+    """
+    opdef = REGISTRY[name]
+    try:
+        shape = opdef.shape(srcs, arg) if opdef.shape is not None else srcs[0].shape
+        dtype = opdef.dtype(srcs, arg) if opdef.dtype is not None else ref_dtype(opdef, srcs, arg)
+    except (ValueError, TypeError, np.exceptions.AxisError) as e:
+        raise op_error(name, str(e), srcs) from None
+    return Node.make(name, srcs, arg, tuple(shape), np.dtype(dtype))
+
+
+class Tensor:
+    """A lazily computed n-dimensional array.
+
+    Do not construct directly: use :func:`lazyjit.tensor` or the creation functions.
+    ``shape`` (tuple of int), ``dtype`` (a NumPy dtype), ``ndim`` and ``size`` are
+    known without computing anything.
+    """
+
+    __slots__ = ("node", "_origin", "_index", "__weakref__")
+    __array_priority__ = 1000  # NumPy defers binary operators to us
+
+    def __init__(self, node: Node):
+        self.node = node
+        self._origin: Node | None = None
+        self._index: Node | None = None  # base node when this tensor is base[idx]
+
+    # ---- metadata, known without computing ----
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.node.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.node.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.node.shape)
+
+    @property
+    def size(self) -> int:
+        return self.node.size
+
+    @property
+    def device(self) -> str:
+        from lazyjit.config import config
+        return config.backend
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    @property
+    def graph_node(self) -> Node:
+        """The node that defines this tensor in the graph (kept for ``grad`` even after the
+        tensor has been realized and turned into a leaf)."""
+        return self._origin if self._origin is not None else self.node
+
+    # ---- realization ----
+    def realize(self) -> "Tensor":
+        from lazyjit.realize import realize
+        realize(self)
+        return self
+
+    def numpy(self) -> np.ndarray:
+        """Compute (if needed) and return the value as a read-only NumPy array."""
+        self.realize()
+        out = self.node.buffer.view()
+        out.flags.writeable = False
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def item(self) -> Any:
+        if self.size != 1:
+            raise ValueError(f"item(): tensor of shape {self.shape} has {self.size} elements, not 1")
+        return self.numpy().reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(f"the truth value of a tensor of shape {self.shape} is ambiguous; "
+                             "use .any() or .all()")
+        return bool(self.item())
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
+        return f"tensor({body}, dtype={self.dtype.name})"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __setitem__(self, key, value):
+        raise TypeError("lazyjit tensors are immutable: use lj.set_subtensor(x[idx], v), "
+                        "lj.inc_subtensor(x[idx], v) or x.at[idx].set(v)")
+
+
+from lazyjit import tensor_methods  # noqa: E402,F401  (operators and methods)

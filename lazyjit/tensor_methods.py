@@ -1,0 +1,66 @@
+"""Operators and NumPy-style methods of :class:`~lazyjit.tensor.Tensor`.
+
+Each is a thin alias of a function in :mod:`lazyjit.functions`, so the semantics are
+defined once.
+"""
+from __future__ import annotations
+
+from lazyjit import functions as F
+from lazyjit import indexing
+from lazyjit.tensor import Tensor
+
+
+def _binop(fn, reflected=False):
+    if reflected:
+        return lambda self, other: fn(other, self)
+    return lambda self, other: fn(self, other)
+
+
+_BINARY = {
+    "add": F.add, "sub": F.subtract, "mul": F.multiply, "truediv": F.true_divide,
+    "floordiv": F.floor_divide, "mod": F.remainder, "pow": F.power, "matmul": F.matmul,
+    "and": F.bitwise_and, "or": F.bitwise_or, "xor": F.bitwise_xor,
+}
+for _name, _fn in _BINARY.items():
+    setattr(Tensor, f"__{_name}__", _binop(_fn))
+    setattr(Tensor, f"__r{_name}__", _binop(_fn, reflected=True))
+
+for _name, _fn in {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
+                   "gt": F.greater, "ge": F.greater_equal}.items():
+    setattr(Tensor, f"__{_name}__", _binop(_fn))
+
+Tensor.__neg__ = lambda self: F.negative(self)
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: F.absolute(self)
+Tensor.__invert__ = lambda self: F.invert(self)
+Tensor.__getitem__ = indexing.getitem
+Tensor.__hash__ = object.__hash__
+
+_METHODS = {
+    "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min, "prod": F.prod,
+    "argmax": F.argmax, "argmin": F.argmin, "var": F.var, "std": F.std, "any": F.any,
+    "all": F.all, "swapaxes": F.swapaxes, "squeeze": F.squeeze, "astype": F.astype,
+    "flatten": F.ravel, "ravel": F.ravel, "clip": F.clip, "exp": F.exp, "log": F.log,
+    "sqrt": F.sqrt, "tanh": F.tanh, "sigmoid": F.sigmoid, "relu": F.relu, "abs": F.absolute,
+    "take": F.take, "dot": F.dot, "expand_dims": F.expand_dims, "sin": F.sin, "cos": F.cos,
+    "broadcast_to": F.broadcast_to,
+}
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+
+def _reshape(self, *shape):
+    return F.reshape(self, shape[0] if len(shape) == 1 else shape)
+
+
+def _transpose(self, *axes):
+    if not axes:
+        return F.transpose(self)
+    return F.transpose(self, axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes)
+
+
+Tensor.reshape = _reshape
+Tensor.transpose = _transpose
+Tensor.T = property(lambda self: F.transpose(self))
+Tensor.mT = property(lambda self: F.swapaxes(self, -1, -2))
+Tensor.at = property(lambda self: indexing._At(self))

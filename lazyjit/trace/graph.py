@@ -1,0 +1,80 @@
+"""Traces: the pending subgraph that one realize (or one jit trace) computes.
+
+A trace is the list of nodes between the requested outputs and the nodes that already
+hold values (or ``param`` placeholders), in topological order.  Its key is an xxhash of
+the structure, the shapes and the dtypes, with inputs numbered by position so the same
+computation on new buffers of the same shapes hits the same compiled plan.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import xxhash
+
+from lazyjit.trace.node import Node
+
+
+@dataclass
+class Trace:
+    """Nodes in topological order, the input nodes (values supplied at run time, in slot
+    order) and the output nodes.  ``index`` maps each node to its position in ``nodes``."""
+
+    nodes: list[Node]
+    inputs: list[Node]
+    outputs: list[Node]
+    index: dict[Node, int] = field(default_factory=dict)
+
+    def key(self) -> bytes:
+        """xxh3-128 digest of structure, shapes, dtypes and constants (not values)."""
+        h = xxhash.xxh3_128()
+        index = self.index
+        parts = []
+        for n in self.nodes:
+            if n.buffer is not None or n.op == "param":
+                parts.append(f"in{n.shape}{n.dtype.str};")
+            else:
+                srcs = ",".join(str(index[s]) for s in n.src)
+                parts.append(f"{n.op}{n.arg!r}{n.shape}{n.dtype.str}[{srcs}];")
+        parts.append("out" + ",".join(str(index[o]) for o in self.outputs))
+        h.update("".join(parts).encode())
+        return h.digest()
+
+    def consumers(self) -> dict[Node, list[Node]]:
+        """Map each node to the nodes of this trace that read it (with repeats)."""
+        users: dict[Node, list[Node]] = {n: [] for n in self.nodes}
+        for n in self.nodes:
+            if n.buffer is None and n.op != "param":
+                for s in n.src:
+                    users[s].append(n)
+        return users
+
+
+def collect(outputs: list[Node]) -> Trace:
+    """Collect the trace that computes ``outputs``, stopping at nodes that hold a buffer
+    and at ``param`` placeholders, which become the trace's inputs."""
+    order: list[Node] = []
+    index: dict[Node, int] = {}
+    inputs: list[Node] = []
+    visiting: set[int] = set()
+    for root in outputs:
+        if root in index:
+            continue
+        stack: list[tuple[Node, int]] = [(root, 0)]
+        while stack:
+            node, i = stack.pop()
+            if node.buffer is not None or node.op == "param":
+                if node not in index:
+                    index[node] = len(order)
+                    order.append(node)
+                    inputs.append(node)
+                continue
+            if i < len(node.src):
+                stack.append((node, i + 1))
+                child = node.src[i]
+                if child not in index and id(child) not in visiting:
+                    visiting.add(id(child))
+                    stack.append((child, 0))
+            elif node not in index:
+                index[node] = len(order)
+                order.append(node)
+    return Trace(order, inputs, list(outputs), index)

@@ -1,0 +1,128 @@
+"""Immutable, hash-consed graph nodes.
+
+A :class:`Node` is one application of an op (an Apply node in Theano's terms, a UOp in
+tinygrad's): the op name, its source nodes, a hashable static argument, and the output
+shape and dtype.  Building the same expression twice returns the same object, so
+structural equality is identity and common-subexpression elimination is free.
+
+Leaves are ``buffer`` nodes (a realized NumPy array), ``const`` nodes (a scalar literal of
+shape ``()``) and ``param`` nodes (a placeholder traced by ``jit``).  A node that has been
+computed keeps its value in ``buffer``.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import weakref
+from typing import Any
+
+import numpy as np
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_CACHE: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+_leaf_ids = itertools.count()
+_MAX_FRAMES = 6
+
+
+def creation_site() -> tuple[tuple[str, int, str], ...]:
+    """Return the user's stack (innermost first) as ``(file, line, function)`` tuples.
+
+    Frames inside the lazyjit package are skipped, except the examples, so the first
+    entry is the line of user code that created the op.
+    """
+    frames = []
+    f = sys._getframe(1)
+    while f is not None and len(frames) < _MAX_FRAMES:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIR) or "examples" in fn:
+            frames.append((fn, f.f_lineno, f.f_code.co_name))
+        f = f.f_back
+    return tuple(frames)
+
+
+def format_site(site: tuple[tuple[str, int, str], ...]) -> str:
+    return "\n".join(f'  File "{fn}", line {ln}, in {name}' for fn, ln, name in site)
+
+
+class LazyjitError(ValueError):
+    """Raised for bad input; the message names the op, the shapes and the dtypes."""
+
+
+class _NoTrace(LazyjitError):
+    pass
+
+
+def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) -> LazyjitError:
+    """Build an error naming ``op`` and the shapes and dtypes of ``srcs``.
+
+    Raising it inside lazyjit's code leaves the user's line as the frame below the API
+    call; the message also carries that line so it is visible in logs.
+    """
+    parts = ", ".join(f"{tuple(s.shape)} {np.dtype(s.dtype).name}" for s in srcs)
+    site = creation_site()
+    where = f" (at {site[0][0]}:{site[0][1]})" if site else ""
+    operands = f" with operands [{parts}]" if srcs else ""
+    return cls(f"{op}{operands}: {message}{where}")
+
+
+class Node:
+    """One node of the graph.  Create through :meth:`Node.make`, never directly."""
+
+    __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "__weakref__")
+
+    op: str
+    src: tuple["Node", ...]
+    arg: Any
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    site: tuple
+    buffer: np.ndarray | None
+
+    @staticmethod
+    def make(op: str, src: tuple["Node", ...], arg: Any, shape: tuple[int, ...],
+             dtype: np.dtype) -> "Node":
+        key = (op, arg, shape, dtype, *map(id, src))
+        node = _CACHE.get(key)
+        if node is not None:
+            return node
+        node = object.__new__(Node)
+        node.op, node.src, node.arg, node.shape, node.dtype = op, src, arg, shape, dtype
+        node.site = creation_site()
+        node.buffer = None
+        _CACHE[key] = node
+        return node
+
+    @staticmethod
+    def leaf(array: np.ndarray) -> "Node":
+        """A realized leaf holding ``array`` (C-contiguous, owned by lazyjit)."""
+        node = Node.make("buffer", (), next(_leaf_ids), array.shape, array.dtype)
+        node.buffer = array
+        return node
+
+    @staticmethod
+    def const(value: Any, dtype: np.dtype) -> "Node":
+        """A scalar literal of shape ``()``; its value is part of the trace key."""
+        v = np.asarray(value, dtype=dtype)[()].item()
+        return Node.make("const", (), (type(v).__name__, repr(v)), (), dtype)
+
+    @property
+    def const_value(self) -> Any:
+        kind, text = self.arg
+        if kind == "bool":
+            return text == "True"
+        return int(text) if kind == "int" else float(text)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __repr__(self) -> str:
+        return f"Node({self.op}, arg={self.arg!r}, shape={self.shape}, dtype={self.dtype.name})"
