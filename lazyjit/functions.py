@@ -380,6 +380,8 @@ def _arg(name: str, x, axis, keepdims) -> Tensor:
         flat = reshape(x, (x.size,))
         out = Tensor(apply(name, (flat.node,), 0))
         return reshape(out, (1,) * x.ndim) if keepdims else reshape(out, ())
+    if not isinstance(axis, (int, np.integer)):
+        raise op_error(name, f"axis must be an int or None, got {axis!r}", (x.node,))
     (a,) = _axes(axis, x.ndim, name)
     out = Tensor(apply(name, (x.node,), a))
     return out if keepdims else _squeeze_axes(out, (a,))

@@ -15,22 +15,35 @@ import numpy as np
 from lazyjit.ops.registry import F
 from lazyjit.ops.registry import OpDef, register
 
+def _as_float(x):
+    """``x`` promoted as NumPy's float ufuncs (``np.exp``) promote it: int32 to float64,
+    bool and 8-bit ints to float16 (which lazyjit computes in float32)."""
+    return x if x.dtype.kind == "f" else x.astype(np.result_type(x.dtype, np.float16))
+
+
 try:  # SciPy's erf when present; math.erf otherwise (same values to 1 ulp)
-    from scipy.special import erf as _erf
+    from scipy.special import erf as _scipy_erf
 except ImportError:  # pragma: no cover - depends on the environment
     _erf_vec = np.vectorize(math.erf, otypes=[np.float64])
 
-    def _erf(x):
+    def _scipy_erf(x):
         return _erf_vec(x).astype(x.dtype)
 
 
+def _erf(x):
+    x = _as_float(x)
+    return _scipy_erf(x).astype(x.dtype, copy=False)
+
+
 def _sigmoid(x):
+    x = _as_float(x)
     e = np.exp(-np.abs(x))
     r = 1 / (1 + e)
     return np.where(x >= 0, r, e * r).astype(x.dtype)
 
 
 def _softplus(x):
+    x = _as_float(x)
     return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
 
 

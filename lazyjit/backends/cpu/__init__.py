@@ -1,0 +1,71 @@
+"""The ``cpu`` backend: fused C kernels compiled through cffi, the whole trace one call.
+
+``compile(trace)`` schedules the trace into kernels (:mod:`.schedule`), renders one C
+module whose ``lj_run(B, P)`` runs every kernel in order (buffers ``B``, sizes and
+strides ``P``), and loads it through the code cache (:mod:`.compiler`).  The module's
+source does not depend on sizes, so a new batch size reuses the compiled code and only
+builds a new parameter table.  ``Program.run`` draws output and intermediate buffers
+from the pool and makes one cffi call, which releases the GIL.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit.backends.cpu import pool
+from lazyjit.backends.cpu.compiler import ffi, load, prelude
+from lazyjit.backends.cpu.schedule import schedule
+from lazyjit.stats import COUNTERS
+from lazyjit.trace.graph import Trace
+
+name = "cpu"
+
+
+def render(funcs: list[str]) -> str:
+    calls = "\n".join(f"  if ((e = k{i}(B, P))) return e;" for i in range(len(funcs)))
+    return (prelude() + "\n".join(funcs) +
+            f"\nint lj_run(void** B, const int64_t* P) {{\n  int e = 0;\n{calls}\n"
+            f"  return e;\n}}\n")
+
+
+class Program:
+    """A compiled trace bound to concrete shapes (its parameter table)."""
+
+    __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
+                 "n_slots")
+
+    def __init__(self, sched, lib, source: str):
+        self.lib = lib
+        self.source = source
+        self.params = np.array(sched.module.params or [0], dtype=np.int64)
+        self.P = ffi.from_buffer("int64_t[]", self.params)
+        self.n_in = sched.n_inputs
+        self.slots = [(shape, np.dtype(dt)) for shape, dt in sched.slots]
+        self.n_slots = self.n_in + len(self.slots)
+        self.outputs = sched.outputs
+        self.n_kernels = len(sched.module.funcs)
+
+    def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        B = ffi.new("void*[]", max(1, self.n_slots))
+        for i, a in enumerate(inputs):
+            B[i] = ffi.from_buffer(a)
+        n_in = self.n_in
+        bufs = [pool.alloc(shape, dt) for shape, dt in self.slots]
+        for j, b in enumerate(bufs):
+            B[n_in + j] = ffi.from_buffer(b)
+        err = self.lib.lj_run(B, self.P)
+        COUNTERS["kernels_run"] += self.n_kernels
+        if err:
+            raise IndexError("lazyjit: an index is out of bounds (take, put or advanced "
+                             "indexing)")
+        outs = []
+        for s in self.outputs:
+            a = inputs[s] if s < n_in else bufs[s - n_in]
+            a.flags.writeable = False
+            outs.append(a)
+        return outs
+
+
+def compile(trace: Trace) -> Program:  # noqa: A001 - the backend interface name
+    sched = schedule(trace)
+    source = render(sched.module.funcs)
+    return Program(sched, load(source), source)

@@ -1,0 +1,424 @@
+"""C emitters, one per kernel kind: fused elementwise, fused reduction, arg-reduction,
+GEMM, gather and scatter.
+
+Every emitter appends one ``static int kN(void** B, const int64_t* P)`` function to a
+:class:`Module`.  Sizes, strides and offsets are read from ``P`` at indices fixed by the
+code's structure, so the same source serves every shape: the values are filled in per
+trace.  Loops run over a flat index of work items (outer dims times blocks of the
+innermost dim) under ``omp parallel for``; the innermost loop is ``omp simd`` and calls
+libmvec's vector math.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lazyjit.backends.cpu.views import View, collapse
+from lazyjit.ops import REGISTRY
+
+CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
+         "int32": "int32_t", "int64": "int64_t", "float32": "float", "float64": "double"}
+PAR_MIN = 32768     # elements below which a kernel runs on one thread
+RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
+
+
+def ctype(dtype: np.dtype) -> str:
+    return CTYPE[np.dtype(dtype).name]
+
+
+def literal(value, dtype: np.dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        v = float(value)
+        if math.isnan(v):
+            return "NAN"
+        if math.isinf(v):
+            return "INFINITY" if v > 0 else "(-INFINITY)"
+        return f"{v!r}f" if dtype == np.float32 else repr(v)
+    if dtype.kind == "b":
+        return "1" if value else "0"
+    v = int(value)
+    if v == np.iinfo(np.int64).min:
+        return "(-9223372036854775807LL-1)"
+    return f"(({ctype(dtype)}){v}LL)"
+
+
+def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
+    tmpl = opdef.c
+    in_dt = np.dtype(srcs_dtypes[-1] if opdef.name == "where" else srcs_dtypes[0])
+    if isinstance(tmpl, dict):
+        tmpl = tmpl.get(in_dt.kind, tmpl.get("*"))
+        if tmpl is None:
+            raise NotImplementedError(f"{opdef.name} has no C form for {in_dt}")
+    return tmpl.format(*args, s="f" if in_dt == np.float32 else "", T=ctype(out_dtype),
+                       I=ctype(in_dt), n=in_dt.name)
+
+
+class Module:
+    """Accumulates kernel functions, their calls and the runtime parameter table."""
+
+    def __init__(self):
+        self.funcs: list[str] = []
+        self.params: list[int] = []
+
+    def p(self, value) -> str:
+        self.params.append(int(value))
+        return f"P[{len(self.params) - 1}]"
+
+    def add(self, body: str) -> None:
+        self.funcs.append(f"static int k{len(self.funcs)}(void** restrict B, "
+                          f"const int64_t* restrict P) {{\n{body}\n  return 0;\n}}\n")
+
+
+class Body:
+    """Statements computing a fused elementwise expression for one innermost index ``k``.
+
+    ``value(x)`` returns a C variable name for ``x``: a node of the fused group, or a
+    leaf (a :class:`View` operand loaded at the current index, or a constant)."""
+
+    def __init__(self, members, leaves, operand_of):
+        self.members = members          # group nodes, topological order
+        self.leaves = leaves            # node -> View | ("const", literal)
+        self.operand_of = operand_of    # View -> operand number j (pointer q{j})
+        self.stmts: list[str] = []
+        self.names: dict = {}
+
+    def value(self, node) -> str:
+        name = self.names.get(node)
+        if name is not None:
+            return name
+        if node in self.leaves:
+            leaf = self.leaves[node]
+            if isinstance(leaf, View):
+                j = self.operand_of[leaf]
+                expr = f"L{j}"
+            else:
+                expr = leaf[1]
+        else:
+            args = [self.value(s) for s in node.src]
+            expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype, args)
+        name = f"v{len(self.names)}"
+        self.stmts.append(f"const {ctype(node.dtype)} {name} = ({ctype(node.dtype)})({expr});")
+        self.names[node] = name
+        return name
+
+
+def _decode(dims: list[int], sizes: list[str], var: str) -> list[str]:
+    """Statements splitting flat index ``var`` into ``i{d}`` for ``dims`` (C order)."""
+    if not dims:
+        return []
+    out = [f"int64_t r_ = {var};"]
+    for d in reversed(dims[1:]):
+        out.append(f"const int64_t i{d} = r_ % {sizes[d]}; r_ /= {sizes[d]};")
+    out.append(f"const int64_t i{dims[0]} = r_;")
+    return out
+
+
+def _ptrs(operands, strides, dims, const_flags) -> list[str]:
+    out = []
+    for j, (view, st) in enumerate(zip(operands, strides)):
+        off = "".join(f" + i{d} * {st[d]}" for d in dims)
+        q = "const " if const_flags[j] else ""
+        out.append(f"{q}{ctype(view.dtype)}* q{j} = p{j}{off};")
+    return out
+
+
+def _load(j: int, cls: str, st_last: str) -> str:
+    return {"c": f"q{j}[k]", "b": f"q{j}[0]", "s": f"q{j}[k * {st_last}]"}[cls]
+
+
+def _operands(mod: Module, views: list[View], shape, flags=None):
+    """Collapse the loop space; return (sizes, per-operand stride params, classes, flags,
+    pointer declarations)."""
+    shape2, strides2, flags2 = collapse(shape, [v.strides for v in views], flags)
+    if not shape2:
+        shape2, strides2 = (1,), [(0,) for _ in views]
+        flags2 = None if flags is None else (False,)
+    sizes = [mod.p(d) for d in shape2]
+    st_params, classes, decls = [], [], []
+    for j, (v, st) in enumerate(zip(views, strides2)):
+        last = st[-1]
+        classes.append("c" if last == 1 else "b" if last == 0 else "s")
+        st_params.append([mod.p(s) for s in st])
+        q = "" if j == 0 else "const "
+        decls.append(f"{q}{ctype(v.dtype)}* p{j} = ({q}{ctype(v.dtype)}*)B[{v.slot}] + "
+                     f"{mod.p(v.offset)};")
+    return list(shape2), sizes, st_params, classes, flags2, decls
+
+
+def _block_size(outer: int, last: int) -> int:
+    if outer >= 64 or last <= 4096:
+        return max(last, 1)
+    return max(4096, -(-last // 64))
+
+
+def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
+    """``dst[idx] = root(idx)`` over ``shape`` (dst may be any strided view)."""
+    if int(np.prod(shape, dtype=np.int64)) == 0:
+        return
+    loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
+    views = [dst] + loads
+    dims, sizes, st, cls, _, decls = _operands(mod, views, shape)
+    body = Body(members, leaves, {v: j + 1 for j, v in enumerate(loads)})
+    res = body.value(root)
+    D = len(dims)
+    outer = list(range(D - 1))
+    n_outer = int(np.prod(dims[:-1], dtype=np.int64))
+    bs = mod.p(_block_size(n_outer, dims[-1]))
+    nO = " * ".join(sizes[:-1]) or "1"
+    lines = [*("  " + d for d in decls),
+             f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
+             "  const int64_t nb = (nL + bs - 1) / bs;",
+             f"  #pragma omp parallel for if(nO * nL > {PAR_MIN}) schedule(static)",
+             "  for (int64_t w = 0; w < nO * nb; w++) {",
+             "    const int64_t o = w / nb, kb = (w - o * nb) * bs;",
+             "    const int64_t ke = kb + bs < nL ? kb + bs : nL;",
+             *("    " + s for s in _decode(outer, sizes, "o")),
+             *("    " + s for s in _ptrs(views, st, outer, [j > 0 for j in range(len(views))])),
+             "    #pragma omp simd",
+             "    for (int64_t k = kb; k < ke; k++) {",
+             *(f"      const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
+               for j, v in enumerate(loads)),
+             *("      " + s for s in body.stmts),
+             f"      {_load(0, cls[0], st[0][-1])} = {res};",
+             "    }", "  }"]
+    mod.add("\n".join(lines))
+
+
+_INIT = {"sum": lambda dt: literal(0, dt), "prod": lambda dt: literal(1, dt),
+         "max": lambda dt: ("(-INFINITY)" if dt.kind == "f" else
+                            literal(0 if dt.kind == "b" else np.iinfo(dt).min, dt)),
+         "min": lambda dt: ("INFINITY" if dt.kind == "f" else
+                            literal(1 if dt.kind == "b" else np.iinfo(dt).max, dt))}
+
+
+def _combine(op: str, dt: np.dtype, a: str, b: str) -> str:
+    if op == "sum":
+        return f"({a} + {b})" if dt.kind != "b" else f"({a} | {b})"
+    if op == "prod":
+        return f"({a} * {b})" if dt.kind != "b" else f"({a} & {b})"
+    cmp = ">" if op == "max" else "<"
+    if dt.kind == "f":
+        return f"(({b} {cmp} {a} || {b} != {b}) ? {b} : {a})"
+    return f"({b} {cmp} {a} ? {b} : {a})"
+
+
+def reduce(mod: Module, dst: View, node, src_shape, members, root, leaves) -> None:
+    """``dst = op over node.arg axes of root`` (dst contiguous, keepdims shape)."""
+    op, dt, axes = node.op, node.dtype, node.arg
+    T = ctype(dt)
+    kept_strides = iter(dst.strides)
+    dst_st = tuple(0 if i in axes else next(kept_strides) for i in range(len(src_shape)))
+    dstv = View(dst.slot, dst.dtype, dst.offset, tuple(src_shape), dst_st)
+    loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
+    views = [dstv] + loads
+    flags = tuple(i in axes for i in range(len(src_shape)))
+    n_out = int(np.prod(dst.shape, dtype=np.int64))
+    if n_out == 0:
+        return
+    dims, sizes, st, cls, flags2, decls = _operands(mod, views, src_shape, flags)
+    body = Body(members, leaves, {v: j + 1 for j, v in enumerate(loads)})
+    res = body.value(root)
+    init = _INIT[op](dt)
+    D = len(dims)
+    kept = [d for d in range(D) if not flags2[d]]
+    red = [d for d in range(D) if flags2[d]]
+    loads_c = [f"const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
+               for j, v in enumerate(loads)]
+    simd_red = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
+    lines = ["  " + d for d in decls]
+    if not red:  # nothing to reduce (all reduced dims had size 1): a copy
+        red_last = None
+    else:
+        red_last = red[-1]
+    if red_last is not None and red_last == D - 1:
+        # case A: innermost dim reduced; one work item per output element
+        nK = " * ".join(sizes[d] for d in kept) or "1"
+        nR = " * ".join(sizes[d] for d in red)
+        par_inner = not kept and simd_red is not None and len(red) == 1
+        lines += [f"  const int64_t nK = {nK}, nR = {nR}, nL = {sizes[-1]};",
+                  f"  #pragma omp parallel for if(nK > 1 && nK * nR > {PAR_MIN}) schedule(static)",
+                  "  for (int64_t w = 0; w < nK; w++) {",
+                  *("    " + s for s in _decode(kept, sizes, "w")),
+                  f"    {T} acc = {init};"]
+        for d in red[:-1]:
+            lines.append(f"    for (int64_t i{d} = 0; i{d} < {sizes[d]}; i{d}++) {{")
+        lines += ["    " + s for s in _ptrs(views, st, kept + red[:-1], [j > 0 for j in range(len(views))])]
+        if par_inner:
+            lines.append(f"    #pragma omp parallel for if(nL > {PAR_MIN}) reduction({simd_red}:acc) schedule(static)")
+        lines += [f"    for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
+                  f"      const int64_t ke = kb + {RED_BLOCK} < nL ? kb + {RED_BLOCK} : nL;",
+                  f"      {T} part = {init};"]
+        if simd_red:
+            lines.append(f"      #pragma omp simd reduction({simd_red}:part)")
+        lines += ["      for (int64_t k = kb; k < ke; k++) {",
+                  *("        " + s for s in loads_c), *("        " + s for s in body.stmts),
+                  f"        part = {_combine(op, dt, 'part', res)};", "      }",
+                  f"      acc = {_combine(op, dt, 'acc', 'part')};", "    }"]
+        lines += ["    }" for _ in red[:-1]]
+        off = "".join(f" + i{d} * {st[0][d]}" for d in kept)
+        lines += [f"    p0[0{off}] = acc;", "  }"]
+    else:
+        # case B: innermost dim kept; accumulate rows into blocks of the output
+        outer = kept[:-1]
+        n_outer = int(np.prod([dims[d] for d in outer], dtype=np.int64))
+        bs = mod.p(_block_size(n_outer, dims[-1]))
+        nO = " * ".join(sizes[d] for d in outer) or "1"
+        lines += [f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
+                  "  const int64_t nb = (nL + bs - 1) / bs;",
+                  f"  #pragma omp parallel for if(nO * nL > {PAR_MIN}) schedule(static)",
+                  "  for (int64_t w = 0; w < nO * nb; w++) {",
+                  "    const int64_t o = w / nb, kb = (w - o * nb) * bs;",
+                  "    const int64_t ke = kb + bs < nL ? kb + bs : nL;",
+                  *("    " + s for s in _decode(outer, sizes, "o"))]
+        off = "".join(f" + i{d} * {st[0][d]}" for d in outer)
+        lines += [f"    {T}* out = p0{off};",
+                  f"    for (int64_t k = kb; k < ke; k++) out[k * {st[0][-1]}] = {init};"]
+        for d in red:
+            lines.append(f"    for (int64_t i{d} = 0; i{d} < {sizes[d]}; i{d}++) {{")
+        lines += ["    " + s for s in _ptrs(views, st, outer + red, [j > 0 for j in range(len(views))])]
+        lines += ["    #pragma omp simd", "    for (int64_t k = kb; k < ke; k++) {",
+                  *("      " + s for s in loads_c), *("      " + s for s in body.stmts),
+                  f"      out[k * {st[0][-1]}] = {_combine(op, dt, f'out[k * {st[0][-1]}]', res)};",
+                  "    }"]
+        lines += ["    }" for _ in red]
+        lines.append("  }")
+    mod.add("\n".join(lines))
+
+
+def argreduce(mod: Module, dst: View, node, src: View) -> None:
+    """Index of the first max/min (first NaN wins, as NumPy) along ``node.arg``."""
+    axis = node.arg
+    nd = len(src.shape)
+    n_out = int(np.prod(dst.shape, dtype=np.int64))
+    if n_out == 0:
+        return
+    T = ctype(src.dtype)
+    sizes = [mod.p(d) for d in src.shape]
+    strides = [mod.p(s) for s in src.strides]
+    kept = [d for d in range(nd) if d != axis]
+    cmp = ">" if node.op == "argmax" else "<"
+    nK = " * ".join(sizes[d] for d in kept) or "1"
+    off = "".join(f" + i{d} * {strides[d]}" for d in kept)
+    lines = [f"  const {T}* p = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
+             f"  int64_t* out = (int64_t*)B[{dst.slot}] + {mod.p(dst.offset)};",
+             f"  const int64_t nK = {nK}, n = {sizes[axis]}, s = {strides[axis]};",
+             f"  #pragma omp parallel for if(nK * n > {PAR_MIN}) schedule(static)",
+             "  for (int64_t w = 0; w < nK; w++) {",
+             *("    " + s for s in _decode(kept, sizes, "w")),
+             f"    const {T}* q = p{off};",
+             f"    {T} best = q[0]; int64_t bi = 0;",
+             "    if (best == best) for (int64_t j = 1; j < n; j++) {",
+             f"      const {T} v = q[j * s];",
+             "      if (v != v) { bi = j; break; }",
+             f"      if (v {cmp} best) {{ best = v; bi = j; }}",
+             "    }",
+             "    out[w] = bi;", "  }"]
+    mod.add("\n".join(lines))
+
+
+def gemm_operand(view: View):
+    """``(trans, ld)`` when the last two dims of ``view`` are BLAS-compatible, else None."""
+    rows, cols = view.shape[-2:]
+    sr, sc = view.strides[-2:]
+    if cols == 1 or sc == 1:
+        if rows == 1 or sr >= max(1, cols):
+            return 0, (sr if rows > 1 else max(1, cols))
+    if rows == 1 or sr == 1:
+        if cols == 1 or sc >= max(1, rows):
+            return 1, (sc if cols > 1 else max(1, rows))
+    return None
+
+
+def gemm(mod: Module, dst: View, a: View, b: View) -> None:
+    """Batched ``dst = a @ b`` through BLAS (float) or a plain loop (ints, bool)."""
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    batch = a.shape[:-2]
+    if int(np.prod(dst.shape, dtype=np.int64)) == 0:
+        return
+    T = ctype(dst.dtype)
+    nbd = len(batch)
+    bsz = [mod.p(d) for d in batch]
+    lines = [f"  const {T}* pa = (const {T}*)B[{a.slot}] + {mod.p(a.offset)};",
+             f"  const {T}* pb = (const {T}*)B[{b.slot}] + {mod.p(b.offset)};",
+             f"  {T}* pc = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
+             f"  const int64_t M = {mod.p(M)}, N = {mod.p(N)}, K = {mod.p(K)};",
+             f"  const int64_t nB = {' * '.join(bsz) or '1'};",
+             "  for (int64_t w = 0; w < nB; w++) {",
+             *("    " + s for s in _decode(list(range(nbd)), bsz, "w"))]
+    for name, v in (("a", a), ("b", b), ("c", dst)):
+        off = "".join(f" + i{d} * {mod.p(v.strides[d])}" for d in range(nbd))
+        lines.append(f"    const int64_t o{name} = 0{off};")
+    blas = dst.dtype.kind == "f"
+    if blas:
+        ta, lda = gemm_operand(a)
+        tb, ldb = gemm_operand(b)
+        fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
+        lines += ["    if (K == 0) { for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0; continue; }",
+                  f"    if ({fn}) {{",
+                  f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, 1, "
+                  f"pa + oa, {mod.p(lda)}, pb + ob, {mod.p(ldb)}, 0, pc + oc, N);",
+                  "      continue;", "    }"]
+    sa = [mod.p(s) for s in a.strides[-2:]]
+    sb = [mod.p(s) for s in b.strides[-2:]]
+    acc_t = "int64_t" if dst.dtype.kind == "b" else T
+    lines += [f"    #pragma omp parallel for if(M * N * K > {PAR_MIN}) schedule(static)",
+              "    for (int64_t i = 0; i < M; i++)",
+              "      for (int64_t j = 0; j < N; j++) {",
+              f"        {acc_t} acc = 0;",
+              f"        for (int64_t l = 0; l < K; l++) acc += ({acc_t})pa[oa + i * {sa[0]} + l * {sa[1]}]"
+              f" * ({acc_t})pb[ob + l * {sb[0]} + j * {sb[1]}];",
+              f"        pc[oc + i * N + j] = ({T})({'acc != 0' if dst.dtype.kind == 'b' else 'acc'});",
+              "      }", "  }"]
+    mod.add("\n".join(lines))
+
+
+def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
+    """``dst = take(src, idx, axis)`` (src and idx contiguous); out of range -> error 1."""
+    A = int(np.prod(src.shape[:axis], dtype=np.int64))
+    C = int(np.prod(src.shape[axis + 1:], dtype=np.int64))
+    N, I = src.shape[axis], int(np.prod(idx.shape, dtype=np.int64))
+    if A * I * C == 0:
+        return
+    T = ctype(src.dtype)
+    lines = [f"  const {T}* x = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
+             f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
+             f"  {T}* out = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
+             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(I)};",
+             "  int err = 0;",
+             f"  #pragma omp parallel for if(A * I * C > {PAR_MIN}) schedule(static) reduction(|:err)",
+             "  for (int64_t w = 0; w < A * I; w++) {",
+             "    const int64_t a = w / I, i = w - a * I;",
+             "    int64_t j = ix[i]; if (j < 0) j += N;",
+             "    if (j < 0 || j >= N) { err = 1; memset(out + w * C, 0, C * sizeof(*out)); continue; }",
+             "    memcpy(out + w * C, x + (a * N + j) * C, C * sizeof(*out));",
+             "  }",
+             "  if (err) return 1;"]
+    mod.add("\n".join(lines))
+
+
+def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool) -> None:
+    """``dst[..., idx, ...] (+)= vals`` along ``axis`` (dst already holds the base)."""
+    A = int(np.prod(dst.shape[:axis], dtype=np.int64))
+    C = int(np.prod(dst.shape[axis + 1:], dtype=np.int64))
+    N, I = dst.shape[axis], int(np.prod(idx.shape, dtype=np.int64))
+    if A * I * C == 0:
+        return
+    T = ctype(dst.dtype)
+    op = "+=" if add else "="
+    if add and dst.dtype.kind == "b":
+        op = "|="
+    lines = [f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
+             f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
+             f"  const {T}* v = (const {T}*)B[{vals.slot}] + {mod.p(vals.offset)};",
+             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(I)};",
+             "  for (int64_t a = 0; a < A; a++)",
+             "    for (int64_t i = 0; i < I; i++) {",
+             "      int64_t j = ix[i]; if (j < 0) j += N;",
+             "      if (j < 0 || j >= N) return 1;",
+             f"      {T}* q = x + (a * N + j) * C; const {T}* r = v + (a * I + i) * C;",
+             f"      for (int64_t c = 0; c < C; c++) q[c] {op} r[c];",
+             "    }"]
+    mod.add("\n".join(lines))

@@ -1,0 +1,54 @@
+"""A reusing pool of output and intermediate buffers (the role CNMeM played for Theano).
+
+Large arrays come back to the pool when nothing refers to them any more (the pool's own
+reference is the only one left), so repeated calls reuse pages that are already
+mapped instead of faulting in fresh ones.  Buffers of 2 MiB and more are anonymous
+mappings with ``MADV_HUGEPAGE``, so first touches fault 2 MiB at a time.
+"""
+from __future__ import annotations
+
+import mmap
+import sys
+
+import numpy as np
+
+MIN_POOLED = 1 << 16          # smaller buffers come from NumPy's allocator
+HUGE = 1 << 21
+MAX_PER_SIZE = 16
+
+_free: dict[int, list[np.ndarray]] = {}
+
+
+def _raw(nbytes: int) -> np.ndarray:
+    if nbytes >= HUGE:
+        size = -(-nbytes // HUGE) * HUGE
+        mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            try:
+                mm.madvise(mmap.MADV_HUGEPAGE)
+            except OSError:
+                pass
+        return np.frombuffer(mm, np.uint8, count=nbytes)
+    return np.empty(nbytes, np.uint8)
+
+
+def alloc(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """An uninitialized C-contiguous array, reusing a released pooled buffer if any."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes < MIN_POOLED:
+        return np.empty(shape, dtype)
+    lst = _free.get(nbytes)
+    if lst is None:
+        lst = _free[nbytes] = []
+    for raw in lst:
+        if sys.getrefcount(raw) == 3:  # the list, the loop variable, the call argument
+            return raw.view(dtype).reshape(shape)
+    raw = _raw(nbytes)
+    if len(lst) < MAX_PER_SIZE:
+        lst.append(raw)
+    return raw.view(dtype).reshape(shape)
+
+
+def clear() -> None:
+    """Forget all pooled buffers (those in use stay alive until released)."""
+    _free.clear()

@@ -1,0 +1,213 @@
+"""Scheduling a trace into kernels: fusion, views and buffer slots.
+
+Fusion rule: an elementwise node joins the kernel of its consumers when all of them are
+elementwise nodes or a reduction of that one kernel and it is not an output; a
+reduction ends its kernel (elementwise chains with a trailing reduction become one
+loop).  Movement ops become strided views of materialized buffers (a copy only when a
+reshape cannot be expressed with strides); matmul, indexing and concatenation read
+views of materialized operands.
+
+Buffer slots: ``0 .. n_inputs-1`` are the trace inputs, then one slot per materialized
+value.  The result is a :class:`Schedule`: the C module, its parameter table, the slot
+shapes and dtypes, and which slot each output lives in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lazyjit.backends.cpu import kernels as K
+from lazyjit.backends.cpu.views import View
+from lazyjit.ops import REGISTRY
+from lazyjit.trace.graph import Trace
+from lazyjit.trace.node import Node
+
+
+@dataclass
+class Schedule:
+    module: K.Module
+    slots: list[tuple[tuple[int, ...], np.dtype]]   # shape, dtype per non-input slot
+    n_inputs: int
+    outputs: list[int]                              # slot per trace output
+
+
+def _fusion_roots(trace: Trace) -> dict[Node, Node]:
+    """Map each computed node to the root node of the kernel that computes it."""
+    users = trace.consumers()
+    outputs = set(trace.outputs)
+    inputs = set(trace.inputs)
+    root_of: dict[Node, Node] = {}
+    for n in reversed(trace.nodes):
+        if n in inputs or n.op == "const":
+            continue
+        root_of[n] = n
+        if REGISTRY[n.op].kind != "elementwise" or n in outputs or not users[n]:
+            continue
+        us = users[n]
+        if not all(REGISTRY[u.op].kind in ("elementwise", "reduce") for u in us):
+            continue
+        roots = {root_of[u] for u in us}
+        if len(roots) == 1:
+            root_of[n] = roots.pop()
+    return root_of
+
+
+class Scheduler:
+    def __init__(self, trace: Trace):
+        self.trace = trace
+        self.mod = K.Module()
+        self.slots: list[tuple[tuple[int, ...], np.dtype]] = []
+        self.n_inputs = len(trace.inputs)
+        self.vals: dict[Node, object] = {}
+        self.root_of = _fusion_roots(trace)
+        self.members: dict[Node, list[Node]] = {}
+        for n in trace.nodes:
+            r = self.root_of.get(n)
+            if r is not None and r is not n:
+                self.members.setdefault(r, []).append(n)
+
+    # ---- buffers ----
+    def new_buffer(self, shape, dtype) -> View:
+        self.slots.append((tuple(shape), np.dtype(dtype)))
+        return View.contiguous(self.n_inputs + len(self.slots) - 1, np.dtype(dtype), tuple(shape))
+
+    def materialize(self, node: Node) -> View:
+        """The value of ``node`` as a view of a buffer (copying a constant if needed)."""
+        v = self.vals[node]
+        if isinstance(v, View):
+            return v
+        dst = self.new_buffer(node.shape, node.dtype)
+        K.elementwise(self.mod, dst, node.shape, [], node, {node: v})
+        self.vals[node] = dst
+        return dst
+
+    def contiguous(self, node: Node) -> View:
+        v = self.materialize(node)
+        if v.is_contiguous():
+            return v
+        dst = self.new_buffer(node.shape, node.dtype)
+        K.elementwise(self.mod, dst, node.shape, [], node, {node: v})
+        return dst
+
+    # ---- the walk ----
+    def run(self) -> Schedule:
+        for i, n in enumerate(self.trace.inputs):
+            self.vals[n] = View.contiguous(i, n.dtype, n.shape)
+        for n in self.trace.nodes:
+            if n in self.vals:
+                continue
+            if n.op == "const":
+                self.vals[n] = ("const", K.literal(n.const_value, n.dtype))
+            elif self.root_of[n] is n:
+                self.vals[n] = self.emit(n)
+        outputs = []
+        for n in self.trace.outputs:
+            v = self.vals[n]
+            if isinstance(v, View) and v.slot < self.n_inputs and v.is_contiguous() \
+                    and v.offset == 0 and v.shape == n.shape and n in self.trace.inputs:
+                outputs.append(v.slot)
+                continue
+            if not (isinstance(v, View) and v.slot >= self.n_inputs and v.offset == 0
+                    and v.is_contiguous() and v.slot not in outputs
+                    and self.slots[v.slot - self.n_inputs][0] == n.shape):
+                dst = self.new_buffer(n.shape, n.dtype)
+                K.elementwise(self.mod, dst, n.shape, [], n, {n: v})
+                v = dst
+            outputs.append(v.slot)
+        return Schedule(self.mod, self.slots, self.n_inputs, outputs)
+
+    def leaves(self, root: Node) -> tuple[list[Node], dict]:
+        members = self.members.get(root, [])
+        inside = set(members) | {root}
+        leaves = {}
+        for m in members + [root]:
+            for s in m.src:
+                if s not in inside:
+                    leaves[s] = self.vals[s]
+        return members, leaves
+
+    def emit(self, n: Node):
+        kind = REGISTRY[n.op].kind
+        if kind == "movement":
+            return self.movement(n)
+        if kind == "elementwise":
+            members, leaves = self.leaves(n)
+            dst = self.new_buffer(n.shape, n.dtype)
+            K.elementwise(self.mod, dst, n.shape, members, n, leaves)
+            return dst
+        if kind == "reduce":
+            members, leaves = self.leaves(n)
+            src = n.src[0]
+            if src not in members:
+                leaves = {src: self.vals[src]}
+            dst = self.new_buffer(n.shape, n.dtype)
+            K.reduce(self.mod, dst, n, src.shape, members, src, leaves)
+            return dst
+        if kind == "arg":
+            dst = self.new_buffer(n.shape, n.dtype)
+            K.argreduce(self.mod, dst, n, self.materialize(n.src[0]))
+            return dst
+        if kind == "matmul":
+            return self.matmul(n)
+        if kind == "concat":
+            dst = self.new_buffer(n.shape, n.dtype)
+            start = 0
+            for s in n.src:
+                sl = tuple((start, start + s.shape[n.arg], 1) if i == n.arg else (0, d, 1)
+                           for i, d in enumerate(n.shape))
+                K.elementwise(self.mod, dst.slice(sl), s.shape, [], s, {s: self.vals[s]})
+                start += s.shape[n.arg]
+            return dst
+        return self.index(n)
+
+    def movement(self, n: Node):
+        v = self.vals[n.src[0]]
+        if not isinstance(v, View):  # a broadcast constant stays a constant
+            return v
+        if n.op == "reshape":
+            out = v.reshape(n.arg)
+            if out is None:
+                out = self.contiguous(n.src[0]).reshape(n.arg)
+            return out
+        if n.op == "permute":
+            return v.permute(n.arg)
+        if n.op == "expand":
+            return v.expand(n.arg)
+        return v.slice(n.arg)
+
+    def matmul(self, n: Node) -> View:
+        a, b = (self.materialize(s) for s in n.src)
+        if n.dtype.kind == "f":
+            if K.gemm_operand(a) is None:
+                a = self.contiguous(n.src[0])
+            if K.gemm_operand(b) is None:
+                b = self.contiguous(n.src[1])
+        dst = self.new_buffer(n.shape, n.dtype)
+        K.gemm(self.mod, dst, a, b)
+        return dst
+
+    def index(self, n: Node) -> View:
+        x = n.src[0]
+        if n.op == "take":
+            dst = self.new_buffer(n.shape, n.dtype)
+            K.gather(self.mod, dst, self.contiguous(x), self.contiguous(n.src[1]), n.arg)
+            return dst
+        dst = self.new_buffer(n.shape, n.dtype)
+        K.elementwise(self.mod, dst, n.shape, [], x, {x: self.vals[x]})
+        if n.op in ("put", "put_add"):
+            K.scatter(self.mod, dst, self.contiguous(n.src[1]), self.contiguous(n.src[2]),
+                      n.arg, add=n.op == "put_add")
+            return dst
+        v = n.src[1]
+        region = dst.slice(n.arg)
+        if n.op == "set_slice":
+            K.elementwise(self.mod, region, v.shape, [], v, {v: self.vals[v]})
+        else:  # inc_slice: region = region + v
+            total = Node.make("add", (x, v), None, v.shape, n.dtype)
+            K.elementwise(self.mod, region, v.shape, [], total, {x: region, v: self.vals[v]})
+        return dst
+
+
+def schedule(trace: Trace) -> Schedule:
+    return Scheduler(trace).run()

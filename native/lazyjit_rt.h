@@ -1,0 +1,85 @@
+/* lazyjit C runtime: included by every generated CPU module.
+ *
+ * Integer floor division, remainder and power with NumPy semantics (never trapping:
+ * division by zero gives 0, INT_MIN / -1 wraps), float floor division and remainder
+ * as NumPy's npy_divmod, and overflow-free sigmoid / softplus.  The generated code
+ * declares glibc's vector math (libmvec) variants separately, so loops calling
+ * expf, sinf, tanhf, ... vectorize.
+ */
+#ifndef LAZYJIT_RT_H
+#define LAZYJIT_RT_H
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#define LJ_INLINE static inline __attribute__((always_inline))
+
+#define LJ_INT_OPS(T, NAME)                                                      \
+LJ_INLINE T lj_floordiv_##NAME(T a, T b) {                                      \
+    if (b == 0) return 0;                                                        \
+    if (b == -1) return (T)(0 - (uint64_t)a);                                    \
+    T q = a / b;                                                                 \
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;                            \
+    return q;                                                                    \
+}                                                                                \
+LJ_INLINE T lj_mod_##NAME(T a, T b) {                                           \
+    if (b == 0 || b == -1) return 0;                                             \
+    T r = a % b;                                                                 \
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;                                  \
+    return r;                                                                    \
+}                                                                                \
+LJ_INLINE T lj_ipow_##NAME(T a, T b) {                                          \
+    if (b < 0) return 0;                                                         \
+    T r = 1;                                                                     \
+    while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; }            \
+    return r;                                                                    \
+}
+
+#define LJ_UINT_OPS(T, NAME)                                                     \
+LJ_INLINE T lj_floordiv_##NAME(T a, T b) { return b == 0 ? 0 : (T)(a / b); }    \
+LJ_INLINE T lj_mod_##NAME(T a, T b) { return b == 0 ? 0 : (T)(a % b); }         \
+LJ_INLINE T lj_ipow_##NAME(T a, T b) {                                          \
+    T r = 1;                                                                     \
+    while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; }            \
+    return r;                                                                    \
+}
+
+LJ_INT_OPS(int8_t, int8)
+LJ_INT_OPS(int16_t, int16)
+LJ_INT_OPS(int32_t, int32)
+LJ_INT_OPS(int64_t, int64)
+LJ_UINT_OPS(uint8_t, uint8)
+LJ_UINT_OPS(uint8_t, bool)
+
+/* NumPy's npy_divmod for floats: floor division and a remainder with the sign of b. */
+#define LJ_FLOAT_OPS(T, NAME, S)                                                 \
+LJ_INLINE T lj_mod_##NAME(T a, T b) {                                           \
+    if (b == 0) return fmod##S(a, b);                                            \
+    T m = fmod##S(a, b);                                                         \
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }                              \
+    else m = copysign##S((T)0, b);                                               \
+    return m;                                                                    \
+}                                                                                \
+LJ_INLINE T lj_floordiv_##NAME(T a, T b) {                                      \
+    if (b == 0) return a / b;                                                    \
+    T m = fmod##S(a, b);                                                         \
+    T div = (a - m) / b;                                                         \
+    if (m != 0 && ((b < 0) != (m < 0))) div -= 1;                                \
+    T f;                                                                         \
+    if (div != 0) { f = floor##S(div); if (div - f > (T)0.5) f += 1; }           \
+    else f = copysign##S((T)0, a / b);                                           \
+    return f;                                                                    \
+}                                                                                \
+LJ_INLINE T lj_sigmoid##S(T x) {                                                 \
+    T e = exp##S(-fabs##S(x));                                                   \
+    T r = (T)1 / ((T)1 + e);                                                     \
+    return x >= 0 ? r : e * r;                                                   \
+}                                                                                \
+LJ_INLINE T lj_softplus##S(T x) {                                                \
+    return (x > 0 ? x : (T)0) + log1p##S(exp##S(-fabs##S(x)));                  \
+}
+
+LJ_FLOAT_OPS(float, float32, f)
+LJ_FLOAT_OPS(double, float64, )
+
+#endif
