@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.config import config
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.realize import backend_key, plan_for
 from lazyjit.stats import COUNTERS
@@ -30,7 +31,18 @@ def _is_array(x) -> bool:
 
 
 class _Entry:
-    __slots__ = ("plan", "slots", "captured", "out_tree", "out_kinds")
+    """One traced signature: its plan, where each plan input comes from (``slots``:
+    argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
+
+    __slots__ = ("plan", "slots", "captured", "out_tree", "direct")
+
+    def call(self, arrays: list) -> Any:
+        ins = arrays if self.direct else [arrays[s] if s >= 0 else self.captured[-s - 1]
+                                          for s in self.slots]
+        outs = self.plan.run(ins)
+        if self.out_tree == "*":
+            return Tensor(Node.leaf(outs[0], site=False))
+        return unflatten(self.out_tree, [Tensor(Node.leaf(a, site=False)) for a in outs])
 
 
 class Jitted:
@@ -42,6 +54,7 @@ class Jitted:
         self.static_argnums = frozenset(static_argnums)
         self.donate_argnums = frozenset(donate_argnums)
         self._cache: dict = {}
+        self._fast: dict = {}   # (shapes and dtypes, config version) -> entry
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj, objtype=None):
@@ -55,6 +68,22 @@ class Jitted:
         return dyn, static
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and not self.static_argnums:
+            # fast path: positional, already realized tensors with a known signature
+            arrays = []
+            for a in args:
+                if type(a) is not Tensor or a.node.buffer is None:
+                    break
+                arrays.append(a.node.buffer)
+            else:
+                entry = self._fast.get((tuple([(b.shape, b.dtype) for b in arrays]),
+                                        config._version))
+                if entry is not None:
+                    COUNTERS["trace_cache_hits"] += 1
+                    return entry.call(arrays)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         dyn, static = self._split(args)
         leaves, tree = flatten((dyn, kwargs), _is_array)
         arrays = []
@@ -82,10 +111,9 @@ class Jitted:
             self._cache[key] = entry
         else:
             COUNTERS["trace_cache_hits"] += 1
-        ins = [arrays[s] if s >= 0 else entry.captured[-s - 1] for s in entry.slots]
-        outs = entry.plan.run(ins)
-        res = [Tensor(Node.leaf(a)) for a in outs]
-        return unflatten(entry.out_tree, res)
+        if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
+            self._fast[(tuple(sig), config._version)] = entry
+        return entry.call(arrays)
 
     def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
         tid = next(_trace_ids)
@@ -117,6 +145,7 @@ class Jitted:
                 entry.captured.append(n.buffer)
                 slots.append(-len(entry.captured))
         entry.slots = slots
+        entry.direct = slots == list(range(len(arrays)))
         entry.out_tree = out_tree
         return entry
 

@@ -1,44 +1,47 @@
-"""Flatten nested tuples, lists and dicts of tensors into leaves and a hashable treedef."""
+"""Flatten nested tuples, lists and dicts of tensors into leaves and a hashable treedef.
+
+Written as plain recursive functions (no self-referencing closures), so no reference
+cycle keeps leaves, and the buffers they hold, alive after a call.
+"""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterator
 
 
-def flatten(tree: Any, is_leaf) -> tuple[list, Any]:
+def _flatten(x: Any, is_leaf: Callable, leaves: list) -> Any:
+    if is_leaf(x):
+        leaves.append(x)
+        return "*"
+    if isinstance(x, tuple):
+        return ("t", tuple(_flatten(v, is_leaf, leaves) for v in x))
+    if isinstance(x, list):
+        return ("l", tuple(_flatten(v, is_leaf, leaves) for v in x))
+    if isinstance(x, dict):
+        keys = sorted(x)
+        return ("d", tuple(keys), tuple(_flatten(x[k], is_leaf, leaves) for k in keys))
+    return ("c", x)
+
+
+def flatten(tree: Any, is_leaf: Callable) -> tuple[list, Any]:
     """Return ``(leaves, treedef)``; ``is_leaf(x)`` decides what is a leaf.  Non-leaf,
     non-container values are kept in the treedef (they must be hashable)."""
     leaves: list = []
+    return leaves, _flatten(tree, is_leaf, leaves)
 
-    def rec(x):
-        if is_leaf(x):
-            leaves.append(x)
-            return "*"
-        if isinstance(x, tuple):
-            return ("t", tuple(rec(v) for v in x))
-        if isinstance(x, list):
-            return ("l", tuple(rec(v) for v in x))
-        if isinstance(x, dict):
-            keys = sorted(x)
-            return ("d", tuple(keys), tuple(rec(x[k]) for k in keys))
-        return ("c", x)
 
-    return leaves, rec(tree)
+def _unflatten(d: Any, it: Iterator) -> Any:
+    if d == "*":
+        return next(it)
+    kind = d[0]
+    if kind == "t":
+        return tuple(_unflatten(v, it) for v in d[1])
+    if kind == "l":
+        return [_unflatten(v, it) for v in d[1]]
+    if kind == "d":
+        return {k: _unflatten(v, it) for k, v in zip(d[1], d[2])}
+    return d[1]
 
 
 def unflatten(treedef: Any, leaves) -> Any:
     """Inverse of :func:`flatten`."""
-    it = iter(leaves)
-
-    def rec(d):
-        if d == "*":
-            return next(it)
-        kind = d[0]
-        if kind == "t":
-            return tuple(rec(v) for v in d[1])
-        if kind == "l":
-            return [rec(v) for v in d[1]]
-        if kind == "d":
-            return {k: rec(v) for k, v in zip(d[1], d[2])}
-        return d[1]
-
-    return rec(treedef)
+    return _unflatten(treedef, iter(leaves))

@@ -20,9 +20,16 @@ _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
 
 
+_KEY_CACHE: list = [None, None]
+
+
 def backend_key() -> tuple:
     """The flags that change what a plan computes or how it is compiled."""
-    return (config.backend, config.openmp, config.optimizer, config.compiler, config.cflags)
+    version = config._version
+    if _KEY_CACHE[0] != version:
+        _KEY_CACHE[:] = [version, (config.backend, config.openmp, config.optimizer,
+                                   config.compiler, config.cflags)]
+    return _KEY_CACHE[1]
 
 
 def plan_for(trace: Trace) -> Executable:

@@ -94,9 +94,15 @@ class Node:
         return node
 
     @staticmethod
-    def leaf(array: np.ndarray) -> "Node":
-        """A realized leaf holding ``array`` (C-contiguous, owned by lazyjit)."""
-        node = Node.make("buffer", (), next(_leaf_ids), array.shape, array.dtype)
+    def leaf(array: np.ndarray, site: bool = True) -> "Node":
+        """A realized leaf holding ``array`` (C-contiguous, owned by lazyjit).
+
+        Leaves are unique, so they bypass the hash-consing table; ``site=False`` skips
+        recording the creation stack (the jit call path, where it is never shown)."""
+        node = object.__new__(Node)
+        node.op, node.src, node.arg = "buffer", (), next(_leaf_ids)
+        node.shape, node.dtype = array.shape, array.dtype
+        node.site = creation_site() if site else ()
         node.buffer = array
         return node
 

@@ -39,27 +39,35 @@ class Program:
         self.params = np.array(sched.module.params or [0], dtype=np.int64)
         self.P = ffi.from_buffer("int64_t[]", self.params)
         self.n_in = sched.n_inputs
-        self.slots = [(shape, np.dtype(dt)) for shape, dt in sched.slots]
+        self.slots = [(shape, np.dtype(dt), int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize)
+                      for shape, dt in sched.slots]
         self.n_slots = self.n_in + len(self.slots)
         self.outputs = sched.outputs
         self.n_kernels = len(sched.module.funcs)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        B = ffi.new("void*[]", max(1, self.n_slots))
-        for i, a in enumerate(inputs):
-            B[i] = ffi.from_buffer(a)
+        B = ffi.new("void*[]", self.n_slots or 1)
+        from_buffer = ffi.from_buffer
+        i = 0
+        for a in inputs:
+            B[i] = from_buffer(a)
+            i += 1
         n_in = self.n_in
-        bufs = [pool.alloc(shape, dt) for shape, dt in self.slots]
-        for j, b in enumerate(bufs):
-            B[n_in + j] = ffi.from_buffer(b)
+        alloc = pool.alloc
+        bufs = [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.slots]
+        for b in bufs:
+            B[i] = from_buffer(b)
+            i += 1
         err = self.lib.lj_run(B, self.P)
         COUNTERS["kernels_run"] += self.n_kernels
         if err:
             raise IndexError("lazyjit: an index is out of bounds (take, put or advanced "
                              "indexing)")
         outs = []
-        for s in self.outputs:
+        for s, shape in self.outputs:
             a = inputs[s] if s < n_in else bufs[s - n_in]
+            if a.shape != shape:
+                a = a.reshape(shape)
             a.flags.writeable = False
             outs.append(a)
         return outs

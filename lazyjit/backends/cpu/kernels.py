@@ -147,6 +147,16 @@ def _operands(mod: Module, views: list[View], shape, flags=None):
     return list(shape2), sizes, st_params, classes, flags2, decls
 
 
+def _parallel(work: str, count: str, body: list[str], extra: str = "") -> list[str]:
+    """A loop ``for w in [0, count)`` over ``body``: spread over threads by OpenMP when
+    ``work`` (elements) is large, else a plain loop (no OpenMP runtime call at all)."""
+    inner = ["    " + b for b in body]
+    loop = [f"  for (int64_t w = 0; w < {count}; w++) {{", *inner, "  }"]
+    return [f"  if ({work} > {PAR_MIN}) {{",
+            f"  #pragma omp parallel for schedule(static){extra}", *loop,
+            "  } else {", *loop, "  }"]
+
+
 def _block_size(outer: int, last: int) -> int:
     if outer >= 64 or last <= 4096:
         return max(last, 1)
@@ -170,19 +180,18 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
     lines = [*("  " + d for d in decls),
              f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
              "  const int64_t nb = (nL + bs - 1) / bs;",
-             f"  #pragma omp parallel for if(nO * nL > {PAR_MIN}) schedule(static)",
-             "  for (int64_t w = 0; w < nO * nb; w++) {",
-             "    const int64_t o = w / nb, kb = (w - o * nb) * bs;",
-             "    const int64_t ke = kb + bs < nL ? kb + bs : nL;",
-             *("    " + s for s in _decode(outer, sizes, "o")),
-             *("    " + s for s in _ptrs(views, st, outer, [j > 0 for j in range(len(views))])),
-             "    #pragma omp simd",
-             "    for (int64_t k = kb; k < ke; k++) {",
-             *(f"      const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
-               for j, v in enumerate(loads)),
-             *("      " + s for s in body.stmts),
-             f"      {_load(0, cls[0], st[0][-1])} = {res};",
-             "    }", "  }"]
+             *_parallel("nO * nL", "nO * nb", [
+                 "const int64_t o = w / nb, kb = (w - o * nb) * bs;",
+                 "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
+                 *_decode(outer, sizes, "o"),
+                 *_ptrs(views, st, outer, [j > 0 for j in range(len(views))]),
+                 "#pragma omp simd",
+                 "for (int64_t k = kb; k < ke; k++) {",
+                 *(f"  const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
+                   for j, v in enumerate(loads)),
+                 *("  " + s for s in body.stmts),
+                 f"  {_load(0, cls[0], st[0][-1])} = {res};",
+                 "}"])]
     mod.add("\n".join(lines))
 
 
@@ -208,8 +217,7 @@ def reduce(mod: Module, dst: View, node, src_shape, members, root, leaves) -> No
     """``dst = op over node.arg axes of root`` (dst contiguous, keepdims shape)."""
     op, dt, axes = node.op, node.dtype, node.arg
     T = ctype(dt)
-    kept_strides = iter(dst.strides)
-    dst_st = tuple(0 if i in axes else next(kept_strides) for i in range(len(src_shape)))
+    dst_st = tuple(0 if i in axes else dst.strides[i] for i in range(len(src_shape)))
     dstv = View(dst.slot, dst.dtype, dst.offset, tuple(src_shape), dst_st)
     loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
     views = [dstv] + loads

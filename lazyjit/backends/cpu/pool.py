@@ -32,9 +32,9 @@ def _raw(nbytes: int) -> np.ndarray:
     return np.empty(nbytes, np.uint8)
 
 
-def alloc(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """An uninitialized C-contiguous array, reusing a released pooled buffer if any."""
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
+    """An uninitialized C-contiguous array of ``nbytes`` bytes, reusing a released pooled
+    buffer if any."""
     if nbytes < MIN_POOLED:
         return np.empty(shape, dtype)
     lst = _free.get(nbytes)

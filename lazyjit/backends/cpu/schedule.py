@@ -29,7 +29,7 @@ class Schedule:
     module: K.Module
     slots: list[tuple[tuple[int, ...], np.dtype]]   # shape, dtype per non-input slot
     n_inputs: int
-    outputs: list[int]                              # slot per trace output
+    outputs: list[tuple[int, tuple[int, ...]]]      # (slot, shape) per trace output
 
 
 def _fusion_roots(trace: Trace) -> dict[Node, Node]:
@@ -104,17 +104,16 @@ class Scheduler:
         outputs = []
         for n in self.trace.outputs:
             v = self.vals[n]
-            if isinstance(v, View) and v.slot < self.n_inputs and v.is_contiguous() \
-                    and v.offset == 0 and v.shape == n.shape and n in self.trace.inputs:
-                outputs.append(v.slot)
+            if n in self.trace.inputs:
+                outputs.append((v.slot, n.shape))
                 continue
             if not (isinstance(v, View) and v.slot >= self.n_inputs and v.offset == 0
-                    and v.is_contiguous() and v.slot not in outputs
-                    and self.slots[v.slot - self.n_inputs][0] == n.shape):
+                    and v.is_contiguous() and v.slot not in [s for s, _ in outputs]
+                    and int(np.prod(self.slots[v.slot - self.n_inputs][0])) == n.size):
                 dst = self.new_buffer(n.shape, n.dtype)
                 K.elementwise(self.mod, dst, n.shape, [], n, {n: v})
                 v = dst
-            outputs.append(v.slot)
+            outputs.append((v.slot, n.shape))
         return Schedule(self.mod, self.slots, self.n_inputs, outputs)
 
     def leaves(self, root: Node) -> tuple[list[Node], dict]:
