@@ -300,11 +300,16 @@ def astype(x, dtype) -> Tensor:
 
 
 def square(x) -> Tensor:
+    """``x * x``, as ``np.square`` (which has no bool loop: bool gives int8)."""
     x = asarray(x)
+    if x.dtype == np.bool_:
+        x = astype(x, np.int8)
     return x * x
 
 
 def reciprocal(x) -> Tensor:
+    """``1 / x``; integers give float64 (NumPy's integer reciprocal, which truncates, is
+    not provided)."""
     return 1.0 / asarray(x)
 
 
@@ -450,24 +455,30 @@ def logsumexp(x, axis=None, keepdims=False) -> Tensor:
     """``log(sum(exp(x)))`` over ``axis``, computed stably (shifted by the max; all
     ``-inf`` gives ``-inf``, any ``+inf`` gives ``+inf``), as ``scipy.special.logsumexp``."""
     x = asarray(x)
-    m = stop_gradient(max(x, axis, keepdims=True))
-    m = where(isinf(m), zeros_like(m), m)
+    m = _finite_max(x, axis)
     out = log(sum(exp(x - m), axis, keepdims=True)) + m
     return out if keepdims else _squeeze_axes(out, _axes(axis, x.ndim, "logsumexp"))
 
 
+def _finite_max(x: Tensor, axis) -> Tensor:
+    """The max over ``axis`` (kept), 0 where it is infinite, as a constant for ``grad``:
+    the shift that keeps ``exp`` in range."""
+    m = stop_gradient(max(x, axis, keepdims=True))
+    return where(isinf(m), zeros_like(m), m)
+
+
 def log_softmax(x, axis=-1) -> Tensor:
-    """``x - logsumexp(x, axis)``, stable for large magnitudes."""
+    """``x - logsumexp(x, axis)``, stable for large magnitudes: computed as
+    ``(x - max) - log(sum(exp(x - max)))`` so that no digits are lost to ``max``."""
     x = asarray(x)
-    return x - logsumexp(x, axis, keepdims=True)
+    shifted = x - _finite_max(x, axis)
+    return shifted - log(sum(exp(shifted), axis, keepdims=True))
 
 
 def softmax(x, axis=-1) -> Tensor:
     """``exp(x - max) / sum(exp(x - max))`` along ``axis``, stable."""
     x = asarray(x)
-    m = stop_gradient(max(x, axis, keepdims=True))
-    m = where(isinf(m), zeros_like(m), m)
-    e = exp(x - m)
+    e = exp(x - _finite_max(x, axis))
     return e / sum(e, axis, keepdims=True)
 
 
@@ -586,7 +597,7 @@ def concatenate(xs: Sequence, axis: int = 0) -> Tensor:
         raise op_error("concatenate", "need at least one array to concatenate")
     if axis is None:
         xs, axis = [ravel(x) for x in xs], 0
-    if any(x.ndim == 0 for x in xs):
+    if builtins.any(x.ndim == 0 for x in xs):
         raise op_error("concatenate", "zero-dimensional arrays cannot be concatenated",
                        tuple(x.node for x in xs))
     (axis,) = _axes(axis, xs[0].ndim, "concatenate")

@@ -15,6 +15,7 @@ import numpy as np
 from lazyjit.ops.registry import F
 from lazyjit.ops.registry import OpDef, register
 
+
 def _as_float(x):
     """``x`` promoted as NumPy's float ufuncs (``np.exp``) promote it: int32 to float64,
     bool and 8-bit ints to float16 (which lazyjit computes in float32)."""
