@@ -98,10 +98,15 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
     seeds: dict[Node, Tensor] = {cost.graph_node: F.ones_like(cost)}
     for t, g in (known_grads or {}).items():
         seeds[t.graph_node] = F.broadcast_to(F.asarray(g, t.dtype), t.shape)
-    grads = backprop(seeds, {n for w in wrts for n in (w.node, w._origin) if n is not None}, stop)
+    targets = {n for w in wrts for n in (w.node, w._origin) if n is not None}
+    grads = backprop(seeds, targets, stop)
+    connected = _reached(list(seeds), targets, stop)
     out = []
     for w in wrts:
         parts = [grads[n] for n in (w.node, w._origin) if n is not None and n in grads]
+        if not parts and {w.node, w._origin} & connected:
+            out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
+            continue
         if not parts:
             msg = ("wrt is not part of the graph of cost (disconnected input); pass "
                    "disconnected_inputs='ignore' to get zeros")
@@ -114,6 +119,16 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
         g = parts[0] if len(parts) == 1 else parts[0] + parts[1]
         out.append(F.astype(g, w.dtype) if g.dtype != w.dtype else g)
     return out[0] if single else out
+
+
+def _reached(roots: list[Node], targets: set[Node], stop: set[Node]) -> set[Node]:
+    """The ``targets`` that ``roots`` depend on through any op (floor, comparisons, ...),
+    without looking past ``stop``: the inputs that are not disconnected."""
+    reach: set[Node] = set()
+    for n in _toposort(roots, stop):
+        if n in targets or (n not in stop and any(s in reach for s in n.src)):
+            reach.add(n)
+    return reach & targets
 
 
 def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> dict[Node, Tensor]:

@@ -1,0 +1,308 @@
+"""Gradients against central finite differences (float64), on every backend.
+
+``GRADS`` maps each differentiable registry op (one with a ``vjp`` rule) to cases that
+reach it through the public API; ``test_every_differentiable_op_has_cases`` fails when an
+op with a VJP is added without a case here.  Then: second order, broadcasting, indexing
+with repeated indices, softmax cross-entropy, ``disconnected_inputs``, ``consider_constant``
+and ``grad`` inside ``lj.jit``.
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+from lazyjit.ops import REGISTRY
+
+from gradcheck import check_grad
+from helpers import graph_ops, sample
+
+
+def G(fn, *shapes, domain="any", **kw):
+    """A gradient case: ``fn`` of float64 inputs of ``shapes`` drawn from ``domain``
+    (one per input when a tuple); ``kw`` goes to ``check_grad``."""
+    return (fn, shapes, domain, kw)
+
+
+GRADS = {
+    "exp": [G(lj.exp, (3, 4))],
+    "log": [G(lj.log, (3, 4), domain="pos")],
+    "log1p": [G(lj.log1p, (3, 4), domain="gt-1")],
+    "expm1": [G(lj.expm1, (3, 4))],
+    "sqrt": [G(lj.sqrt, (3, 4), domain="pos")],
+    "sin": [G(lj.sin, (3, 4))],
+    "cos": [G(lj.cos, (3, 4))],
+    "tan": [G(lj.tan, (3, 4), domain="small")],
+    "tanh": [G(lj.tanh, (3, 4))],
+    "erf": [G(lj.erf, (3, 4))],
+    "sigmoid": [G(lj.sigmoid, (3, 4)), G(lambda x: lj.sigmoid(x * 30), (5,))],
+    "softplus": [G(lj.softplus, (3, 4)), G(lambda x: lj.softplus(x * 30), (5,))],
+    "neg": [G(operator.neg, (3, 4))],
+    "abs": [G(abs, (3, 4), domain="nonzero")],
+    "sign": [G(lambda x: lj.sign(x) * x, (3, 4), domain="nonzero")],
+    "floor": [G(lambda x: lj.floor(x) + x * x, (3, 4))],
+    "ceil": [G(lambda x: lj.ceil(x) * x, (3, 4))],
+    "relu": [G(lj.relu, (3, 4), domain="nonzero")],
+    "cast": [G(lambda x: x.astype("float32") * 3, (3, 4), eps=1e-2, rtol=1e-4, atol=1e-4),
+             G(lambda x: x.astype("int32") + x, (3, 4))],
+    "add": [G(operator.add, (3, 4), (3, 4)), G(lambda a, b: a + b, (3, 1), (1, 4)),
+            G(lambda a: a + 2.5, (3,))],
+    "sub": [G(operator.sub, (3, 4), (4,)), G(lambda a: 1 - a, (3,))],
+    "mul": [G(operator.mul, (3, 4), (3, 4)), G(operator.mul, (), (2, 3)),
+            G(lambda a: a * a * a, (4,))],
+    "div": [G(operator.truediv, (3, 4), (3, 4), domain=("any", "nonzero")),
+            G(lambda a: 2.0 / a, (3,), domain="nonzero")],
+    "floordiv": [G(lambda a, b: a // b + a * b, (3, 4), (3, 4), domain=("any", "pos"))],
+    "mod": [G(operator.mod, (3, 4), (3, 4), domain=("any", "pos")),
+            G(lambda a: a % -1.5, (6,))],
+    "pow": [G(operator.pow, (3, 4), (3, 4), domain=("pos", "any")),
+            G(lambda a: a ** 3, (5,)), G(lambda a: 2.0 ** a, (5,))],
+    "maximum": [G(lj.maximum, (3, 4), (3, 4)), G(lambda a: lj.maximum(a, 0.5), (3, 4))],
+    "minimum": [G(lj.minimum, (3, 4), (1, 4)), G(lambda a: a.clip(-1, 1), (3, 4))],
+    "where": [G(lambda a, b: lj.where(a > b, a * b, a - b), (3, 4), (3, 4)),
+              G(lambda a: lj.where(a > 0, a, 0.0), (3, 4), domain="nonzero")],
+    "stop_gradient": [G(lambda a, b: a * lj.stop_gradient(lj.floor(a)) + b, (3,), (3,))],
+    "sum": [G(lambda x: x.sum(), (2, 3, 4)), G(lambda x: x.sum((0, 2), keepdims=True), (2, 3, 4)),
+            G(lambda x: x.mean(-1), (2, 3, 4)), G(lambda x: x.var(0), (3, 4)),
+            G(lambda x: x.std(1, ddof=1), (3, 4))],
+    "prod": [G(lambda x: x.prod(1), (3, 4), domain="nonzero"), G(lj.prod, (5,), domain="nonzero")],
+    "max": [G(lambda x: x.max(1), (3, 4)), G(lambda x: lj.max(x), (2, 3, 4)),
+            G(lambda x: lj.logsumexp(x, 1), (3, 4)), G(lambda x: lj.softmax(x, 0), (3, 4)),
+            G(lambda x: lj.log_softmax(x), (3, 4))],
+    "min": [G(lambda x: x.min((0, 1)), (2, 3, 4)), G(lambda x: x.min(-1, keepdims=True), (3, 4))],
+    "reshape": [G(lambda x: x.reshape(4, -1) * np.arange(6.0), (2, 3, 4)),
+                G(lambda x: lj.expand_dims(x, 1).squeeze(), (3, 4))],
+    "permute": [G(lambda x: x.T * np.arange(3.0), (3, 4)),
+                G(lambda x: x.transpose(2, 0, 1).reshape(4, 6), (2, 3, 4))],
+    "expand": [G(lambda x: lj.broadcast_to(x, (2, 3, 4)), (3, 1)),
+               G(lambda x, y: x * y, (2, 1, 4), (3, 1))],
+    "slice": [G(lambda x: x[::-2, 1:], (5, 4)), G(lambda x: x[1, ::-1], (3, 4)),
+              G(lambda x: lj.split(x, [1, 3], axis=1), (2, 5))],
+    "set_slice": [G(lambda x, v: lj.set_subtensor(x[1:3], v), (4, 3), (2, 3)),
+                  G(lambda x, v: x.at[::-2, 0].set(v), (4, 3), ())],
+    "inc_slice": [G(lambda x, v: lj.inc_subtensor(x[:, 1:], v), (4, 3), (4, 2)),
+                  G(lambda x, v: x.at[1].add(v * v), (4, 3), (3,))],
+    "take": [G(lambda x: x[[0, 2, 2, -1]], (4, 3)), G(lambda x: x[:, [1, 1]] * 2, (4, 3)),
+             G(lambda x: x[[0, 1], [2, 2]], (4, 3)), G(lambda x: x[x.numpy() > 0], (4, 3)),
+             G(lambda x: lj.take_along_axis(x, lj.tensor([[2, 0, 1]]), 1), (4, 3))],
+    "put": [G(lambda x, v: lj.set_subtensor(x[[0, 2]], v), (4, 3), (2, 3)),
+            G(lambda x, v: x.at[[1, 3], [0, 2]].set(v), (4, 3), (2,))],
+    "put_add": [G(lambda x, v: lj.inc_subtensor(x[[0, 2, 0]], v), (4, 3), (3, 3)),
+                G(lambda x, v: x.at[:, [1, 1]].add(v), (4, 3), (4, 1))],
+    "concat": [G(lambda a, b: lj.concatenate([a, b * b], 1), (2, 3), (2, 2)),
+               G(lambda a, b: lj.stack([a, b], -1), (2, 3), (2, 3))],
+    "matmul": [G(operator.matmul, (3, 4), (4, 2)), G(operator.matmul, (2, 1, 3, 4), (5, 4, 2)),
+               G(operator.matmul, (4,), (4, 2)), G(operator.matmul, (3, 4), (4,)),
+               G(operator.matmul, (4,), (4,)), G(lj.dot, (2, 3, 4), (4, 2)),
+               G(lambda a, b: lj.tensordot(a, b, 1), (2, 3), (3, 4))],
+}
+# no gradient: integer or bool results, or integer outputs of arg-reductions
+NO_VJP = {"logical_not", "invert", "isnan", "isinf", "bitwise_and", "bitwise_or", "bitwise_xor",
+          "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+          "argmax", "argmin"}
+
+CASES = [(f"{op}-{i}", case) for op, cases in GRADS.items() for i, case in enumerate(cases)]
+
+
+def _inputs(shapes, domain, rng):
+    domains = domain if isinstance(domain, tuple) else (domain,) * len(shapes)
+    return [sample(rng, s, "float64", d) for s, d in zip(shapes, domains)]
+
+
+@pytest.mark.parametrize("case", [c for _, c in CASES], ids=[i for i, _ in CASES])
+def test_grad_fd(case, backend, rng):
+    fn, shapes, domain, kw = case
+    check_grad(fn, _inputs(shapes, domain, rng), **kw)
+
+
+def test_every_differentiable_op_has_cases(rng):
+    differentiable = {n for n, d in REGISTRY.items() if d.vjp is not None}
+    assert set(GRADS) == differentiable, (differentiable - set(GRADS), set(GRADS) - differentiable)
+    assert NO_VJP == set(REGISTRY) - differentiable
+    for op, cases in GRADS.items():
+        built = set()
+        for fn, shapes, domain, _ in cases:
+            out = fn(*[lj.tensor(a) for a in _inputs(shapes, domain, rng)])
+            built |= graph_ops(*(out if isinstance(out, list) else [out]))
+        assert op in built, f"no gradient case of {op!r} builds a {op!r} node"
+
+
+def test_stop_gradient_blocks(backend):
+    x = lj.tensor([1.0, 2.0, 3.0])
+    g = lj.grad(lj.sum(lj.stop_gradient(x) * x), x)
+    np.testing.assert_allclose(g.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_zero_gradients_through_floor_and_comparisons(backend):
+    x = lj.tensor([0.5, 1.5, -2.5])
+    g = lj.grad(lj.sum(lj.floor(x)) + lj.sum(lj.where(x > 0, 1.0, 2.0)), x)
+    assert g.dtype == np.float64
+    np.testing.assert_array_equal(g.numpy(), np.zeros(3))
+
+
+# --- higher order and composites ------------------------------------------------------------
+
+SECOND_ORDER = [
+    ("tanh", lambda x: lj.sum(lj.tanh(x) * x), (4,)),
+    ("exp-mul", lambda x: lj.sum(lj.exp(x) * x * x), (3, 2)),
+    ("log-sigmoid", lambda x: lj.sum(lj.log(lj.sigmoid(x))), (5,)),
+    ("softmax", lambda x: lj.sum(lj.softmax(x) * np.arange(4.0)), (2, 4)),
+    ("matmul", lambda x: lj.sum((x @ x.T) ** 2), (3, 2)),
+    ("div-pow", lambda x: lj.sum(1.0 / (1.0 + x * x) ** 1.5), (4,)),
+    ("index", lambda x: lj.sum(x[[0, 0, 2]] ** 3), (3,)),
+]
+
+
+@pytest.mark.parametrize("name,fn,shape", SECOND_ORDER, ids=[s[0] for s in SECOND_ORDER])
+def test_second_order(name, fn, shape, backend, rng):
+    check_grad(lambda x: lj.grad(fn(x), x), [rng.standard_normal(shape)])
+
+
+def test_third_order_of_polynomial(backend):
+    x = lj.tensor(2.0)
+    y = x ** 4
+    g3 = lj.grad(lj.grad(lj.grad(y, x), x), x)
+    assert float(g3) == pytest.approx(24 * 2.0)
+
+
+def test_hessian_vector_product(backend, rng):
+    a = rng.standard_normal((3, 3))
+    a = a @ a.T
+    x, v = lj.tensor(rng.standard_normal(3)), rng.standard_normal(3)
+    g = lj.grad(0.5 * lj.sum(x * (lj.tensor(a) @ x)), x)
+    hv = lj.grad(lj.sum(g * v), x)
+    np.testing.assert_allclose(hv.numpy(), a @ v, rtol=1e-12)
+
+
+def test_softmax_cross_entropy(backend, rng):
+    logits = rng.standard_normal((4, 5)) * 3
+    labels = np.array([0, 4, 2, 2])
+    onehot = np.eye(5)[labels]
+
+    def loss(z):
+        return -lj.mean(lj.sum(lj.log_softmax(z, axis=-1) * onehot, axis=-1))
+
+    check_grad(loss, [logits])
+    z = lj.tensor(logits)
+    g = lj.grad(loss(z), z).numpy()
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    np.testing.assert_allclose(g, (p - onehot) / 4, rtol=1e-12, atol=1e-14)
+    # the same loss by indexing the log-probabilities
+    g2 = lj.grad(-lj.mean(lj.log_softmax(z)[np.arange(4), labels]), z).numpy()
+    np.testing.assert_allclose(g2, g, rtol=1e-12, atol=1e-14)
+
+
+def test_softmax_grad_at_extremes(backend):
+    z = lj.tensor([[1000.0, 0.0, -1000.0], [-np.inf, 0.0, 1.0]])
+    g = lj.grad(lj.sum(lj.log_softmax(z)[:, 1]), z).numpy()
+    assert np.isfinite(g).all()
+    np.testing.assert_allclose(g[0], [-1.0, 1.0, 0.0], atol=1e-12)
+    e = np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum()
+    np.testing.assert_allclose(g[1], [0.0, 1 - e[0], -e[1]], rtol=1e-12)
+
+
+def test_grad_accumulates_through_broadcast_and_repeats(backend):
+    x = lj.tensor([1.0, 2.0, 3.0])
+    y = lj.sum(lj.broadcast_to(x, (4, 3)) * 2.0) + lj.sum(x[[0, 0, 0, 2]])
+    np.testing.assert_allclose(lj.grad(y, x).numpy(), [8 + 3, 8, 8 + 1])
+
+
+def test_grad_of_inc_subtensor_wrt_both(backend):
+    x, v = lj.tensor(np.zeros((3, 2))), lj.tensor([[1.0, 2.0], [3.0, 4.0]])
+    w = np.arange(6.0).reshape(3, 2)
+    y = lj.sum(lj.inc_subtensor(x[[2, 2]], v) * w)
+    gx, gv = lj.grad(y, [x, v])
+    np.testing.assert_allclose(gx.numpy(), w)
+    np.testing.assert_allclose(gv.numpy(), [w[2], w[2]])
+    gx, gv = lj.grad(lj.sum(lj.set_subtensor(x[1:], v) * w), [x, v])
+    np.testing.assert_allclose(gx.numpy(), [w[0], [0, 0], [0, 0]])
+    np.testing.assert_allclose(gv.numpy(), w[1:])
+
+
+def test_grad_wrt_intermediate_and_realized(backend):
+    x = lj.tensor([1.0, 2.0])
+    h = x * 3.0
+    y = lj.sum(h * h)
+    gh, gx = lj.grad(y, [h, x])
+    np.testing.assert_allclose(gh.numpy(), [6.0, 12.0])
+    np.testing.assert_allclose(gx.numpy(), [18.0, 36.0])
+    h.numpy()  # realized: still differentiable
+    np.testing.assert_allclose(lj.grad(y, x).numpy(), [18.0, 36.0])
+
+
+# --- disconnected inputs, constants, callables ------------------------------------------------
+
+def test_disconnected_inputs(backend):
+    x, z = lj.tensor([1.0, 2.0]), lj.tensor([[5.0]])
+    cost = lj.sum(x * x)
+    with pytest.raises(lj.DisconnectedInputError, match="disconnected"):
+        lj.grad(cost, z)
+    with pytest.raises(lj.DisconnectedInputError):
+        lj.grad(cost, [x, z])
+    gx, gz = lj.grad(cost, [x, z], disconnected_inputs="ignore")
+    np.testing.assert_allclose(gx.numpy(), [2.0, 4.0])
+    assert gz.shape == (1, 1) and gz.dtype == np.float64
+    np.testing.assert_array_equal(gz.numpy(), [[0.0]])
+    with pytest.warns(UserWarning, match="disconnected"):
+        gz = lj.grad(cost, z, disconnected_inputs="warn")
+    np.testing.assert_array_equal(gz.numpy(), [[0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lj.grad(cost, z, disconnected_inputs="ignore")
+    with pytest.raises(ValueError):
+        lj.grad(cost, x, disconnected_inputs="sometimes")
+
+
+def test_consider_constant(backend):
+    x = lj.tensor([1.0, 2.0])
+    h = x * x
+    y = lj.sum(h * x)
+    np.testing.assert_allclose(lj.grad(y, x).numpy(), [3.0, 12.0])
+    np.testing.assert_allclose(lj.grad(y, x, consider_constant=[h]).numpy(), [1.0, 4.0])
+
+
+def test_grad_of_callable_and_value_and_grad(backend):
+    def f(a, b):
+        return lj.sum(a * a * b)
+
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    np.testing.assert_allclose(lj.grad(f)(a, b).numpy(), 2 * a * b)
+    ga, gb = lj.grad(f, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(gb.numpy(), a * a)
+    value, g = lj.value_and_grad(f, argnums=1)(a, b)
+    assert float(value) == pytest.approx(19.0)
+    np.testing.assert_allclose(g.numpy(), a * a)
+
+
+def test_grad_inside_jit(backend, rng):
+    @lj.jit
+    def step(w, x, y):
+        loss = lj.mean((x @ w - y) ** 2)
+        return loss, lj.grad(loss, w)
+
+    w, x, y = rng.standard_normal(3), rng.standard_normal((5, 3)), rng.standard_normal(5)
+    loss, g = step(w, x, y)
+    r = x @ w - y
+    assert float(loss) == pytest.approx(np.mean(r ** 2), rel=1e-12)
+    np.testing.assert_allclose(g.numpy(), 2 * x.T @ r / 5, rtol=1e-12)
+    before = lj.stats()["trace_cache_hits"]
+    loss2, g2 = step(w * 2, x, y)
+    assert lj.stats()["trace_cache_hits"] == before + 1
+    np.testing.assert_allclose(g2.numpy(), 2 * x.T @ (x @ (w * 2) - y) / 5, rtol=1e-12)
+
+
+def test_jit_of_grad_function(backend, rng):
+    f = lj.jit(lj.grad(lambda x: lj.sum(lj.sin(x) * x)))
+    x = rng.standard_normal(4)
+    np.testing.assert_allclose(f(x).numpy(), np.cos(x) * x + np.sin(x), rtol=1e-12)
+
+
+def test_float32_gradients_keep_dtype(backend):
+    x = lj.tensor(np.array([0.5, -1.0], np.float32))
+    g = lj.grad(lj.sum(lj.exp(x) * 2.0 + x.astype("float64")), x)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g.numpy(), np.exp([0.5, -1.0]) * 2 + 1, rtol=1e-6)
