@@ -3,7 +3,7 @@
 Flags come from the ``LAZYJIT_FLAGS`` environment variable (comma-separated
 ``key=value`` pairs, e.g. ``backend=numpy,cache_dir=/tmp/x``) and can be changed
 for a block with ``with lj.config(backend='numpy'): ...``.  An unknown flag or an
-invalid value raises ``ValueError`` naming the flag.
+invalid value raises :class:`~lazyjit.LazyjitError` (a ``ValueError``) naming the flag.
 """
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import contextlib
 import os
 from dataclasses import dataclass, fields
 from typing import Any, Iterator
+
+from lazyjit.trace.node import op_error
 
 
 def _bool(v: Any) -> bool:
@@ -74,17 +76,21 @@ class Config:
         object.__setattr__(self, "_version", 0)
         self._apply(_parse_env(os.environ.get("LAZYJIT_FLAGS", "")))
 
-    def _apply(self, values: dict[str, Any]) -> None:
+    @staticmethod
+    def _parse(values: dict[str, Any]) -> dict[str, Any]:
         parsed = {}
         for key, value in values.items():
             if key not in _PARSERS:
                 known = ", ".join(sorted(_PARSERS))
-                raise ValueError(f"lazyjit: unknown flag {key!r} (known flags: {known})")
+                raise op_error("config", f"unknown flag {key!r} (known flags: {known})")
             try:
                 parsed[key] = _PARSERS[key](value)
             except ValueError as e:
-                raise ValueError(f"lazyjit: bad value for flag {key!r}: {e}") from None
-        for key, value in parsed.items():
+                raise op_error("config", f"bad value for flag {key!r}: {e}") from None
+        return parsed
+
+    def _apply(self, values: dict[str, Any]) -> None:
+        for key, value in self._parse(values).items():
             setattr(self._flags, key, value)
         object.__setattr__(self, "_version", self._version + 1)
 
@@ -101,8 +107,12 @@ class Config:
         """Return the current flags as a dict."""
         return {f.name: getattr(self._flags, f.name) for f in fields(_Flags)}
 
+    def __call__(self, **flags: Any) -> contextlib.AbstractContextManager[Config]:
+        self._parse(flags)  # bad flags fail at the caller's line, not on entering the block
+        return self._scoped(flags)
+
     @contextlib.contextmanager
-    def __call__(self, **flags: Any) -> Iterator[Config]:
+    def _scoped(self, flags: dict[str, Any]) -> Iterator[Config]:
         old = self.snapshot()
         self._apply(flags)
         try:
