@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import math
 from numbers import Number
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -20,6 +20,12 @@ from lazyjit.tensor import Tensor, apply, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
 
 Scalar = (bool, int, float, np.generic)
+
+
+class _Probe(NamedTuple):
+    """Stands for an operand in dtype rules: only ``shape`` and ``dtype`` are read."""
+    shape: tuple
+    dtype: np.dtype
 
 
 # ---------------------------------------------------------------------------------------
@@ -131,6 +137,10 @@ def _as_operand(x):
 
 
 def broadcast_shapes(*shapes, op: str = "broadcast") -> tuple[int, ...]:
+    """NumPy's broadcast of ``shapes``; raises naming ``op`` and the shapes."""
+    first = shapes[0]
+    if builtins.all(s == first for s in shapes):
+        return tuple(first)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -143,12 +153,21 @@ def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
         node = x.node
         if node.dtype != dtype:
             node = apply("cast", (node,), dtype.str)
-    else:
+        return _broadcast_node(node, shape)
+    key = (type(x), repr(x), dtype, shape)
+    node = _CONSTS.get(key)
+    if node is None:
         try:
-            node = Node.const(x, dtype)
+            node = _broadcast_node(Node.const(x, dtype), shape)
         except OverflowError as e:
             raise op_error("const", f"Python scalar {x!r} does not fit {dtype}: {e}") from None
-    return _broadcast_node(node, shape)
+        if len(_CONSTS) > 4096:
+            _CONSTS.clear()
+        _CONSTS[key] = node
+    return node
+
+
+_CONSTS: dict = {}  # (type, value, dtype, shape) -> broadcast constant node
 
 
 def _broadcast_node(node: Node, shape: tuple[int, ...]) -> Node:
@@ -166,25 +185,29 @@ def elementwise(name: str, *operands) -> Tensor:
     ops = [_as_operand(x) for x in operands]
     tensors = [x for x in ops if isinstance(x, Tensor)]
     opdef = REGISTRY[name]
-    try:
-        common = np.result_type(*[x.dtype if isinstance(x, Tensor) else x for x in ops])
-    except TypeError as e:
-        raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
-    shape = broadcast_shapes(*[t.shape for t in tensors], op=name) if tensors else ()
-    if opdef.float_only:
-        class _Probe:
-            pass
-        probe = _Probe()
-        probe.shape, probe.dtype = shape, common
+    if len(tensors) == len(ops):
+        dts = {t.dtype for t in tensors}
+        common = tensors[0].dtype if len(dts) == 1 else None
+    else:
+        common = None
+    if common is None:
         try:
-            out = ref_dtype(opdef, (probe,) * len(ops), None)
-        except TypeError:
-            raise op_error(name, f"not defined for dtype {common}",
-                           tuple(t.node for t in tensors)) from None
-        if out != common and out != np.bool_:
-            common = out
-    check_dtype(common, name)
-    return Tensor(apply(name, tuple(_node_to(x, common, shape) for x in ops)))
+            common = np.result_type(*[x.dtype if isinstance(x, Tensor) else x for x in ops])
+        except TypeError as e:
+            raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
+        check_dtype(common, name)
+    shape = broadcast_shapes(*[t.shape for t in tensors], op=name) if tensors else ()
+    probe = _Probe(shape, common)
+    try:
+        out = ref_dtype(opdef, (probe,) * len(ops), None)
+    except TypeError:
+        raise op_error(name, f"not defined for dtype {common}",
+                       tuple(t.node for t in tensors)) from None
+    if opdef.float_only and out != common and out != np.bool_:
+        common = out
+    srcs = tuple(_node_to(x, common, shape) for x in ops)
+    return Tensor(Node.make(name, srcs, None, shape, out if out == np.bool_ or
+                            not opdef.float_only else common))
 
 
 def _unary(name):
@@ -499,7 +522,7 @@ def reshape(x, shape, *more) -> Tensor:
     if shape.count(-1) > 1:
         raise op_error("reshape", f"can only specify one unknown dimension, got {shape}", (x.node,))
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        known = math.prod([s for s in shape if s != -1])
         if known == 0 or x.size % known:
             raise op_error("reshape", f"cannot reshape array of size {x.size} into shape {shape}",
                            (x.node,))

@@ -12,6 +12,8 @@ the gradient of indexing needs.  ``x.at[idx].set(v)`` / ``.add(v)`` are the same
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lazyjit.tensor import Tensor
@@ -113,7 +115,7 @@ def _advanced(x: Tensor, adv) -> Tensor:
     rest = [i for i in range(x.ndim) if i not in pos]
     moved = F.transpose(x, tuple(pos) + tuple(rest))
     dims = [x.shape[p] for p in pos]
-    flat = F.reshape(moved, (int(np.prod(dims, dtype=np.int64)),) + tuple(x.shape[r] for r in rest))
+    flat = F.reshape(moved, (math.prod(dims),) + tuple(x.shape[r] for r in rest))
     linear, bad, stride = F.zeros(bshape, np.int64), F.zeros(bshape, np.bool_), 1
     for i, n in reversed(list(zip(idxs, dims))):
         bad = bad | (i < -n) | (i >= n)

@@ -13,6 +13,8 @@ NumPy's calls onto:
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lazyjit.ops.registry import F
@@ -65,7 +67,7 @@ for _name, _ref in (("argmax", np.argmax), ("argmin", np.argmin)):
 
 def _reshape_shape(srcs, shape):
     (x,) = srcs
-    if int(np.prod(shape, dtype=np.int64)) != x.size:
+    if math.prod(shape) != x.size:
         raise ValueError(f"cannot reshape array of size {x.size} into shape {shape}")
     return shape
 

@@ -22,27 +22,43 @@ import numpy as np
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CACHE: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
 _leaf_ids = itertools.count()
-_MAX_FRAMES = 6
+_MAX_FRAMES = 3
 
 
-def creation_site() -> tuple[tuple[str, int, str], ...]:
-    """Return the user's stack (innermost first) as ``(file, line, function)`` tuples.
+_INTERNAL: dict = {}  # code object -> True when it belongs to lazyjit itself
 
-    Frames inside the lazyjit package are skipped, except the examples, so the first
-    entry is the line of user code that created the op.
-    """
+
+def _internal(code) -> bool:
+    v = _INTERNAL.get(code)
+    if v is None:
+        fn = code.co_filename
+        v = _INTERNAL[code] = fn.startswith(_PKG_DIR) and "examples" not in fn
+    return v
+
+
+def creation_site() -> tuple:
+    """Return the user's stack (innermost first) as ``(code, line)`` pairs; frames inside
+    the lazyjit package are skipped, so the first entry is the user's line that created
+    the op.  :func:`format_site` turns it into text."""
     frames = []
     f = sys._getframe(1)
-    while f is not None and len(frames) < _MAX_FRAMES:
-        fn = f.f_code.co_filename
-        if not fn.startswith(_PKG_DIR) or "examples" in fn:
-            frames.append((fn, f.f_lineno, f.f_code.co_name))
+    while f is not None:
+        code = f.f_code
+        if not _internal(code):
+            frames.append((code, f.f_lineno))
+            if len(frames) == _MAX_FRAMES:
+                break
         f = f.f_back
     return tuple(frames)
 
 
-def format_site(site: tuple[tuple[str, int, str], ...]) -> str:
-    return "\n".join(f'  File "{fn}", line {ln}, in {name}' for fn, ln, name in site)
+def site_lines(site: tuple) -> list[tuple[str, int, str]]:
+    """``(file, line, function)`` for each frame of a creation site."""
+    return [(code.co_filename, line, code.co_name) for code, line in site]
+
+
+def format_site(site: tuple) -> str:
+    return "\n".join(f'  File "{fn}", line {ln}, in {name}' for fn, ln, name in site_lines(site))
 
 
 class LazyjitError(ValueError):
@@ -60,7 +76,7 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
     call; the message also carries that line so it is visible in logs.
     """
     parts = ", ".join(f"{tuple(s.shape)} {np.dtype(s.dtype).name}" for s in srcs)
-    site = creation_site()
+    site = site_lines(creation_site())
     where = f" (at {site[0][0]}:{site[0][1]})" if site else ""
     operands = f" with operands [{parts}]" if srcs else ""
     return cls(f"{op}{operands}: {message}{where}")

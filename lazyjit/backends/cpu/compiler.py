@@ -30,7 +30,7 @@ if not os.path.isdir(_NATIVE):  # installed without the source tree
     _NATIVE = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "native")
 
 ffi = cffi.FFI()
-ffi.cdef("int lj_run(void** B, const int64_t* P); void lj_set_blas(void* s, void* d);")
+ffi.cdef("int lj_run(void** B, const int64_t* P); void lj_set_blas(void* s, void* d, void* t);")
 
 _LOADED: dict[str, object] = {}
 _LOCK = threading.Lock()
@@ -104,25 +104,35 @@ typedef void (*lj_sgemm_t)(int, int, int, int64_t, int64_t, int64_t, float, cons
                            int64_t, const float*, int64_t, float, float*, int64_t);
 typedef void (*lj_dgemm_t)(int, int, int, int64_t, int64_t, int64_t, double, const double*,
                            int64_t, const double*, int64_t, double, double*, int64_t);
+typedef int (*lj_threads_t)(int);
 static lj_sgemm_t lj_sgemm;
 static lj_dgemm_t lj_dgemm;
-void lj_set_blas(void* s, void* d) {{ lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; }}
+static lj_threads_t lj_blas_threads;
+void lj_set_blas(void* s, void* d, void* t) {{
+  lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; lj_blas_threads = (lj_threads_t)t;
+}}
 """
 
 
 def _blas_pointers():
-    """Addresses of NumPy's OpenBLAS ``cblas_sgemm``/``cblas_dgemm`` (ILP64), or NULL."""
+    """Addresses of NumPy's OpenBLAS ``cblas_sgemm``/``cblas_dgemm`` (ILP64) and of
+    ``openblas_set_num_threads_local``, or NULLs."""
     import numpy as np
     libdir = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
     for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas64_*.so"))):
         try:
             lib = ctypes.CDLL(path)
             s, d = lib.scipy_cblas_sgemm64_, lib.scipy_cblas_dgemm64_
-            return (ffi.cast("void*", ctypes.cast(s, ctypes.c_void_p).value),
-                    ffi.cast("void*", ctypes.cast(d, ctypes.c_void_p).value))
         except (OSError, AttributeError):
             continue
-    return ffi.NULL, ffi.NULL
+        ptr = [ffi.cast("void*", ctypes.cast(f, ctypes.c_void_p).value) for f in (s, d)]
+        try:  # per-call thread count (OpenBLAS >= 0.3.27)
+            t = ffi.cast("void*", ctypes.cast(lib.openblas_set_num_threads_local,
+                                              ctypes.c_void_p).value)
+        except AttributeError:
+            t = ffi.NULL
+        return (*ptr, t)
+    return ffi.NULL, ffi.NULL, ffi.NULL
 
 
 _BLAS = None

@@ -21,6 +21,9 @@ CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int1
          "int32": "int32_t", "int64": "int64_t", "float32": "float", "float64": "double"}
 PAR_MIN = 32768     # elements below which a kernel runs on one thread
 RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
+# GEMMs below this many multiply-adds run single-threaded: waking BLAS threads costs
+# more than it saves (MLP step at batch 128: 0.6 ms one thread, 3-4 ms two, 2 vCPUs)
+BLAS_MT_MIN = 2.0 ** 24
 
 
 def ctype(dtype: np.dtype) -> str:
@@ -366,8 +369,12 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
         fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
         lines += ["    if (K == 0) { for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0; continue; }",
                   f"    if ({fn}) {{",
+                  "      int prev = 0, small = lj_blas_threads && (double)M * N * K < "
+                  f"{BLAS_MT_MIN:.1f};",
+                  "      if (small) prev = lj_blas_threads(1);",
                   f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, 1, "
                   f"pa + oa, {mod.p(lda)}, pb + ob, {mod.p(ldb)}, 0, pc + oc, N);",
+                  "      if (small) lj_blas_threads(prev);",
                   "      continue;", "    }"]
     sa = [mod.p(s) for s in a.strides[-2:]]
     sb = [mod.p(s) for s in b.strides[-2:]]
