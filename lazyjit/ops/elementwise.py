@@ -105,7 +105,7 @@ def _cast_vjp(g, out, x, arg):
 
 register(OpDef("cast", "elementwise", lambda x, arg: x.astype(arg),
                dtype=lambda srcs, arg: np.dtype(arg),
-               c={"b": "({0} != 0)", "*": "(({T}){0})"}, vjp=_cast_vjp))
+               c={">b": "({0} != 0)", "*": "(({T}){0})"}, vjp=_cast_vjp))
 
 # binary arithmetic
 _binary("add", np.add, {"b": "({0} | {1})", "*": "({0} + {1})"},

@@ -33,8 +33,8 @@ class OpDef:
     dtype : ``dtype(src_dtypes, arg) -> np.dtype``; ``None`` derives it from ``ref``.
     c : elementwise C expression template: ``{0}``.. operands, ``{s}`` libm suffix
         (``f`` for float32), ``{T}`` result C type, ``{I}`` operand C type, ``{n}``
-        operand dtype name; a dict maps dtype kind (``'f'``, ``'i'``, ``'b'``, ``'u'``)
-        to a template where they differ.
+        operand dtype name; a dict maps the operand dtype kind (``'f'``, ``'i'``,
+        ``'b'``, ``'u'``, ``'*'`` for any other) or the result kind (``'>b'``) to a template.
     vjp : ``vjp(g, out, *srcs, arg) -> tuple`` of cotangents (Tensors or ``None`` for
         zero/disconnected), with ``g``, ``out`` and ``srcs`` as Tensors.
     float_only : inputs must be floating point (ints are promoted by the API).

@@ -50,8 +50,8 @@ def literal(value, dtype: np.dtype) -> str:
 def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
     tmpl = opdef.c
     in_dt = np.dtype(srcs_dtypes[-1] if opdef.name == "where" else srcs_dtypes[0])
-    if isinstance(tmpl, dict):
-        tmpl = tmpl.get(in_dt.kind, tmpl.get("*"))
+    if isinstance(tmpl, dict):  # keyed by operand kind; ">k" keys by result kind
+        tmpl = tmpl.get(">" + np.dtype(out_dtype).kind) or tmpl.get(in_dt.kind, tmpl.get("*"))
         if tmpl is None:
             raise NotImplementedError(f"{opdef.name} has no C form for {in_dt}")
     return tmpl.format(*args, s="f" if in_dt == np.float32 else "", T=ctype(out_dtype),
@@ -333,6 +333,8 @@ def gemm_operand(view: View):
     """``(trans, ld)`` when the last two dims of ``view`` are BLAS-compatible, else None."""
     rows, cols = view.shape[-2:]
     sr, sc = view.strides[-2:]
+    if rows == 0 or cols == 0:
+        return 0, max(1, cols)
     if cols == 1 or sc == 1:
         if rows == 1 or sr >= max(1, cols):
             return 0, (sr if rows > 1 else max(1, cols))
