@@ -1,0 +1,155 @@
+"""The ``cpu`` backend's own promises: fusion into few kernels, compiled code reused
+across shapes and processes, safe failures, OpenMP on and off, buffer reuse."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def cpu(tmp_path):
+    with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
+        yield tmp_path
+
+
+def kernels_of(*tensors) -> int:
+    before = lj.stats()["kernels_run"]
+    lj.realize(*tensors)
+    return lj.stats()["kernels_run"] - before
+
+
+def test_elementwise_chain_is_one_kernel(cpu, rng):
+    x = lj.tensor(rng.standard_normal(1000).astype(np.float32))
+    y = lj.exp(-x * x / 2) * lj.sin(3 * x) + 0.5 * lj.tanh(x)
+    assert kernels_of(y) == 1
+    xn = np.asarray(x)
+    np.testing.assert_allclose(np.asarray(y), np.exp(-xn * xn / 2) * np.sin(3 * xn)
+                               + 0.5 * np.tanh(xn), rtol=1e-5, atol=1e-6)
+
+
+def test_chain_with_trailing_reduction_is_one_kernel(cpu, rng):
+    x = lj.tensor(rng.standard_normal((37, 53)))
+    y = lj.sum(lj.exp(x) * 2 + 1, axis=1)
+    assert kernels_of(y) == 1
+    np.testing.assert_allclose(np.asarray(y), (np.exp(np.asarray(x)) * 2 + 1).sum(1))
+
+
+@pytest.mark.parametrize("axis", [0, 1, (0, 2), None, 2])
+def test_large_reductions(cpu, rng, axis):
+    x = rng.standard_normal((64, 300, 17)).astype(np.float32)
+    for name in ("sum", "max", "min"):
+        got = np.asarray(getattr(lj, name)(lj.tensor(x), axis=axis))
+        np.testing.assert_allclose(got, getattr(np, name)(x, axis=axis), rtol=2e-5, atol=2e-4)
+
+
+def test_new_batch_size_reuses_compiled_code(cpu, rng):
+    w = lj.tensor(rng.standard_normal((8, 4)).astype(np.float32))
+
+    @lj.jit
+    def f(x):
+        return lj.sum(lj.relu(x @ w) ** 2, axis=1)
+
+    f(lj.tensor(rng.standard_normal((16, 8)).astype(np.float32)))
+    compiles = lj.stats()["compiles"]
+    for batch in (3, 7, 128):
+        x = rng.standard_normal((batch, 8)).astype(np.float32)
+        got = np.asarray(f(lj.tensor(x)))
+        np.testing.assert_allclose(got, (np.maximum(x @ np.asarray(w), 0) ** 2).sum(1),
+                                   rtol=1e-5)
+    assert lj.stats()["compiles"] == compiles
+
+
+def test_eager_new_shape_reuses_compiled_code(cpu, rng):
+    def run(n):
+        x = lj.tensor(rng.standard_normal((n, 5)))
+        return np.asarray(lj.softmax(x * 3 - 1, axis=1))
+
+    run(10)
+    compiles = lj.stats()["compiles"]
+    out = run(33)
+    assert lj.stats()["compiles"] == compiles
+    np.testing.assert_allclose(out.sum(1), np.ones(33))
+
+
+def test_second_process_compiles_nothing(tmp_path):
+    script = textwrap.dedent("""
+        import numpy as np, lazyjit as lj
+        x = lj.tensor(np.arange(12.0).reshape(3, 4))
+        y = (lj.tanh(x) @ x.T).sum() + lj.max(x, axis=0).sum()
+        print(float(y), lj.stats()["compiles"], lj.stats()["disk_cache_hits"])
+    """)
+    env = dict(os.environ, LAZYJIT_FLAGS=f"backend=cpu,cache_dir={tmp_path}",
+               PYTHONPATH=ROOT)
+    first = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, check=True).stdout.split()
+    second = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert first[0] == second[0]
+    assert int(first[1]) >= 1
+    assert int(second[1]) == 0 and int(second[2]) >= 1
+
+
+def test_failed_compile_leaves_no_cache_entry(cpu):
+    with lj.config(cflags="-fno-such-flag-xyz"):
+        x = lj.tensor(np.ones(3))
+        with pytest.raises(RuntimeError, match="compilation failed"):
+            (x + 1).numpy()
+    cache = cpu / "cache"
+    leftovers = [f for _, _, fs in os.walk(cache) for f in fs if not f.endswith(".c")]
+    assert leftovers == []
+    assert float((lj.tensor(np.ones(3)) + 1).sum()) == 6.0
+
+
+def test_out_of_bounds_index_raises_not_crashes(cpu):
+    x = lj.tensor(np.arange(5.0))
+    with pytest.raises(IndexError):
+        lj.take(x, lj.tensor(np.array([0, 7]))).numpy()
+    with pytest.raises(IndexError):
+        lj.put_add(x, lj.tensor(np.array([-9])), 1.0).numpy()
+
+
+def test_integer_division_by_zero_does_not_trap(cpu):
+    a = lj.tensor(np.array([7, -7, 0, np.iinfo(np.int64).min], np.int64))
+    b = lj.tensor(np.array([0, 0, 0, -1], np.int64))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(np.asarray(a // b), np.asarray(a).__floordiv__(np.asarray(b)))
+        np.testing.assert_array_equal(np.asarray(a % b), np.asarray(a) % np.asarray(b))
+
+
+@pytest.mark.parametrize("openmp", [True, False])
+def test_openmp_flag(cpu, rng, openmp):
+    x = rng.standard_normal(200_000).astype(np.float32)
+    with lj.config(openmp=openmp):
+        got = np.asarray(lj.tanh(lj.tensor(x)) * 2 + lj.sum(lj.tensor(x)))
+    np.testing.assert_allclose(got, np.tanh(x) * 2 + x.sum(), rtol=1e-4, atol=1e-3)
+
+
+def test_buffers_are_reused_between_calls(cpu):
+    from lazyjit.backends.cpu import pool
+    n = (1 << 16) + 7  # a size no other test uses
+    x = lj.tensor(np.ones(n, np.float32))
+    f = lj.jit(lambda a: a * 2 + 1)
+    for _ in range(5):
+        np.testing.assert_array_equal(np.asarray(f(x))[:3], [3, 3, 3])
+    assert len(pool._free[n * 4]) == 1
+
+
+def test_results_are_read_only_and_inputs_untouched(cpu):
+    a = np.arange(6.0)
+    x = lj.tensor(a)
+    y = lj.inc_subtensor(x[[0, 0, 1]], 1.0)
+    out = np.asarray(y)
+    np.testing.assert_array_equal(out, [2, 2, 2, 3, 4, 5])
+    np.testing.assert_array_equal(np.asarray(x), np.arange(6.0))
+    np.testing.assert_array_equal(a, np.arange(6.0))
+    with pytest.raises(ValueError):
+        out[0] = 1
