@@ -180,8 +180,27 @@ def _broadcast_node(node: Node, shape: tuple[int, ...]) -> Node:
     return node
 
 
+_SAME_TYPE_OUT: dict = {}  # (op, dtype) -> result dtype, when no operand needs a cast
+
+
 def elementwise(name: str, *operands) -> Tensor:
     """Apply the elementwise primitive ``name`` with NumPy broadcasting and promotion."""
+    first = operands[0]
+    if type(first) is Tensor:  # fast path: tensors of one shape and dtype
+        node0 = first.node
+        for x in operands:
+            if type(x) is not Tensor or x.node.shape != node0.shape or \
+                    x.node.dtype != node0.dtype:
+                break
+        else:
+            out = _SAME_TYPE_OUT.get((name, node0.dtype))
+            if out is not None:
+                return Tensor(Node.make(name, tuple([x.node for x in operands]), None,
+                                        node0.shape, out))
+    return _elementwise(name, operands)
+
+
+def _elementwise(name: str, operands) -> Tensor:
     ops = [_as_operand(x) for x in operands]
     tensors = [x for x in ops if isinstance(x, Tensor)]
     opdef = REGISTRY[name]
@@ -205,6 +224,9 @@ def elementwise(name: str, *operands) -> Tensor:
                        tuple(t.node for t in tensors)) from None
     if opdef.float_only and out != common and out != np.bool_:
         common = out
+    elif len(tensors) == len(ops) and builtins.all(t.dtype == common for t in tensors):
+        _SAME_TYPE_OUT[(name, common)] = out if out == np.bool_ or not opdef.float_only \
+            else common
     srcs = tuple(_node_to(x, common, shape) for x in ops)
     return Tensor(Node.make(name, srcs, None, shape, out if out == np.bool_ or
                             not opdef.float_only else common))

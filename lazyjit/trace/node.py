@@ -20,7 +20,16 @@ from typing import Any
 import numpy as np
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_CACHE: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+_CACHE: dict = {}  # structural key -> weak reference to the live node with that key
+
+
+class _Ref(weakref.ref):
+    __slots__ = ("key",)
+
+
+def _forget(ref: _Ref) -> None:
+    if _CACHE.get(ref.key) is ref:
+        del _CACHE[ref.key]
 _leaf_ids = itertools.count()
 _MAX_FRAMES = 3
 
@@ -99,14 +108,18 @@ class Node:
     def make(op: str, src: tuple["Node", ...], arg: Any, shape: tuple[int, ...],
              dtype: np.dtype) -> "Node":
         key = (op, arg, shape, dtype, *map(id, src))
-        node = _CACHE.get(key)
-        if node is not None:
-            return node
+        ref = _CACHE.get(key)
+        if ref is not None:
+            node = ref()
+            if node is not None:
+                return node
         node = object.__new__(Node)
         node.op, node.src, node.arg, node.shape, node.dtype = op, src, arg, shape, dtype
         node.site = creation_site()
         node.buffer = None
-        _CACHE[key] = node
+        ref = _Ref(node, _forget)
+        ref.key = key
+        _CACHE[key] = ref
         return node
 
     @staticmethod
