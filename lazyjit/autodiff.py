@@ -8,9 +8,8 @@ be realized, jitted, or differentiated again.  Semantics follow Theano's
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
-import numpy as np
 
 from lazyjit import functions as F
 from lazyjit.ops import REGISTRY

@@ -9,6 +9,8 @@ from the pool and makes one cffi call, which releases the GIL.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lazyjit.backends.cpu import pool
@@ -39,7 +41,7 @@ class Program:
         self.params = np.array(sched.module.params or [0], dtype=np.int64)
         self.P = ffi.from_buffer("int64_t[]", self.params)
         self.n_in = sched.n_inputs
-        self.slots = [(shape, np.dtype(dt), int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize)
+        self.slots = [(shape, np.dtype(dt), math.prod(shape) * np.dtype(dt).itemsize)
                       for shape, dt in sched.slots]
         self.n_slots = self.n_in + len(self.slots)
         self.outputs = sched.outputs

@@ -83,7 +83,7 @@ def _mvec_functions() -> list[tuple[str, str, int]]:
             arity = "vv" if fn == "pow" else "v"
             if hasattr(lib, f"_ZGVeN{width}{arity}_{fn}{suffix}") and \
                     hasattr(lib, f"_ZGVbN{width // 4}{arity}_{fn}{suffix}"):
-                names.append((fn + suffix, "float" if suffix else "double", 2 if fn == "pow" else 1))
+                names.append((fn + suffix, "float" if suffix else "double", len(arity)))
     return names
 
 

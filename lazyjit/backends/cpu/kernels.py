@@ -150,13 +150,14 @@ def _operands(mod: Module, views: list[View], shape, flags=None):
     return list(shape2), sizes, st_params, classes, flags2, decls
 
 
-def _parallel(work: str, count: str, body: list[str], extra: str = "") -> list[str]:
+def _parallel(work: str, count: str, body: list[str], guard: str = "1") -> list[str]:
     """A loop ``for w in [0, count)`` over ``body``: spread over threads by OpenMP when
-    ``work`` (elements) is large, else a plain loop (no OpenMP runtime call at all)."""
+    ``work`` (elements) is large and ``guard`` holds, else a plain loop (no OpenMP
+    runtime call at all)."""
     inner = ["    " + b for b in body]
     loop = [f"  for (int64_t w = 0; w < {count}; w++) {{", *inner, "  }"]
-    return [f"  if ({work} > {PAR_MIN}) {{",
-            f"  #pragma omp parallel for schedule(static){extra}", *loop,
+    return [f"  if ({guard} && {work} > {PAR_MIN}) {{",
+            "  #pragma omp parallel for schedule(static)", *loop,
             "  } else {", *loop, "  }"]
 
 
@@ -168,7 +169,7 @@ def _block_size(outer: int, last: int) -> int:
 
 def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
     """``dst[idx] = root(idx)`` over ``shape`` (dst may be any strided view)."""
-    if int(np.prod(shape, dtype=np.int64)) == 0:
+    if math.prod(shape) == 0:
         return
     loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
     views = [dst] + loads
@@ -177,7 +178,7 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
     res = body.value(root)
     D = len(dims)
     outer = list(range(D - 1))
-    n_outer = int(np.prod(dims[:-1], dtype=np.int64))
+    n_outer = math.prod(dims[:-1])
     bs = mod.p(_block_size(n_outer, dims[-1]))
     nO = " * ".join(sizes[:-1]) or "1"
     lines = [*("  " + d for d in decls),
@@ -216,93 +217,92 @@ def _combine(op: str, dt: np.dtype, a: str, b: str) -> str:
     return f"({b} {cmp} {a} ? {b} : {a})"
 
 
+def _loops(dims: list[int], sizes: list[str]) -> tuple[list[str], list[str]]:
+    """Opening and closing lines of nested loops over ``dims``."""
+    return ([f"for (int64_t i{d} = 0; i{d} < {sizes[d]}; i{d}++) {{" for d in dims],
+            ["}" for _ in dims])
+
+
 def reduce(mod: Module, dst: View, node, src_shape, members, root, leaves) -> None:
-    """``dst = op over node.arg axes of root`` (dst contiguous, keepdims shape)."""
+    """``dst = op over node.arg axes of root`` (dst contiguous, keepdims shape).
+
+    Loops run over the source shape with the reduced dims collapsed.  When the
+    innermost dim is reduced, each output element is one work item and the inner loop
+    sums blocks of ``RED_BLOCK`` in SIMD lanes (blocked summation keeps float32 sums
+    accurate); otherwise rows are accumulated into blocks of the output."""
     op, dt, axes = node.op, node.dtype, node.arg
-    T = ctype(dt)
+    if math.prod(dst.shape) == 0:
+        return
     dst_st = tuple(0 if i in axes else dst.strides[i] for i in range(len(src_shape)))
     dstv = View(dst.slot, dst.dtype, dst.offset, tuple(src_shape), dst_st)
     loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
     views = [dstv] + loads
     flags = tuple(i in axes for i in range(len(src_shape)))
-    n_out = int(np.prod(dst.shape, dtype=np.int64))
-    if n_out == 0:
-        return
     dims, sizes, st, cls, flags2, decls = _operands(mod, views, src_shape, flags)
     body = Body(members, leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(root)
-    init = _INIT[op](dt)
-    D = len(dims)
-    kept = [d for d in range(D) if not flags2[d]]
-    red = [d for d in range(D) if flags2[d]]
-    loads_c = [f"const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
-               for j, v in enumerate(loads)]
-    simd_red = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
-    lines = ["  " + d for d in decls]
-    if not red:  # nothing to reduce (all reduced dims had size 1): a copy
-        red_last = None
-    else:
-        red_last = red[-1]
-    if red_last is not None and red_last == D - 1:
-        # case A: innermost dim reduced; one work item per output element
-        nK = " * ".join(sizes[d] for d in kept) or "1"
-        nR = " * ".join(sizes[d] for d in red)
-        par_inner = not kept and simd_red is not None and len(red) == 1
-        lines += [f"  const int64_t nK = {nK}, nR = {nR}, nL = {sizes[-1]};",
-                  f"  #pragma omp parallel for if(nK > 1 && nK * nR > {PAR_MIN}) schedule(static)",
-                  "  for (int64_t w = 0; w < nK; w++) {",
-                  *("    " + s for s in _decode(kept, sizes, "w")),
-                  f"    {T} acc = {init};"]
-        for d in red[:-1]:
-            lines.append(f"    for (int64_t i{d} = 0; i{d} < {sizes[d]}; i{d}++) {{")
-        lines += ["    " + s for s in _ptrs(views, st, kept + red[:-1], [j > 0 for j in range(len(views))])]
-        if par_inner:
-            lines.append(f"    #pragma omp parallel for if(nL > {PAR_MIN}) reduction({simd_red}:acc) schedule(static)")
-        lines += [f"    for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
-                  f"      const int64_t ke = kb + {RED_BLOCK} < nL ? kb + {RED_BLOCK} : nL;",
-                  f"      {T} part = {init};"]
-        if simd_red:
-            lines.append(f"      #pragma omp simd reduction({simd_red}:part)")
-        lines += ["      for (int64_t k = kb; k < ke; k++) {",
-                  *("        " + s for s in loads_c), *("        " + s for s in body.stmts),
-                  f"        part = {_combine(op, dt, 'part', res)};", "      }",
-                  f"      acc = {_combine(op, dt, 'acc', 'part')};", "    }"]
-        lines += ["    }" for _ in red[:-1]]
-        off = "".join(f" + i{d} * {st[0][d]}" for d in kept)
-        lines += [f"    p0[0{off}] = acc;", "  }"]
-    else:
-        # case B: innermost dim kept; accumulate rows into blocks of the output
-        outer = kept[:-1]
-        n_outer = int(np.prod([dims[d] for d in outer], dtype=np.int64))
-        bs = mod.p(_block_size(n_outer, dims[-1]))
-        nO = " * ".join(sizes[d] for d in outer) or "1"
-        lines += [f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
-                  "  const int64_t nb = (nL + bs - 1) / bs;",
-                  f"  #pragma omp parallel for if(nO * nL > {PAR_MIN}) schedule(static)",
-                  "  for (int64_t w = 0; w < nO * nb; w++) {",
-                  "    const int64_t o = w / nb, kb = (w - o * nb) * bs;",
-                  "    const int64_t ke = kb + bs < nL ? kb + bs : nL;",
-                  *("    " + s for s in _decode(outer, sizes, "o"))]
-        off = "".join(f" + i{d} * {st[0][d]}" for d in outer)
-        lines += [f"    {T}* out = p0{off};",
-                  f"    for (int64_t k = kb; k < ke; k++) out[k * {st[0][-1]}] = {init};"]
-        for d in red:
-            lines.append(f"    for (int64_t i{d} = 0; i{d} < {sizes[d]}; i{d}++) {{")
-        lines += ["    " + s for s in _ptrs(views, st, outer + red, [j > 0 for j in range(len(views))])]
-        lines += ["    #pragma omp simd", "    for (int64_t k = kb; k < ke; k++) {",
-                  *("      " + s for s in loads_c), *("      " + s for s in body.stmts),
-                  f"      out[k * {st[0][-1]}] = {_combine(op, dt, f'out[k * {st[0][-1]}]', res)};",
-                  "    }"]
-        lines += ["    }" for _ in red]
-        lines.append("  }")
+    kept = [d for d in range(len(dims)) if not flags2[d]]
+    red = [d for d in range(len(dims)) if flags2[d]]
+    inner = [f"const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
+             for j, v in enumerate(loads)] + body.stmts
+    ptrs = lambda ds: _ptrs(views, st, ds, [j > 0 for j in range(len(views))])  # noqa: E731
+    emit = _reduce_inner if red and red[-1] == len(dims) - 1 else _reduce_outer
+    lines = ["  " + d for d in decls] + emit(mod, op, dt, dims, sizes, st, kept, red, inner,
+                                              res, ptrs)
     mod.add("\n".join(lines))
+
+
+def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs) -> list[str]:
+    T, init = ctype(dt), _INIT[op](dt)
+    simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
+    opened, closed = _loops(red[:-1], sizes)
+    blocks = [f"for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
+              f"  const int64_t ke = kb + {RED_BLOCK} < nL ? kb + {RED_BLOCK} : nL;",
+              f"  {T} part = {init};",
+              *([f"  #pragma omp simd reduction({simd}:part)"] if simd else []),
+              "  for (int64_t k = kb; k < ke; k++) {", *("    " + s for s in inner),
+              f"    part = {_combine(op, dt, 'part', res)};", "  }",
+              f"  acc = {_combine(op, dt, 'acc', 'part')};", "}"]
+    if not kept and simd and len(red) == 1:
+        # one output element: spread the blocks of the single reduced dim over threads
+        return [f"  const int64_t nL = {sizes[-1]};", f"  {T} acc = {init};",
+                *("  " + s for s in ptrs([])),
+                f"  #pragma omp parallel for if(nL > {PAR_MIN}) reduction({simd}:acc)",
+                *("  " + s for s in blocks), "  p0[0] = acc;"]
+    nK = " * ".join(sizes[d] for d in kept) or "1"
+    nR = " * ".join(sizes[d] for d in red)
+    off = "".join(f" + i{d} * {st[0][d]}" for d in kept)
+    body = [*_decode(kept, sizes, "w"), f"{T} acc = {init};", *opened,
+            *ptrs(kept + red[:-1]), *blocks, *closed, f"p0[0{off}] = acc;"]
+    return [f"  const int64_t nK = {nK}, nR = {nR}, nL = {sizes[-1]};",
+            *_parallel("nK * nR", "nK", body, guard="nK > 1")]
+
+
+def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs) -> list[str]:
+    T, init = ctype(dt), _INIT[op](dt)
+    outer = kept[:-1]
+    bs = mod.p(_block_size(math.prod([dims[d] for d in outer]), dims[-1]))
+    nO = " * ".join(sizes[d] for d in outer) or "1"
+    off = "".join(f" + i{d} * {st[0][d]}" for d in outer)
+    out = f"out[k * {st[0][-1]}]"
+    opened, closed = _loops(red, sizes)
+    body = ["const int64_t o = w / nb, kb = (w - o * nb) * bs;",
+            "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
+            *_decode(outer, sizes, "o"), f"{T}* out = p0{off};",
+            f"for (int64_t k = kb; k < ke; k++) {out} = {init};",
+            *opened, *ptrs(outer + red), "#pragma omp simd",
+            "for (int64_t k = kb; k < ke; k++) {", *("  " + s for s in inner),
+            f"  {out} = {_combine(op, dt, out, res)};", "}", *closed]
+    return [f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
+            "  const int64_t nb = (nL + bs - 1) / bs;",
+            *_parallel("nO * nL", "nO * nb", body)]
 
 
 def argreduce(mod: Module, dst: View, node, src: View) -> None:
     """Index of the first max/min (first NaN wins, as NumPy) along ``node.arg``."""
     axis = node.arg
     nd = len(src.shape)
-    n_out = int(np.prod(dst.shape, dtype=np.int64))
+    n_out = math.prod(dst.shape)
     if n_out == 0:
         return
     T = ctype(src.dtype)
@@ -349,7 +349,7 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
     M, K = a.shape[-2:]
     N = b.shape[-1]
     batch = a.shape[:-2]
-    if int(np.prod(dst.shape, dtype=np.int64)) == 0:
+    if math.prod(dst.shape) == 0:
         return
     T = ctype(dst.dtype)
     nbd = len(batch)
@@ -369,7 +369,9 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
         ta, lda = gemm_operand(a)
         tb, ldb = gemm_operand(b)
         fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
-        lines += ["    if (K == 0) { for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0; continue; }",
+        lines += ["    if (K == 0) {",
+                  "      for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;",
+                  "      continue;", "    }",
                   f"    if ({fn}) {{",
                   "      int prev = 0, small = lj_blas_threads && (double)M * N * K < "
                   f"{BLAS_MT_MIN:.1f};",
@@ -381,35 +383,39 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
     sa = [mod.p(s) for s in a.strides[-2:]]
     sb = [mod.p(s) for s in b.strides[-2:]]
     acc_t = "int64_t" if dst.dtype.kind == "b" else T
+    result = "acc != 0" if dst.dtype.kind == "b" else "acc"
     lines += [f"    #pragma omp parallel for if(M * N * K > {PAR_MIN}) schedule(static)",
               "    for (int64_t i = 0; i < M; i++)",
               "      for (int64_t j = 0; j < N; j++) {",
               f"        {acc_t} acc = 0;",
-              f"        for (int64_t l = 0; l < K; l++) acc += ({acc_t})pa[oa + i * {sa[0]} + l * {sa[1]}]"
+              "        for (int64_t l = 0; l < K; l++)",
+              f"          acc += ({acc_t})pa[oa + i * {sa[0]} + l * {sa[1]}]"
               f" * ({acc_t})pb[ob + l * {sb[0]} + j * {sb[1]}];",
-              f"        pc[oc + i * N + j] = ({T})({'acc != 0' if dst.dtype.kind == 'b' else 'acc'});",
+              f"        pc[oc + i * N + j] = ({T})({result});",
               "      }", "  }"]
     mod.add("\n".join(lines))
 
 
 def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
     """``dst = take(src, idx, axis)`` (src and idx contiguous); out of range -> error 1."""
-    A = int(np.prod(src.shape[:axis], dtype=np.int64))
-    C = int(np.prod(src.shape[axis + 1:], dtype=np.int64))
-    N, I = src.shape[axis], int(np.prod(idx.shape, dtype=np.int64))
-    if A * I * C == 0:
+    A = math.prod(src.shape[:axis])
+    C = math.prod(src.shape[axis + 1:])
+    N, n_idx = src.shape[axis], math.prod(idx.shape)
+    if A * n_idx * C == 0:
         return
     T = ctype(src.dtype)
     lines = [f"  const {T}* x = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
              f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
              f"  {T}* out = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
-             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(I)};",
+             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(n_idx)};",
              "  int err = 0;",
-             f"  #pragma omp parallel for if(A * I * C > {PAR_MIN}) schedule(static) reduction(|:err)",
+             f"  #pragma omp parallel for if(A * I * C > {PAR_MIN}) reduction(|:err)",
              "  for (int64_t w = 0; w < A * I; w++) {",
              "    const int64_t a = w / I, i = w - a * I;",
              "    int64_t j = ix[i]; if (j < 0) j += N;",
-             "    if (j < 0 || j >= N) { err = 1; memset(out + w * C, 0, C * sizeof(*out)); continue; }",
+             "    if (j < 0 || j >= N) {",
+             "      err = 1;", "      memset(out + w * C, 0, C * sizeof(*out));",
+             "      continue;", "    }",
              "    memcpy(out + w * C, x + (a * N + j) * C, C * sizeof(*out));",
              "  }",
              "  if (err) return 1;"]
@@ -418,10 +424,10 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
 
 def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool) -> None:
     """``dst[..., idx, ...] (+)= vals`` along ``axis`` (dst already holds the base)."""
-    A = int(np.prod(dst.shape[:axis], dtype=np.int64))
-    C = int(np.prod(dst.shape[axis + 1:], dtype=np.int64))
-    N, I = dst.shape[axis], int(np.prod(idx.shape, dtype=np.int64))
-    if A * I * C == 0:
+    A = math.prod(dst.shape[:axis])
+    C = math.prod(dst.shape[axis + 1:])
+    N, n_idx = dst.shape[axis], math.prod(idx.shape)
+    if A * n_idx * C == 0:
         return
     T = ctype(dst.dtype)
     op = "+=" if add else "="
@@ -430,7 +436,7 @@ def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool)
     lines = [f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
              f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
              f"  const {T}* v = (const {T}*)B[{vals.slot}] + {mod.p(vals.offset)};",
-             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(I)};",
+             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(n_idx)};",
              "  for (int64_t a = 0; a < A; a++)",
              "    for (int64_t i = 0; i < I; i++) {",
              "      int64_t j = ix[i]; if (j < 0) j += N;",
