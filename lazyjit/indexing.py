@@ -28,9 +28,13 @@ def _normalize(key, ndim: int):
         if isinstance(k, Tensor):
             out.append(k)
         elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
-            out.append(np.asarray(k))
+            arr = np.asarray(k)
+            out.append(arr.astype(np.intp) if arr.size == 0 else arr)  # x[[]] as NumPy
         else:
             out.append(k)
+        if isinstance(out[-1], (Tensor, np.ndarray)) and out[-1].dtype.kind not in "biu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type, "
+                             f"got {out[-1].dtype}")
     # boolean masks become integer arrays (data-dependent shape: realize now)
     expanded = []
     for k in out:

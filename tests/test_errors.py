@@ -94,6 +94,8 @@ INDEX_ERRORS = [
     ("too-many", lambda x: x[0, 0, 0], "too many indices"),
     ("two-ellipses", lambda x: x[..., ...], "ellipsis"),
     ("float-index", lambda x: x[1.5], "only integers"),
+    ("float-array-index", lambda x: x[[0.0, 1.0]], "integer"),
+    ("float-tensor-index", lambda x: x[:, lj.tensor([1.0])], "integer"),
 ]
 
 

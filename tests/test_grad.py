@@ -143,6 +143,19 @@ def test_zero_gradients_through_floor_and_comparisons(backend):
     np.testing.assert_array_equal(g.numpy(), np.zeros(3))
 
 
+def test_max_splits_gradient_among_ties(backend):
+    x = lj.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, -1.0]])
+    np.testing.assert_allclose(lj.grad(lj.sum(lj.max(x, axis=1)), x).numpy(),
+                               [[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]])
+
+
+def test_pow_gradient_at_zero_and_negative_base(backend):
+    x = lj.tensor([-1.5, 0.0, 2.0])
+    np.testing.assert_allclose(lj.grad(lj.sum(x ** 2), x).numpy(), [-3.0, 0.0, 4.0])
+    np.testing.assert_allclose(lj.grad(lj.sum(x ** 3.0), x).numpy(), [6.75, 0.0, 12.0])
+    np.testing.assert_allclose(lj.grad(lj.sum(x ** 0), x).numpy(), [0.0, 0.0, 0.0])
+
+
 # --- higher order and composites ------------------------------------------------------------
 
 SECOND_ORDER = [
