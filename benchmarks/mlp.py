@@ -1,0 +1,289 @@
+"""MLP train step: lazyjit against hand-written NumPy (and torch / jax when importable).
+
+Run from the repository root::
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/mlp.py
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/mlp.py --quick
+
+``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` should be unset in the command that takes
+NumPy timings (see shared/PERFORMANCE.md); this script does not change them, it only
+warns when they are set.  The backend is lazyjit's default (``cpu``) unless
+``LAZYJIT_FLAGS=backend=numpy`` says otherwise.
+
+The step: a 64-256-256-10 ReLU MLP, softmax cross-entropy (mean over the batch), its
+gradient, and a plain SGD update, float32, batch 128.  Implementations:
+
+* NumPy: forward, backward and update written by hand;
+* lazyjit ``@lj.jit``: a function returning the new parameters (``lj.grad`` inside);
+* lazyjit eager: the same code on realized tensors, then ``lj.realize(*new_params, loss)``;
+* torch (eager autograd, in-place update) and ``jax.jit``, only if importable.
+
+Times are medians after warm-up.  The first call of the jitted step (trace, optimize,
+compile) is timed in a fresh subprocess, once with an empty compiled-code disk cache
+and once with the disk cache that run filled.  Finally, ``lj.stats()['compiles']`` is
+printed before and after running the steps at batch 64, to show that a new batch size
+does not compile again.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import lazyjit as lj
+
+LAYERS = (64, 256, 256, 10)
+LR = 0.01
+
+
+# ---- data and parameters --------------------------------------------------------------
+
+def make_params(seed: int = 0) -> list[np.ndarray]:
+    """He-initialized float32 ``[w1, b1, w2, b2, w3, b3]``."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for fan_in, fan_out in zip(LAYERS[:-1], LAYERS[1:]):
+        out.append(rng.normal(0, np.sqrt(2 / fan_in), (fan_in, fan_out)).astype(np.float32))
+        out.append(np.zeros(fan_out, np.float32))
+    return out
+
+
+def make_batch(batch: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs ``(batch, 64)`` and one-hot targets ``(batch, 10)``, float32."""
+    rng = np.random.default_rng(seed)
+    x = rng.random((batch, LAYERS[0]), dtype=np.float32)
+    onehot = np.eye(LAYERS[-1], dtype=np.float32)[rng.integers(0, LAYERS[-1], batch)]
+    return x, onehot
+
+
+# ---- NumPy, by hand -------------------------------------------------------------------
+
+def numpy_step(params, x, onehot):
+    w1, b1, w2, b2, w3, b3 = params
+    n = x.shape[0]
+    h1 = np.maximum(x @ w1 + b1, 0)
+    h2 = np.maximum(h1 @ w2 + b2, 0)
+    z = h2 @ w3 + b3
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(axis=1, keepdims=True)
+    loss = -((z - np.log(s)) * onehot).sum() / n
+    dz = (e / s - onehot) / n
+    dh2 = (dz @ w3.T) * (h2 > 0)
+    dh1 = (dh2 @ w2.T) * (h1 > 0)
+    grads = (x.T @ dh1, dh1.sum(0), h1.T @ dh2, dh2.sum(0), h2.T @ dz, dz.sum(0))
+    return [p - LR * g for p, g in zip(params, grads)], loss
+
+
+# ---- lazyjit --------------------------------------------------------------------------
+
+def lj_loss(params, x, onehot):
+    w1, b1, w2, b2, w3, b3 = params
+    h1 = lj.relu(x @ w1 + b1)
+    h2 = lj.relu(h1 @ w2 + b2)
+    logp = lj.log_softmax(h2 @ w3 + b3, axis=-1)
+    return -(logp * onehot).sum() / x.shape[0]
+
+
+def lj_step(params, x, onehot):
+    loss = lj_loss(params, x, onehot)
+    grads = lj.grad(loss, params)
+    return [p - LR * g for p, g in zip(params, grads)], loss
+
+
+def eager_step(params, x, onehot):
+    new, loss = lj_step(params, x, onehot)
+    lj.realize(*new, loss)
+    return new, loss
+
+
+# ---- optional peers -------------------------------------------------------------------
+
+def torch_runner(params, x, onehot):
+    """A callable doing one torch step (in-place SGD), or None when torch is missing."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    ps = [torch.from_numpy(p.copy()).requires_grad_() for p in params]
+    tx, tt = torch.from_numpy(x), torch.from_numpy(onehot)
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = ps
+        h = torch.relu(torch.relu(tx @ w1 + b1) @ w2 + b2)
+        loss = -(torch.log_softmax(h @ w3 + b3, dim=-1) * tt).sum() / tx.shape[0]
+        grads = torch.autograd.grad(loss, ps)
+        with torch.no_grad():
+            for p, g in zip(ps, grads):
+                p.sub_(LR * g)
+        return loss
+    return step
+
+
+def jax_runner(params, x, onehot):
+    """A callable doing one ``jax.jit`` step, or None when jax is missing."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+
+    def loss_fn(ps, xb, tb):
+        w1, b1, w2, b2, w3, b3 = ps
+        h = jax.nn.relu(jax.nn.relu(xb @ w1 + b1) @ w2 + b2)
+        return -(jax.nn.log_softmax(h @ w3 + b3, axis=-1) * tb).sum() / xb.shape[0]
+
+    @jax.jit
+    def step(ps, xb, tb):
+        loss, grads = jax.value_and_grad(loss_fn)(ps, xb, tb)
+        return [p - LR * g for p, g in zip(ps, grads)], loss
+
+    state = {"ps": [jnp.asarray(p) for p in params]}
+    jx, jt = jnp.asarray(x), jnp.asarray(onehot)
+
+    def run():
+        state["ps"], loss = step(state["ps"], jx, jt)
+        return loss.block_until_ready()
+    return run
+
+
+# ---- timing ---------------------------------------------------------------------------
+
+def median_ms(fn, repeats: int, warmup: int) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def first_call(mode: str, batch: int) -> dict:
+    """Time the first step of a fresh process (``mode``: 'jit' or 'eager')."""
+    params = [lj.tensor(p) for p in make_params()]
+    x, onehot = make_batch(batch)
+    lx, lt = lj.tensor(x), lj.tensor(onehot)
+    step = lj.jit(lj_step) if mode == "jit" else eager_step
+    t0 = time.perf_counter()
+    _, loss = step(params, lx, lt)
+    float(loss)
+    return {"seconds": time.perf_counter() - t0, "compiles": lj.stats()["compiles"],
+            "disk_cache_hits": lj.stats()["disk_cache_hits"]}
+
+
+def first_call_subprocess(mode: str, batch: int, cache_dir: str) -> dict:
+    flags = os.environ.get("LAZYJIT_FLAGS", "")
+    env = dict(os.environ, LAZYJIT_FLAGS=",".join(f for f in (flags, f"cache_dir={cache_dir}")
+                                                  if f))
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--first-call", mode,
+                          "--batch", str(batch)], env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"first-call subprocess ({mode}) failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def check(name: str, got, want) -> None:
+    got, want = [np.asarray(g) for g in got], [np.asarray(w) for w in want]
+    bad = [i for i, (g, w) in enumerate(zip(got, want))
+           if not np.allclose(g, w, rtol=1e-3, atol=1e-5)]
+    if bad:
+        print(f"WARNING: {name}: results differ from NumPy's step in outputs {bad}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few repeats (a smoke run)")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--first-call", choices=("jit", "eager"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.first_call:
+        print(json.dumps(first_call(args.first_call, args.batch)))
+        return
+
+    repeats, warmup = (20, 5) if args.quick else (300, 30)
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if var in os.environ:
+            print(f"note: {var} is set; NumPy timings are meant to be taken with it unset "
+                  "(see this script's docstring)")
+    print(f"lazyjit {lj.__version__}, backend={lj.config.backend}, NumPy {np.__version__}, "
+          f"{os.cpu_count()} CPUs; MLP {'-'.join(map(str, LAYERS))}, batch {args.batch}, "
+          f"float32" + (" [--quick]" if args.quick else ""))
+
+    # first call, including compile, each in a fresh process
+    first = []
+    with tempfile.TemporaryDirectory(prefix="lazyjit-bench-") as cache_dir:
+        for mode in ("jit", "eager"):
+            first.append((f"{mode}, empty disk cache",
+                          first_call_subprocess(mode, args.batch, cache_dir + "/" + mode)))
+            first.append((f"{mode}, warm disk cache",
+                          first_call_subprocess(mode, args.batch, cache_dir + "/" + mode)))
+
+    np_params = make_params()
+    x, onehot = make_batch(args.batch)
+    lx, lt = lj.tensor(x), lj.tensor(onehot)
+    jit_step = lj.jit(lj_step)
+    want, want_loss = numpy_step(np_params, x, onehot)
+    got, loss = jit_step([lj.tensor(p) for p in np_params], lx, lt)
+    check("lazyjit @jit", got + [loss], want + [want_loss])
+    got, loss = eager_step([lj.tensor(p) for p in np_params], lx, lt)
+    check("lazyjit eager", got + [loss], want + [want_loss])
+
+    state = {"np": np_params, "jit": [lj.tensor(p) for p in np_params],
+             "eager": [lj.tensor(p) for p in np_params]}
+
+    def run_numpy():
+        state["np"], _ = numpy_step(state["np"], x, onehot)
+
+    def run_jit():
+        state["jit"], _ = jit_step(state["jit"], lx, lt)
+
+    def run_eager():
+        state["eager"], _ = eager_step(state["eager"], lx, lt)
+
+    runners = [("NumPy (by hand)", run_numpy), ("lazyjit @jit", run_jit),
+               ("lazyjit eager", run_eager)]
+    for name, make in (("torch", torch_runner), ("jax.jit", jax_runner)):
+        fn = make(np_params, x, onehot)
+        if fn is None:
+            print(f"({name.split('.')[0]} not importable: skipped)")
+        else:
+            runners.append((name, fn))
+    times = [(name, median_ms(fn, repeats, warmup)) for name, fn in runners]
+    np_ms = times[0][1]
+
+    print()
+    print(f"{'train step, batch ' + str(args.batch):<28} {'ms/step':>10} {'NumPy/this':>11}")
+    for name, ms in times:
+        print(f"{name:<28} {ms:>10.3f} {np_ms / ms:>11.2f}")
+
+    print()
+    print(f"{'first call (fresh process)':<28} {'seconds':>10} {'compiles':>9} "
+          f"{'disk hits':>10}")
+    for name, r in first:
+        print(f"{name:<28} {r['seconds']:>10.3f} {r['compiles']:>9} {r['disk_cache_hits']:>10}")
+
+    before = lj.stats()["compiles"]
+    half = max(args.batch // 2, 1)
+    x2, t2 = make_batch(half, seed=2)
+    _, loss_jit = jit_step(state["jit"], lj.tensor(x2), lj.tensor(t2))
+    after_jit = lj.stats()["compiles"]
+    _, loss_eager = eager_step(state["eager"], lj.tensor(x2), lj.tensor(t2))
+    after_eager = lj.stats()["compiles"]
+    print()
+    print(f"compiles at batch {args.batch}: {before}; after the @jit step at batch {half}: "
+          f"{after_jit} (+{after_jit - before}); after the eager step at batch {half}: "
+          f"{after_eager} (+{after_eager - after_jit})")
+    print(f"lj.stats(): {lj.stats()}")
+
+
+if __name__ == "__main__":
+    main()
