@@ -15,6 +15,9 @@ import operator
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import special
 
 import lazyjit as lj
@@ -200,7 +203,10 @@ for _name in REDUCTIONS:
 OPS["max"] += [Case("max-nan", lambda x: x.max(axis=1), lambda x: x.max(axis=1),
                     values=(np.array([[1.0, nan, 3.0], [-inf, 2.0, 1.0]]),))]
 OPS["argmax"] += [Case("argmax-ties-method", lambda x: x.argmax(0), lambda x: x.argmax(0),
-                       values=(np.array([[1, 5, 5], [5, 5, 1]], "int32"),))]
+                       values=(np.array([[1, 5, 5], [5, 5, 1]], "int32"),)),
+                  Case("argmax-nan", lambda x: (x.argmax(1), x.argmin(1)),
+                       lambda x: (x.argmax(1), x.argmin(1)),
+                       values=(np.array([[1.0, nan, 3.0, nan], [-inf, 2.0, inf, 1.0]]),))]
 OPS["sum"] += [Case(f"{n}-ddof1-{dt}", (lambda f: lambda x: f(x, axis=1, ddof=1))(f),
                     (lambda f: lambda x: f(x, axis=1, ddof=1))(r), ((3, 5),), dt,
                     extra={"accum": True})
@@ -337,7 +343,7 @@ WRITES_SLICE = [(np.s_[1:3], (2, 5)), (np.s_[::-2], (2, 5)), (np.s_[:, 1], (4,))
                 (np.s_[None, 2:], (2, 5))]
 WRITES_ARRAY = [(np.s_[[0, 2]], (2, 5)), (np.s_[[0, 2], [1, 3]], (2,)),
                 (np.s_[:, [4, 0]], (4, 2)), (np.s_[M], (12,)), (np.s_[1, [-1, 0]], ())]
-REPEATED = [(np.s_[[0, 2, 0, 0]], (4, 5)), (np.s_[[0, 0], [1, 1]], (2,)),
+REPEATED = [(np.s_[[0, 2, 0, 0]], (4, 5)), (np.s_[[0, 0], [1, 1]], (2,)), (np.s_[[1, 1, 1]], ()),
             (np.s_[:, [1, 1, 3]], (4, 3)), (np.s_[[1, 1], 2:0:-1], (2, 2))]
 
 
@@ -440,6 +446,33 @@ COMPOSITES += [
 ]
 
 
+def _api(name, f, shapes, dtype="float64", domain="any"):
+    """A case spelled the same with ``m = lj`` and ``m = np`` (NumPy-named aliases)."""
+    return Case(f"api-{name}", lambda *xs: f(lj, *xs), lambda *xs: f(np, *xs), shapes, dtype,
+                domain)
+
+
+COMPOSITES += [
+    _api("arith", lambda m, a, b: (m.add(a, b), m.subtract(a, b), m.multiply(a, b),
+                                   m.divide(a, b), m.true_divide(a, b), m.floor_divide(a, b),
+                                   m.remainder(a, b), m.mod(a, b), m.power(m.absolute(a), b),
+                                   m.negative(a), m.absolute(a)),
+         ((3, 4), (4,)), "float64", ("any", "nonzero")),
+    _api("compare", lambda m, a, b: (m.equal(a, b), m.not_equal(a, b), m.less(a, b),
+                                     m.less_equal(a, b), m.greater(a, b), m.greater_equal(a, b),
+                                     m.bitwise_and(a, b), m.bitwise_or(a, b),
+                                     m.bitwise_xor(a, b), m.invert(a), m.logical_not(a)),
+         ((3, 4), (3, 1)), "int32"),
+    _api("shape", lambda m, a, b: (m.amax(a, 0), m.amin(a, 1), m.permute_dims(a, (1, 0)),
+                                   m.concat([a, b]), m.ravel(a), *m.broadcast_arrays(a, b[0]),
+                                   m.full_like(a, 2), m.zeros_like(a), m.ones_like(a),
+                                   m.asarray(a), m.isnan(a), m.isinf(a)),
+         ((2, 3), (1, 3))),
+    Case("at-get", lambda x: x.at[1:, [0, 0]].get(), lambda x: x[1:, [0, 0]], ((3, 4),)),
+    Case("empty-is-zeros", lambda: lj.empty((2, 3), "int32"), lambda: np.zeros((2, 3), "int32")),
+]
+
+
 def _create_case(n, f, r):
     return Case(f"create-{n}", lambda: f(lj), lambda: r(np))
 
@@ -470,19 +503,44 @@ def _accum_tol(case, expected):
 
 @pytest.mark.parametrize("case", ALL, ids=lambda c: c.id)
 def test_op(case, backend, rng):
-    arrays = case.inputs(rng)
+    rejected = _check(case, case.inputs(rng))
+    if rejected:
+        pytest.skip(f"NumPy raises TypeError: {rejected}")
+
+
+def _check(case, arrays) -> str | None:
+    """Compare ``case`` on ``arrays`` with NumPy; return NumPy's TypeError message when
+    NumPy does not define the op for these dtypes (lazyjit must then refuse it too)."""
     try:
         expected = reference(case.ref, arrays)
-    except TypeError as e:  # NumPy does not define it: lazyjit must refuse it too
+    except TypeError as e:
         with pytest.raises((TypeError, lj.LazyjitError)):
             _build(case, arrays)
-        pytest.skip(f"NumPy raises TypeError: {e}")
+        return str(e)
     except (ValueError, IndexError) as e:
         with pytest.raises(type(e)):
             lj.realize(*flat_tensors(_build(case, arrays)))
-        return
+        return None
     rtol, atol = _accum_tol(case, expected)
     assert_same(_build(case, arrays), expected, rtol, atol)
+    return None
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=4),
+       op=st.sampled_from(["add", "sub", "mul", "maximum", "le", "floordiv"]),
+       dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)), data=st.data())
+def test_binary_broadcasting_property(backend, shapes, op, dtypes, data):
+    """Random broadcastable shapes and dtype pairs: as NumPy, including the promotion."""
+    arrays = [data.draw(hnp.arrays(dt, shape, elements=ELEMENTS[dt]))
+              for dt, shape in zip(dtypes, shapes.input_shapes)]
+    fn, ref = BINARY[op][:2]
+    _check(Case(f"{op}-property", fn, ref), arrays)
+
+
+ELEMENTS = {"float32": st.floats(-8, 8, width=32), "float64": st.floats(-8, 8),
+            "int32": st.integers(-8, 8), "int64": st.integers(-8, 8), "bool": st.booleans()}
 
 
 def test_every_registry_op_has_cases(rng):
