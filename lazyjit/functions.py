@@ -138,14 +138,20 @@ def _as_operand(x):
 
 def broadcast_shapes(*shapes, op: str = "broadcast") -> tuple[int, ...]:
     """NumPy's broadcast of ``shapes``; raises naming ``op`` and the shapes."""
-    first = shapes[0]
-    if builtins.all(s == first for s in shapes):
-        return tuple(first)
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        shown = ", ".join(str(tuple(s)) for s in shapes)
-        raise op_error(op, f"shapes {shown} cannot be broadcast together") from None
+    out = list(shapes[0])
+    for shape in shapes[1:]:
+        if len(shape) > len(out):
+            out[:0] = [1] * (len(shape) - len(out))
+        k = len(out) - len(shape)
+        for i, d in enumerate(shape):
+            o = out[k + i]
+            if d != o:
+                if o == 1:
+                    out[k + i] = d
+                elif d != 1:
+                    shown = ", ".join(str(tuple(s)) for s in shapes)
+                    raise op_error(op, f"shapes {shown} cannot be broadcast together")
+    return tuple(out)
 
 
 def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
@@ -616,6 +622,8 @@ def broadcast_to(x, shape) -> Tensor:
     """Broadcast to ``shape`` (a view, no copy), as ``np.broadcast_to``."""
     x = asarray(x)
     shape = _shape_arg(shape)
+    if x.shape == shape:
+        return x
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape, op="broadcast_to") != shape:
         raise op_error("broadcast_to", f"cannot broadcast shape {x.shape} to {shape}", (x.node,))
     return Tensor(_broadcast_node(x.node, shape))
