@@ -21,7 +21,7 @@ def _outputs(out) -> list:
 def _projected(fn: Callable, tensors: list, projections: list[np.ndarray]):
     outs = _outputs(fn(*tensors))
     assert len(outs) == len(projections)
-    terms = [lj.sum(o * p) for o, p in zip(outs, projections)]
+    terms = [lj.sum(o * p) for o, p in zip(outs, projections, strict=True)]
     total = terms[0]
     for t in terms[1:]:
         total = total + t
@@ -60,11 +60,11 @@ def check_grad(fn: Callable, args: Sequence, wrt: Sequence[int] | None = None, *
     cost = _projected(fn, tensors, projections)
     grads = lj.grad(cost, [tensors[i] for i in wrt])
     values = []
-    for i, g in zip(wrt, grads):
+    for i, g in zip(wrt, grads, strict=True):
         assert g.shape == args[i].shape and g.dtype == args[i].dtype, \
             (i, g.shape, g.dtype, args[i].shape, args[i].dtype)
         values.append(g.numpy())
-    for i, g in zip(wrt, values):
+    for i, g in zip(wrt, values, strict=True):
         for k in range(n_dirs):
             d = rng.standard_normal(args[i].shape)
             plus, minus = list(args), list(args)

@@ -78,7 +78,7 @@ def assert_same(out, expected, rtol: float | None = None, atol: float | None = N
     metadata, before computing, then as computed) and value (NaN positions included)."""
     if isinstance(expected, (list, tuple)):
         assert isinstance(out, (list, tuple)) and len(out) == len(expected)
-        for o, e in zip(out, expected):
+        for o, e in zip(out, expected, strict=True):
             assert_same(o, e, rtol, atol)
         return
     expected = np.asarray(expected)
@@ -141,4 +141,4 @@ class Case:
         n = len(self.shapes)
         dtypes = self.dtype if isinstance(self.dtype, tuple) else (self.dtype,) * n
         domains = self.domain if isinstance(self.domain, tuple) else (self.domain,) * n
-        return [sample(rng, s, d, m) for s, d, m in zip(self.shapes, dtypes, domains)]
+        return [sample(rng, s, d, m) for s, d, m in zip(self.shapes, dtypes, domains, strict=True)]

@@ -99,7 +99,8 @@ INDEX_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("fn,match", [e[1:] for e in INDEX_ERRORS], ids=[e[0] for e in INDEX_ERRORS])
+@pytest.mark.parametrize("fn,match", [e[1:] for e in INDEX_ERRORS],
+                         ids=[e[0] for e in INDEX_ERRORS])
 def test_indexing_errors_at_build_time(fn, match):
     with pytest.raises(IndexError, match=match):
         fn(X23)

@@ -86,7 +86,8 @@ GRADS = {
     "inc_slice": [G(lambda x, v: lj.inc_subtensor(x[:, 1:], v), (4, 3), (4, 2)),
                   G(lambda x, v: x.at[1].add(v * v), (4, 3), (3,))],
     "take": [G(lambda x: x[[0, 2, 2, -1]], (4, 3)), G(lambda x: x[:, [1, 1]] * 2, (4, 3)),
-             G(lambda x: x[[0, 1], [2, 2]], (4, 3)), G(lambda x: x[x.numpy() > 0], (4, 3)),
+             G(lambda x: x[[0, 1], [2, 2]], (4, 3)), G(lambda x: x[[-1, 0], :, [-2, 1]], (4, 2, 3)),
+             G(lambda x: x[x.numpy() > 0], (4, 3)),
              G(lambda x: lj.take_along_axis(x, lj.tensor([[2, 0, 1]]), 1), (4, 3))],
     "put": [G(lambda x, v: lj.set_subtensor(x[[0, 2]], v), (4, 3), (2, 3)),
             G(lambda x, v: x.at[[1, 3], [0, 2]].set(v), (4, 3), (2,))],
@@ -109,7 +110,7 @@ CASES = [(f"{op}-{i}", case) for op, cases in GRADS.items() for i, case in enume
 
 def _inputs(shapes, domain, rng):
     domains = domain if isinstance(domain, tuple) else (domain,) * len(shapes)
-    return [sample(rng, s, "float64", d) for s, d in zip(shapes, domains)]
+    return [sample(rng, s, "float64", d) for s, d in zip(shapes, domains, strict=True)]
 
 
 @pytest.mark.parametrize("case", [c for _, c in CASES], ids=[i for i, _ in CASES])
