@@ -122,6 +122,8 @@ class Case:
 
     Inputs are either ``values`` (explicit arrays) or random arrays of ``shapes`` in
     ``dtype`` (one dtype, or one per input) drawn from ``domain`` (one, or one per input).
+    Cases with the same ``group`` are computed in one realize (one trace, so one compile
+    on compiled backends) and compared one by one.
     """
 
     id: str
@@ -134,6 +136,7 @@ class Case:
     rtol: float | None = None
     atol: float | None = None
     extra: dict = field(default_factory=dict)
+    group: str | None = None
 
     def inputs(self, rng: np.random.Generator) -> list[np.ndarray]:
         if self.values is not None:
