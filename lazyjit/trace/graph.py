@@ -7,6 +7,7 @@ computation on new buffers of the same shapes hits the same compiled plan.
 """
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass, field
 
 import xxhash
@@ -26,18 +27,16 @@ class Trace:
 
     def key(self) -> bytes:
         """xxh3-128 digest of structure, shapes, dtypes and constants (not values)."""
-        h = xxhash.xxh3_128()
         index = self.index
-        parts = []
-        for n in self.nodes:
-            if n.buffer is not None or n.op == "param":
-                parts.append(f"in{n.shape}{n.dtype.str};")
-            else:
-                srcs = ",".join(str(index[s]) for s in n.src)
-                parts.append(f"{n.op}{n.arg!r}{n.shape}{n.dtype.str}[{srcs}];")
-        parts.append("out" + ",".join(str(index[o]) for o in self.outputs))
-        h.update("".join(parts).encode())
-        return h.digest()
+        parts = [("in", n.shape, n.dtype.char) if n.buffer is not None or n.op == "param"
+                 else (n.op, n.arg, n.shape, n.dtype.char, tuple([index[s] for s in n.src]))
+                 for n in self.nodes]
+        parts.append(tuple([index[o] for o in self.outputs]))
+        try:
+            data = marshal.dumps(parts)
+        except ValueError:  # an op argument marshal cannot write: its repr is exact too
+            data = repr(parts).encode()
+        return xxhash.xxh3_128_digest(data)
 
     def consumers(self) -> dict[Node, list[Node]]:
         """Map each node to the nodes of this trace that read it (with repeats)."""
