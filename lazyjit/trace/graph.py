@@ -33,7 +33,7 @@ class Trace:
                  for n in self.nodes]
         parts.append(tuple([index[o] for o in self.outputs]))
         try:
-            data = marshal.dumps(parts)
+            data = marshal.dumps(parts, 2)  # version 2: no object sharing, deterministic
         except ValueError:  # an op argument marshal cannot write: its repr is exact too
             data = repr(parts).encode()
         return xxhash.xxh3_128_digest(data)
