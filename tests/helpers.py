@@ -19,7 +19,6 @@ DOMAINS = {
     "pos": (0.5, 3.0),
     "nonneg": (0.0, 3.0),
     "gt-1": (-0.9, 3.0),
-    "unit": (-0.95, 0.95),
     "small": (-1.2, 1.2),
     "nonzero": None,   # like "any" without zeros
 }

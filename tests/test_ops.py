@@ -8,6 +8,9 @@ functions (softmax, clip, var, ...) have their own list, ``COMPOSITES``.
 Where NumPy rejects an input (``TypeError``: the op is not defined for the dtype) lazyjit
 must reject it too; where NumPy raises ``ValueError``/``IndexError``, lazyjit must raise
 the same kind of error (``LazyjitError`` is a ``ValueError``).
+
+Cases of one op and dtype (shapes, axes, ...) form a group, computed in one realize: one
+trace, so one compile on compiled backends; a failure names the case.
 """
 from __future__ import annotations
 
