@@ -1,0 +1,342 @@
+"""Movement, indexing helpers and linear algebra (NumPy's ``reshape``, ``transpose``,
+``concatenate``, ``take``, ``matmul``, ``tensordot``, ...).
+
+Movement ops are views at the primitive level (``reshape``, ``permute``, ``expand``,
+``slice``); ``matmul`` takes equal batch dims, which the API broadcasts first.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Sequence
+
+import numpy as np
+
+from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarray, astype,
+                               broadcast_shapes, where, zeros)
+from lazyjit.tensor import Tensor, apply
+from lazyjit.trace.node import op_error
+
+
+# movement
+# ---------------------------------------------------------------------------------------
+
+def reshape(x, shape, *more) -> Tensor:
+    """Reshape (one ``-1`` allowed), as ``np.reshape`` in C order."""
+    x = asarray(x)
+    shape = _shape_arg(shape) + tuple(int(s) for s in more)
+    if shape.count(-1) > 1:
+        raise op_error("reshape", f"can only specify one unknown dimension, got {shape}", (x.node,))
+    if -1 in shape:
+        known = math.prod([s for s in shape if s != -1])
+        if known == 0 or x.size % known:
+            raise op_error("reshape", f"cannot reshape array of size {x.size} into shape {shape}",
+                           (x.node,))
+        shape = tuple(x.size // known if s == -1 else s for s in shape)
+    if shape == x.shape:
+        return x
+    return Tensor(apply("reshape", (x.node,), shape))
+
+
+def _squeeze_axes(t: Tensor, axes: tuple[int, ...]) -> Tensor:
+    if not axes:
+        return t
+    shape = tuple(d for i, d in enumerate(t.shape) if i not in axes)
+    return reshape(t, shape)
+
+
+def transpose(x, axes=None) -> Tensor:
+    """Permute axes (reverse them when ``axes`` is None), as ``np.transpose``."""
+    x = asarray(x)
+    if axes is None:
+        axes = tuple(range(x.ndim))[::-1]
+    axes = tuple(int(a) % x.ndim if x.ndim else int(a) for a in axes)
+    if axes == tuple(range(x.ndim)):
+        if len(axes) != x.ndim:
+            raise op_error("transpose", f"axes {axes} don't match array", (x.node,))
+        return x
+    return Tensor(apply("permute", (x.node,), axes))
+
+
+permute_dims = transpose
+
+
+def swapaxes(x, axis1, axis2) -> Tensor:
+    """Interchange two axes, as ``np.swapaxes``."""
+    x = asarray(x)
+    a, b = _axes(axis1, x.ndim, "swapaxes")[0], _axes(axis2, x.ndim, "swapaxes")[0]
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, tuple(perm))
+
+
+def moveaxis(x, source, destination) -> Tensor:
+    """Move one axis to a new position, as ``np.moveaxis``."""
+    x = asarray(x)
+    (s,), (d,) = _axes(source, x.ndim, "moveaxis"), _axes(destination, x.ndim, "moveaxis")
+    perm = [i for i in range(x.ndim) if i != s]
+    perm.insert(d, s)
+    return transpose(x, tuple(perm))
+
+
+def expand_dims(x, axis) -> Tensor:
+    """Insert size-1 axes at ``axis`` (int or tuple), as ``np.expand_dims``."""
+    x = asarray(x)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    nd = x.ndim + len(axes)
+    axes = _axes(axes, nd, "expand_dims")
+    it = iter(x.shape)
+    return reshape(x, tuple(1 if i in axes else next(it) for i in range(nd)))
+
+
+def squeeze(x, axis=None) -> Tensor:
+    """Remove size-1 axes (all, or those in ``axis``), as ``np.squeeze``."""
+    x = asarray(x)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axes = _axes(axis, x.ndim, "squeeze")
+        bad = [a for a in axes if x.shape[a] != 1]
+        if bad:
+            raise op_error("squeeze", f"cannot select an axis to squeeze out which has size "
+                           f"not equal to one (axis {bad[0]})", (x.node,))
+    return _squeeze_axes(x, axes)
+
+
+def broadcast_to(x, shape) -> Tensor:
+    """Broadcast to ``shape`` (a view, no copy), as ``np.broadcast_to``."""
+    x = asarray(x)
+    shape = _shape_arg(shape)
+    if x.shape == shape:
+        return x
+    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape, op="broadcast_to") != shape:
+        raise op_error("broadcast_to", f"cannot broadcast shape {x.shape} to {shape}", (x.node,))
+    return Tensor(_broadcast_node(x.node, shape))
+
+
+def broadcast_arrays(*xs) -> list[Tensor]:
+    xs = [asarray(x) for x in xs]
+    shape = broadcast_shapes(*[x.shape for x in xs])
+    return [broadcast_to(x, shape) for x in xs]
+
+
+def ravel(x) -> Tensor:
+    x = asarray(x)
+    return reshape(x, (x.size,))
+
+
+flatten = ravel
+
+
+def concatenate(xs: Sequence, axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis, as ``np.concatenate`` (dtypes promoted)."""
+    xs = [asarray(x) for x in xs]
+    if not xs:
+        raise op_error("concatenate", "need at least one array to concatenate")
+    if axis is None:
+        xs, axis = [ravel(x) for x in xs], 0
+    if builtins.any(x.ndim == 0 for x in xs):
+        raise op_error("concatenate", "zero-dimensional arrays cannot be concatenated",
+                       tuple(x.node for x in xs))
+    (axis,) = _axes(axis, xs[0].ndim, "concatenate")
+    dt = np.result_type(*[x.dtype for x in xs])
+    xs = [astype(x, dt) for x in xs]
+    if len(xs) == 1:
+        return xs[0]
+    return Tensor(apply("concat", tuple(x.node for x in xs), axis))
+
+
+concat = concatenate
+
+
+def stack(xs: Sequence, axis: int = 0) -> Tensor:
+    """Join tensors along a new axis, as ``np.stack``."""
+    xs = [asarray(x) for x in xs]
+    if not xs:
+        raise op_error("stack", "need at least one array to stack")
+    shapes = {x.shape for x in xs}
+    if len(shapes) != 1:
+        raise op_error("stack", "all input arrays must have the same shape",
+                       tuple(x.node for x in xs))
+    return concatenate([expand_dims(x, axis) for x in xs], axis)
+
+
+def split(x, indices_or_sections, axis=0) -> list[Tensor]:
+    """Split into pieces along ``axis``, as ``np.split``."""
+    x = asarray(x)
+    (axis,) = _axes(axis, x.ndim, "split")
+    n = x.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0 or n % k:
+            raise op_error("split", f"array of size {n} along axis {axis} does not divide into "
+                           f"{k} equal sections", (x.node,))
+        bounds = [i * (n // k) for i in range(k + 1)]
+    else:
+        bounds = [0] + [builtins.min(int(i), n) for i in indices_or_sections] + [n]
+    out = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        sl = tuple((a, builtins.max(a, b), 1) if i == axis else (0, d, 1)
+                   for i, d in enumerate(x.shape))
+        out.append(get_slice(x, sl))
+    return out
+
+
+def get_slice(x, sl) -> Tensor:
+    """Basic slice with one normalized ``(start, stop, step)`` triple per axis."""
+    x = asarray(x)
+    if builtins.all(s == (0, d, 1) for s, d in zip(sl, x.shape)):
+        return x
+    return Tensor(apply("slice", (x.node,), tuple(sl)))
+
+
+def set_slice(x, v, sl) -> Tensor:
+    x, v = asarray(x), asarray(v)
+    return Tensor(apply("set_slice", (x.node, astype(v, x.dtype).node), tuple(sl)))
+
+
+def inc_slice(x, v, sl) -> Tensor:
+    x, v = asarray(x), asarray(v)
+    return Tensor(apply("inc_slice", (x.node, astype(v, x.dtype).node), tuple(sl)))
+
+
+def take(x, indices, axis=None) -> Tensor:
+    """Take elements along ``axis`` (flattened when None), as ``np.take``; negative
+    indices wrap, out-of-range ones raise ``IndexError`` when computed."""
+    x = asarray(x)
+    idx = asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise op_error("take", f"indices must be integers, got {idx.dtype}", (x.node, idx.node))
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = _axes(axis, x.ndim, "take")
+    return Tensor(apply("take", (x.node, astype(idx, np.int64).node), axis))
+
+
+def put(x, indices, values, axis: int = 0) -> Tensor:
+    """``x`` with ``x[..., indices, ...] = values`` along ``axis`` (functional)."""
+    return _put("put", x, indices, values, axis)
+
+
+def put_add(x, indices, values, axis: int = 0) -> Tensor:
+    """``x`` with ``values`` added at ``indices`` along ``axis``; repeated indices
+    accumulate, as ``np.add.at``."""
+    return _put("put_add", x, indices, values, axis)
+
+
+def _put(name, x, indices, values, axis):
+    x, idx = asarray(x), astype(asarray(indices), np.int64)
+    (axis,) = _axes(axis, x.ndim, name)
+    shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
+    v = broadcast_to(astype(asarray(values), x.dtype), shape)
+    return Tensor(apply(name, (x.node, idx.node, v.node), axis))
+
+
+def take_along_axis(x, indices, axis: int) -> Tensor:
+    """Gather values along ``axis`` at ``indices`` (same ndim as ``x``), as
+    ``np.take_along_axis``."""
+    x, idx = asarray(x), astype(asarray(indices), np.int64)
+    if idx.ndim != x.ndim:
+        raise op_error("take_along_axis", "indices and arr must have the same number of "
+                       "dimensions", (x.node, idx.node))
+    (axis,) = _axes(axis, x.ndim, "take_along_axis")
+    shape = tuple(idx.shape[i] if i == axis else
+                  broadcast_shapes((x.shape[i],), (idx.shape[i],), op="take_along_axis")[0]
+                  for i in range(x.ndim))
+    idx = broadcast_to(idx, shape)
+    n = x.shape[axis]
+    idx = where(idx < 0, idx + n, idx)
+    bad = (idx < 0) | (idx >= n)
+    linear = zeros(shape, np.int64)
+    stride = 1
+    for i in reversed(range(x.ndim)):
+        if i == axis:
+            comp = idx
+        else:
+            comp = reshape(arange(shape[i], dtype=np.int64),
+                           tuple(shape[i] if j == i else 1 for j in range(x.ndim)))
+        linear = linear + comp * stride
+        stride *= x.shape[i] if i == axis else shape[i]
+    src = broadcast_to(x, tuple(x.shape[i] if i == axis else shape[i] for i in range(x.ndim)))
+    linear = where(bad, -(src.size + 1), linear)
+    return take(ravel(src), linear, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# linear algebra
+# ---------------------------------------------------------------------------------------
+
+def matmul(a, b) -> Tensor:
+    """Matrix product with NumPy's ``matmul`` rules: 1-d operands are promoted to
+    matrices and the added dim removed, batch dims broadcast.
+
+    Raises
+    ------
+    LazyjitError
+        If the inner dimensions differ or an operand is 0-d.
+    """
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise op_error("matmul", "operands cannot be 0-d (use *)", (a.node, b.node))
+    dt = np.result_type(a.dtype, b.dtype)
+    if dt == np.bool_:
+        dt = np.dtype(np.bool_)
+    a, b = astype(a, dt), astype(b, dt)
+    va, vb = a.ndim == 1, b.ndim == 1
+    a2 = reshape(a, (1,) + a.shape) if va else a
+    b2 = reshape(b, b.shape + (1,)) if vb else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise op_error("matmul", f"inner dimensions {a.shape[-1]} and "
+                       f"{b.shape[-2] if b.ndim > 1 else b.shape[0]} do not match",
+                       (a.node, b.node))
+    batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2], op="matmul")
+    a2 = broadcast_to(a2, batch + a2.shape[-2:])
+    b2 = broadcast_to(b2, batch + b2.shape[-2:])
+    out = Tensor(apply("matmul", (a2.node, b2.node)))
+    if va:
+        out = squeeze(out, -2)
+    if vb:
+        out = squeeze(out, -1)
+    return out
+
+
+def dot(a, b) -> Tensor:
+    """``np.dot``: matmul for 1-d and 2-d operands, sum over the last axis of ``a`` and
+    the second-to-last of ``b`` otherwise; scalars multiply."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if b.ndim <= 2:
+        return matmul(a, b)
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+
+
+def tensordot(a, b, axes=2) -> Tensor:
+    """Sum products over the given axes, as ``np.tensordot``."""
+    a, b = asarray(a), asarray(b)
+    if isinstance(axes, (int, np.integer)):
+        ax_a, ax_b = list(range(a.ndim - axes, a.ndim)), list(range(int(axes)))
+    else:
+        ax_a, ax_b = [list(np.atleast_1d(x)) for x in axes]
+    ax_a = [int(x) % a.ndim for x in ax_a]
+    ax_b = [int(x) % b.ndim for x in ax_b]
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [i for i in range(b.ndim) if i not in ax_b]
+    k = int(np.prod([a.shape[i] for i in ax_a], dtype=np.int64))
+    for i, j in zip(ax_a, ax_b):
+        if a.shape[i] != b.shape[j]:
+            raise op_error("tensordot", "shape-mismatch for sum", (a.node, b.node))
+    am = reshape(transpose(a, free_a + ax_a), (-1 if free_a else 1, k) if k else
+                 (int(np.prod([a.shape[i] for i in free_a])), 0))
+    bm = reshape(transpose(b, ax_b + free_b), (k, -1 if free_b else 1) if k else
+                 (0, int(np.prod([b.shape[i] for i in free_b]))))
+    out = matmul(am, bm)
+    return reshape(out, tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
+
+
+def outer(a, b) -> Tensor:
+    a, b = ravel(a), ravel(b)
+    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
+
+
+# indexing and indexed updates live in lazyjit.indexing; re-exported by lazyjit/__init__
