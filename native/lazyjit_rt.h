@@ -14,6 +14,9 @@
 
 #define LJ_INLINE static inline __attribute__((always_inline))
 
+/* A double whose bits travel in an int64 parameter slot (constants are parameters). */
+LJ_INLINE double lj_as_f64(int64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
+
 #define LJ_INT_OPS(T, NAME)                                                      \
 LJ_INLINE T lj_floordiv_##NAME(T a, T b) {                                      \
     if (b == 0) return 0;                                                        \

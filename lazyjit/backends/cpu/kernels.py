@@ -47,6 +47,17 @@ def literal(value, dtype: np.dtype) -> str:
     return f"(({ctype(dtype)}){v}LL)"
 
 
+def const_param(mod: "Module", value, dtype: np.dtype) -> str:
+    """A scalar constant read from the parameter table, so that the C source does not
+    depend on its value (a new learning rate or batch-size factor compiles nothing).
+    Floats travel as the bits of a double, integers and bools as int64."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        bits = int(np.array(value, np.float64).view(np.int64))
+        return f"({ctype(dtype)})lj_as_f64({mod.p(bits)})"
+    return f"({ctype(dtype)}){mod.p(int(value))}"
+
+
 def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
     tmpl = opdef.c
     in_dt = np.dtype(srcs_dtypes[-1] if opdef.name == "where" else srcs_dtypes[0])
@@ -80,9 +91,10 @@ class Body:
     ``value(x)`` returns a C variable name for ``x``: a node of the fused group, or a
     leaf (a :class:`View` operand loaded at the current index, or a constant)."""
 
-    def __init__(self, members, leaves, operand_of):
+    def __init__(self, mod, members, leaves, operand_of):
+        self.mod = mod
         self.members = members          # group nodes, topological order
-        self.leaves = leaves            # node -> View | ("const", literal)
+        self.leaves = leaves            # node -> View | ("const", value, dtype)
         self.operand_of = operand_of    # View -> operand number j (pointer q{j})
         self.stmts: list[str] = []
         self.names: dict = {}
@@ -97,7 +109,7 @@ class Body:
                 j = self.operand_of[leaf]
                 expr = f"L{j}"
             else:
-                expr = leaf[1]
+                expr = const_param(self.mod, leaf[1], leaf[2])
         else:
             args = [self.value(s) for s in node.src]
             expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype, args)
@@ -174,7 +186,7 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
     loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
     views = [dst] + loads
     dims, sizes, st, cls, _, decls = _operands(mod, views, shape)
-    body = Body(members, leaves, {v: j + 1 for j, v in enumerate(loads)})
+    body = Body(mod, members, leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(root)
     D = len(dims)
     outer = list(range(D - 1))
@@ -239,7 +251,7 @@ def reduce(mod: Module, dst: View, node, src_shape, members, root, leaves) -> No
     views = [dstv] + loads
     flags = tuple(i in axes for i in range(len(src_shape)))
     dims, sizes, st, cls, flags2, decls = _operands(mod, views, src_shape, flags)
-    body = Body(members, leaves, {v: j + 1 for j, v in enumerate(loads)})
+    body = Body(mod, members, leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(root)
     kept = [d for d in range(len(dims)) if not flags2[d]]
     red = [d for d in range(len(dims)) if flags2[d]]

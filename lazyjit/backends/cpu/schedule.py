@@ -98,7 +98,7 @@ class Scheduler:
             if n in self.vals:
                 continue
             if n.op == "const":
-                self.vals[n] = ("const", K.literal(n.const_value, n.dtype))
+                self.vals[n] = ("const", n.const_value, n.dtype)
             elif self.root_of[n] is n:
                 self.vals[n] = self.emit(n)
         outputs = []
