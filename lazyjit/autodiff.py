@@ -92,6 +92,9 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
     for w in wrts:
         if not isinstance(w, Tensor):
             raise op_error("grad", f"wrt must be tensors, got {type(w).__name__}")
+    if not consider_constant and not known_grads:
+        out = _deferred(cost, wrts, disconnected_inputs)
+        return out[0] if single else out
     stop = {F.asarray(c).graph_node for c in (consider_constant or ())}
     stop |= {F.asarray(c).node for c in (consider_constant or ())}
     seeds: dict[Node, Tensor] = {cost.graph_node: F.ones_like(cost)}
@@ -107,17 +110,78 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
             continue
         if not parts:
-            msg = ("wrt is not part of the graph of cost (disconnected input); pass "
-                   "disconnected_inputs='ignore' to get zeros")
-            if disconnected_inputs == "raise":
-                raise op_error("grad", msg, (w.node,), cls=DisconnectedInputError)
-            if disconnected_inputs == "warn":
-                warnings.warn(msg, stacklevel=2)
-            out.append(F.zeros_like(w))
+            out.append(_disconnected(w, disconnected_inputs))
             continue
         g = parts[0] if len(parts) == 1 else parts[0] + parts[1]
         out.append(F.astype(g, w.dtype) if g.dtype != w.dtype else g)
     return out[0] if single else out
+
+
+def _disconnected(w: Tensor, policy: str) -> Tensor:
+    msg = ("wrt is not part of the graph of cost (disconnected input); pass "
+           "disconnected_inputs='ignore' to get zeros")
+    if policy == "raise":
+        raise op_error("grad", msg, (w.node,), cls=DisconnectedInputError)
+    if policy == "warn":
+        warnings.warn(msg, stacklevel=3)
+    return F.zeros_like(w)
+
+
+# ---- deferred gradients ------------------------------------------------------------------
+#
+# ``grad`` without consider_constant / known_grads returns ``grad`` nodes: one per wrt,
+# with sources ``(cost, *targets)`` and argument ``("grad", indices of its targets)``.
+# They are expanded into the VJP graph only when a plan is built (a trace cache miss) or
+# when the graph is differentiated again, so an eager training step whose structure was
+# seen before never builds its backward graph in Python at all.
+
+def _deferred(cost: Tensor, wrts: list[Tensor], policy: str) -> list[Tensor]:
+    root = cost.graph_node
+    nodes = {n for w in wrts for n in (w.node, w._origin) if n is not None}
+    reach, depends = set(), set()
+    for n in _toposort([root], set()):
+        if n in nodes or any(s in reach for s in n.src):
+            reach.add(n)
+            if _differentiable(n) and (n in nodes or any(s in depends for s in n.src)):
+                depends.add(n)
+    targets = tuple(dict.fromkeys(n for w in wrts for n in (w.node, w._origin)
+                                  if n is not None and n in depends))
+    out = []
+    for w in wrts:
+        mine = tuple(i for i, t in enumerate(targets) if t is w.node or t is w._origin)
+        if mine:
+            out.append(Tensor(Node.make("grad", (root, *targets), ("grad", mine), w.shape,
+                                        w.dtype)))
+        elif {w.node, w._origin} & reach:
+            out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
+        else:
+            out.append(_disconnected(w, policy))
+    return out
+
+
+def expand_grads(order: list[Node]) -> dict[Node, Node]:
+    """Replace the deferred ``grad`` nodes among ``order`` (topologically sorted) by their
+    VJP graphs; return the map from each changed node to its replacement (nodes above a
+    ``grad`` node are rebuilt over the replacements)."""
+    mapping: dict[Node, Node] = {}
+    groups: dict[tuple, dict[Node, Tensor]] = {}
+    for n in order:
+        if n.op == "grad":
+            src = tuple(mapping.get(s, s) for s in n.src)
+            grads = groups.get(src)
+            if grads is None:
+                root, targets = src[0], src[1:]
+                grads = groups[src] = backprop({root: F.ones_like(Tensor(root))}, set(targets),
+                                               set())
+            parts = [grads[src[1 + i]] for i in n.arg[1] if src[1 + i] in grads]
+            g = parts[0] if parts else F.zeros(n.shape, n.dtype)
+            for p in parts[1:]:
+                g = g + p
+            mapping[n] = F.astype(g, n.dtype).node
+        elif n.src and any(s in mapping for s in n.src):
+            mapping[n] = Node.make(n.op, tuple(mapping.get(s, s) for s in n.src), n.arg,
+                                   n.shape, n.dtype)
+    return mapping
 
 
 def _reached(roots: list[Node], targets: set[Node], stop: set[Node]) -> set[Node]:
@@ -137,6 +201,14 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
     simply absent).
     """
     order = _toposort(list(seeds), stop)
+    if any(n.op == "grad" for n in order):  # differentiating a gradient: expand it first
+        mapping = expand_grads(order)
+        grads = backprop({mapping.get(n, n): g for n, g in seeds.items()},
+                         {mapping.get(t, t) for t in targets}, stop)
+        for t in targets:
+            if t in mapping and mapping[t] in grads:
+                grads[t] = grads[mapping[t]]
+        return grads
     depends: set[Node] = set()
     for n in order:
         if n in targets or (n not in stop and any(s in depends for s in n.src)):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+import numpy as np
+
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.stats import COUNTERS
@@ -40,11 +42,50 @@ def plan_for(trace: Trace) -> Executable:
         COUNTERS["trace_cache_hits"] += 1
         return plan
     COUNTERS["trace_cache_misses"] += 1
-    plan = get_backend(config.backend).compile(trace)
+    if any(n.op == "grad" for n in trace.nodes):
+        plan, cacheable = _compile_expanded(trace)
+        if not cacheable:
+            return plan
+    else:
+        plan = get_backend(config.backend).compile(trace)
     _PLANS[key] = plan
     if len(_PLANS) > _MAX_PLANS:
         _PLANS.popitem(last=False)
     return plan
+
+
+class _WithExtras:
+    """A plan whose trace gained inputs when its deferred gradients were expanded
+    (constant leaves created by VJP rules): they are appended to every call's inputs."""
+
+    def __init__(self, plan: Executable, extras: list):
+        self.plan, self.extras = plan, extras
+
+    def run(self, inputs):
+        return self.plan.run(list(inputs) + self.extras)
+
+
+def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
+    """Compile ``trace`` with its deferred ``grad`` nodes expanded, keeping the input
+    slots of ``trace``.  Returns the plan and whether it may be cached under the
+    unexpanded trace's key: not when the expansion reached values that the unexpanded
+    trace does not show (nodes below an already computed node), since another trace
+    of the same key would bring other values there."""
+    from lazyjit.autodiff import expand_grads
+    first_new_leaf = Node.leaf(np.empty(0), site=False).arg
+    inputs = set(trace.inputs)
+    mapping = expand_grads([n for n in trace.nodes if n not in inputs])
+    outputs = [mapping.get(o, o) for o in trace.outputs]
+    new = collect(outputs)
+    extras = [n for n in new.inputs if n not in inputs]
+    all_inputs = list(trace.inputs) + extras
+    nodes = all_inputs + [n for n in new.nodes if n not in inputs and n not in extras]
+    full = Trace(nodes, all_inputs, outputs, {n: i for i, n in enumerate(nodes)})
+    plan = get_backend(config.backend).compile(full)
+    # leaves created by VJP rules during the expansion are constants; anything older is
+    # user data reached below a computed node
+    cacheable = all(n.op == "buffer" and not n.src and n.arg > first_new_leaf for n in extras)
+    return (_WithExtras(plan, [n.buffer for n in extras]) if extras else plan), cacheable
 
 
 def realize(*tensors) -> None:
