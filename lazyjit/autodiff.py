@@ -10,8 +10,10 @@ from __future__ import annotations
 import warnings
 from typing import Callable, Sequence
 
+import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.pytree import flatten, unflatten
 from lazyjit.ops import REGISTRY
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import LazyjitError, Node, op_error
@@ -51,79 +53,155 @@ def _differentiable(node: Node) -> bool:
 
 
 def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "raise",
-         known_grads: dict | None = None, *, argnums: int | Sequence[int] = 0):
+         known_grads: dict | None = None, *, argnums: int | Sequence[int] = 0,
+         has_aux: bool = False):
     """Gradient of a scalar ``cost`` with respect to ``wrt`` (reverse mode).
 
     Parameters
     ----------
-    cost : 0-d floating-point tensor, or a callable (then ``grad(fn, argnums)`` returns a
-        function computing the gradient of ``fn`` with respect to its ``argnums``).
-    wrt : tensor or list of tensors (any tensors of the graph, leaves or intermediates).
-    consider_constant : tensors whose gradient is not propagated further.
+    cost : 0-d floating-point tensor; ``None`` when ``known_grads`` gives the seeds; or a
+        callable: then ``grad(fn, argnums=0, has_aux=False)`` returns a function computing
+        the gradient of ``fn`` with respect to its ``argnums`` (see :func:`value_and_grad`).
+    wrt : tensor, or list, tuple or dict (nested) of tensors: any tensors of the graph,
+        leaves or intermediates (an intermediate is treated as an independent input).
+    consider_constant : tensors whose gradient is not propagated further (Theano).
     disconnected_inputs : ``'raise'`` (default, as Theano), ``'warn'`` or ``'ignore'``
-        when a ``wrt`` is not part of the graph of ``cost``; the gradient is then zeros.
-    known_grads : optional ``{tensor: gradient}`` added to the backpropagated values.
+        when a ``wrt`` is not part of the graph of ``cost``; its gradient is then zeros.
+    known_grads : optional ``{tensor: gradient}``: gradients of intermediate tensors
+        known by the caller, added to the backpropagated values (Theano); each gradient
+        must broadcast to its tensor's shape.
 
     Returns
     -------
-    A tensor per ``wrt`` (a single tensor when ``wrt`` is one tensor), each with the
-    shape and dtype of its ``wrt``; lazy, so it composes to any order.
+    The gradients in the structure of ``wrt`` (a single tensor when ``wrt`` is one
+    tensor), each with the shape and dtype of its ``wrt``; lazy, so it composes to any
+    order.  Inputs that are disconnected, integer or boolean, or reached only through
+    integer paths and zero-derivative ops (``floor``, comparisons) get a constant zeros
+    tensor: no gradient graph is built for them.
 
     Raises
     ------
     LazyjitError
-        If ``cost`` is not a scalar or not floating point, or an input is disconnected
-        and ``disconnected_inputs='raise'``.
+        If ``cost`` is not a scalar or not floating point, or ``wrt`` holds a non-tensor
+        (the message names the argument, e.g. ``wrt[1]``).
+    DisconnectedInputError
+        If an input is disconnected and ``disconnected_inputs='raise'``; the message names
+        the input (``wrt``, ``wrt[i]``).
+
+    Notes
+    -----
+    Conventions at non-differentiable points (finite everywhere): ``max``/``min`` split
+    the derivative evenly among ties; ``maximum(a, b)`` at ``a == b`` sends it to ``a``
+    (so ``maximum(x, x)`` has derivative 1); ``abs'(0) = relu'(0) = sqrt'(0) = 0``;
+    ``d(a ** b)/da = 0`` at ``a == 0, b < 1`` and ``d(a ** b)/db = 0`` for ``a <= 0``;
+    ``where`` gives exactly 0 to the unselected branch.  A user function whose own
+    derivative is infinite in the unselected branch (``where(x > 0, log(x), 0)`` at
+    ``x = 0``) still gives ``0 * inf = nan``: guard its operand as well (the double-where
+    trick, ``log(where(x > 0, x, 1))``), as in JAX.
     """
     if callable(cost) and not isinstance(cost, Tensor):
-        return _grad_fn(cost, argnums, with_value=False)
-    if disconnected_inputs not in ("raise", "warn", "ignore"):
-        raise ValueError("disconnected_inputs must be 'raise', 'warn' or 'ignore'")
-    cost = F.asarray(cost)
-    if cost.ndim != 0:
-        raise op_error("grad", f"cost must be a scalar (0-d), got shape {cost.shape}; "
-                       "reduce it first (e.g. .sum())", (cost.node,))
-    if cost.dtype.kind != "f":
-        raise op_error("grad", f"cost must be floating point, got {cost.dtype}", (cost.node,))
+        return _grad_fn(cost, argnums, with_value=False, has_aux=has_aux)
+    seeds: dict[Node, Tensor] = {}
+    if cost is not None:
+        cost = F.asarray(cost)
+        if cost.ndim != 0:
+            raise op_error("grad", f"cost must be a scalar (0-d), got shape {cost.shape}; "
+                           "reduce it first (e.g. .sum())", (cost.node,))
+        if cost.dtype.kind != "f":
+            raise op_error("grad", f"cost must be floating point, got {cost.dtype}",
+                           (cost.node,))
+        seeds[cost.graph_node] = F.ones_like(cost)
+    elif not known_grads:
+        raise op_error("grad", "cost is None: give the seeds in known_grads")
+    for i, (t, g) in enumerate((known_grads or {}).items()):
+        add_seed(seeds, t, g, f"known_grads[{i}]", "grad")
+    return reverse(seeds, wrt, consider_constant, disconnected_inputs, "grad", "cost",
+                   deferred=not known_grads)
+
+
+def add_seed(seeds: dict[Node, Tensor], t, g, name: str, op: str) -> None:
+    """Add the cotangent ``g`` of tensor ``t`` to ``seeds`` (checked, cast to ``t``'s dtype,
+    broadcast to its shape); ``name`` names the argument in errors."""
+    if not isinstance(t, Tensor):
+        raise op_error(op, f"{name}: expected a tensor, got {type(t).__name__}")
+    g = F.asarray(g)
+    if t.dtype.kind != "f":
+        raise op_error(op, f"{name}: cannot seed a gradient on a {t.dtype} tensor", (t.node,))
+    if g.shape != t.shape and (g.ndim > t.ndim or any(
+            a not in (1, b) for a, b in zip(g.shape[::-1], t.shape[::-1], strict=False))):
+        raise op_error(op, f"{name}: gradient of shape {g.shape} does not match its tensor's "
+                       f"shape {t.shape}", (g.node, t.node))
+    g = F.broadcast_to(F.astype(g, t.dtype), t.shape)
+    prev = seeds.get(t.graph_node)
+    seeds[t.graph_node] = g if prev is None else prev + g
+
+
+def _wrt_leaves(wrt, op: str) -> tuple[list[Tensor], object, list[str]]:
+    """The tensors of ``wrt`` (a tensor or a nested list/tuple/dict), its structure and a
+    name for each (``wrt``, ``wrt[1]``, ``wrt['w'][0]``) for error messages."""
     if wrt is None:
-        raise op_error("grad", "wrt is required")
-    single = isinstance(wrt, Tensor)
-    wrts = [wrt] if single else list(wrt)
-    for w in wrts:
+        raise op_error(op, "wrt is required")
+    if isinstance(wrt, Tensor):
+        return [wrt], None, ["wrt"]
+    leaves, tree = flatten(wrt, lambda x: not isinstance(x, (list, tuple, dict)))
+    names = [f"wrt{p}" for p in leaf_paths(wrt)]
+    for w, name in zip(leaves, names, strict=True):
         if not isinstance(w, Tensor):
-            raise op_error("grad", f"wrt must be tensors, got {type(w).__name__}")
-    if not consider_constant and not known_grads:
-        out = _deferred(cost, wrts, disconnected_inputs)
-        return out[0] if single else out
+            raise op_error(op, f"{name}: wrt must be tensors, got {type(w).__name__}")
+    return leaves, tree, names
+
+
+def leaf_paths(tree, prefix: str = "") -> list[str]:
+    """Index paths (``[1]``, ``['w'][0]``) of the leaves of a nested list/tuple/dict, in
+    :func:`lazyjit.pytree.flatten` order."""
+    if isinstance(tree, (list, tuple)):
+        return [p for i, v in enumerate(tree) for p in leaf_paths(v, f"{prefix}[{i}]")]
+    if isinstance(tree, dict):
+        return [p for k in sorted(tree) for p in leaf_paths(tree[k], f"{prefix}[{k!r}]")]
+    return [prefix]
+
+
+def reverse(seeds: dict[Node, Tensor], wrt, consider_constant, disconnected_inputs: str,
+            op: str, source: str, deferred: bool = False):
+    """Backpropagate ``seeds`` to ``wrt`` (the driver of :func:`grad` and ``Lop``);
+    returns the gradients in the structure of ``wrt``.  ``source`` names what the inputs
+    should be part of (``cost``, ``f``) in the disconnected-input message.  With
+    ``deferred`` (one seed of ones, on a scalar cost) and no ``consider_constant``, the
+    gradients are deferred ``grad`` nodes (see below)."""
+    if disconnected_inputs not in ("raise", "warn", "ignore"):
+        raise ValueError("disconnected_inputs must be 'raise', 'warn' or 'ignore', "
+                         f"got {disconnected_inputs!r}")
+    wrts, tree, names = _wrt_leaves(wrt, op)
+    if deferred and not consider_constant:
+        (root,) = seeds
+        out = _deferred(root, wrts, names, disconnected_inputs, op, source)
+        return out[0] if tree is None else unflatten(tree, out)
     stop = {F.asarray(c).graph_node for c in (consider_constant or ())}
     stop |= {F.asarray(c).node for c in (consider_constant or ())}
-    seeds: dict[Node, Tensor] = {cost.graph_node: F.ones_like(cost)}
-    for t, g in (known_grads or {}).items():
-        seeds[t.graph_node] = F.broadcast_to(F.asarray(g, t.dtype), t.shape)
     targets = {n for w in wrts for n in (w.node, w._origin) if n is not None}
     grads = backprop(seeds, targets, stop)
     connected = _reached(list(seeds), targets, stop)
     out = []
-    for w in wrts:
+    for w, name in zip(wrts, names, strict=True):
         parts = [grads[n] for n in (w.node, w._origin) if n is not None and n in grads]
         if not parts and {w.node, w._origin} & connected:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
             continue
         if not parts:
-            out.append(_disconnected(w, disconnected_inputs))
+            out.append(_disconnected(w, name, disconnected_inputs, op, source))
             continue
         g = parts[0] if len(parts) == 1 else parts[0] + parts[1]
         out.append(F.astype(g, w.dtype) if g.dtype != w.dtype else g)
-    return out[0] if single else out
+    return out[0] if tree is None else unflatten(tree, out)
 
 
-def _disconnected(w: Tensor, policy: str) -> Tensor:
-    msg = ("wrt is not part of the graph of cost (disconnected input); pass "
-           "disconnected_inputs='ignore' to get zeros")
+def _disconnected(w: Tensor, name: str, policy: str, op: str, source: str) -> Tensor:
+    msg = (f"{name} (shape {w.shape}, {w.dtype}) is not part of the graph of {source} "
+           "(disconnected input); pass disconnected_inputs='ignore' to get zeros")
     if policy == "raise":
-        raise op_error("grad", msg, (w.node,), cls=DisconnectedInputError)
+        raise op_error(op, msg, (w.node,), cls=DisconnectedInputError)
     if policy == "warn":
-        warnings.warn(msg, stacklevel=3)
+        warnings.warn(msg, stacklevel=4)
     return F.zeros_like(w)
 
 
@@ -135,8 +213,8 @@ def _disconnected(w: Tensor, policy: str) -> Tensor:
 # when the graph is differentiated again, so an eager training step whose structure was
 # seen before never builds its backward graph in Python at all.
 
-def _deferred(cost: Tensor, wrts: list[Tensor], policy: str) -> list[Tensor]:
-    root = cost.graph_node
+def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op: str,
+              source: str) -> list[Tensor]:
     nodes = {n for w in wrts for n in (w.node, w._origin) if n is not None}
     reach, depends = set(), set()
     for n in _toposort([root], set()):
@@ -147,7 +225,7 @@ def _deferred(cost: Tensor, wrts: list[Tensor], policy: str) -> list[Tensor]:
     targets = tuple(dict.fromkeys(n for w in wrts for n in (w.node, w._origin)
                                   if n is not None and n in depends))
     out = []
-    for w in wrts:
+    for w, name in zip(wrts, names, strict=True):
         mine = tuple(i for i, t in enumerate(targets) if t is w.node or t is w._origin)
         if mine:
             out.append(Tensor(Node.make("grad", (root, *targets), ("grad", mine), w.shape,
@@ -155,7 +233,7 @@ def _deferred(cost: Tensor, wrts: list[Tensor], policy: str) -> list[Tensor]:
         elif {w.node, w._origin} & reach:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
         else:
-            out.append(_disconnected(w, policy))
+            out.append(_disconnected(w, name, policy, op, source))
     return out
 
 
@@ -182,6 +260,8 @@ def expand_grads(order: list[Node]) -> dict[Node, Node]:
             mapping[n] = Node.make(n.op, tuple(mapping.get(s, s) for s in n.src), n.arg,
                                    n.shape, n.dtype)
     return mapping
+
+
 
 
 def _reached(roots: list[Node], targets: set[Node], stop: set[Node]) -> set[Node]:
@@ -223,7 +303,7 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
         if opdef.vjp is None:
             raise op_error(n.op, "has no gradient (VJP) rule", n.src)
         cts = opdef.vjp(g, Tensor(n), *[Tensor(s) for s in n.src], n.arg)
-        for s, ct in zip(n.src, cts):
+        for s, ct in zip(n.src, cts, strict=True):
             if ct is None or s not in depends:
                 continue
             if ct.shape != s.shape:
@@ -235,16 +315,48 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
     return grads
 
 
+def _is_value(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic, float, int))
+
+
+def as_tensors(tree) -> tuple[list[Tensor], object]:
+    """The leaves of ``tree`` (tensors, arrays, numbers, in nested lists, tuples and
+    dicts) as tensors, and its structure for :func:`lazyjit.pytree.unflatten`."""
+    leaves, treedef = flatten(tree, _is_value)
+    return [F.asarray(x) for x in leaves], treedef
+
+
+def split_aux(out, has_aux: bool, who: str):
+    """``(value, aux)`` of a function's output, checking the ``has_aux`` pair."""
+    if not has_aux:
+        return out, None
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise op_error(who, "with has_aux=True, the function must return a pair "
+                       f"(output, aux), got {type(out).__name__}")
+    return out[0], out[1]
+
+
 def _grad_fn(fn: Callable, argnums, with_value: bool, has_aux: bool = False):
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
     def wrapped(*args, **kwargs):
         args = list(args)
         for i in nums:
-            args[i] = F.asarray(args[i])
-        out = fn(*args, **kwargs)
-        value, aux = (out if has_aux else (out, None))
-        gs = grad(value, [args[i] for i in nums])
+            if i >= len(args):
+                raise op_error("grad", f"argnums {argnums}: the function got only "
+                               f"{len(args)} positional arguments")
+        trees = []
+        for i in nums:
+            leaves, tree = as_tensors(args[i])
+            args[i] = unflatten(tree, leaves)
+            trees.append((leaves, tree))
+        value, aux = split_aux(fn(*args, **kwargs), has_aux, "grad")
+        flat = grad(value, [w for leaves, _ in trees for w in leaves],
+                    disconnected_inputs="ignore")
+        gs, k = [], 0
+        for leaves, tree in trees:
+            gs.append(unflatten(tree, flat[k:k + len(leaves)]))
+            k += len(leaves)
         g = gs[0] if isinstance(argnums, int) else tuple(gs)
         if not with_value:
             return (g, aux) if has_aux else g
@@ -255,8 +367,32 @@ def _grad_fn(fn: Callable, argnums, with_value: bool, has_aux: bool = False):
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """Return a function computing ``(fn(*args), grad of fn w.r.t. args[argnums])``
-    (JAX's ``value_and_grad``); ``fn`` must return a scalar tensor."""
+    """Return a function computing ``fn``'s value and its gradient (JAX's
+    ``value_and_grad``).
+
+    Parameters
+    ----------
+    fn : function whose output is a 0-d floating-point tensor, or with ``has_aux`` a pair
+        ``(scalar, aux)``.
+    argnums : int or tuple of ints: the positional arguments to differentiate; each may be
+        a tensor, an array, a number, or a nested list/tuple/dict of them.
+    has_aux : whether ``fn`` returns ``(scalar, aux)``; ``aux`` is returned, not
+        differentiated.
+
+    Returns
+    -------
+    A function returning ``(value, grads)`` (``((value, aux), grads)`` with ``has_aux``):
+    ``grads`` has the structure of ``args[argnums]`` (a tuple of them for a tuple
+    ``argnums``), each leaf with its argument's shape and dtype.  Arguments that do not
+    affect the value, and integer ones, get zeros (JAX semantics: no disconnected-input
+    error).
+
+    Raises
+    ------
+    LazyjitError
+        If the value is not a floating-point scalar, or ``has_aux`` is set and ``fn``
+        does not return a pair.
+    """
     return _grad_fn(fn, argnums, with_value=True, has_aux=has_aux)
 
 

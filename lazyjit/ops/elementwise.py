@@ -1,10 +1,24 @@
-"""Elementwise primitives: NumPy ufunc semantics, a C scalar expression, and a VJP.
+"""Elementwise primitives: NumPy ufunc semantics, a C scalar expression, a VJP and a JVP.
 
 Operands of an elementwise primitive always have the same shape (the API inserts
 explicit ``expand`` nodes for broadcasting) and the same dtype (the API inserts ``cast``
 nodes, following NumPy's promotion with weak Python scalars).  Integer helpers
 (``lj_floordiv_*`` etc.) and the stable ``lj_sigmoid``/``lj_softplus`` live in
 ``native/lazyjit_rt.h``.
+
+The JVP of every elementwise op is derived from its VJP (:func:`diagonal_jvp`), so both
+modes share one derivative formula and one set of conventions at the edges, all finite:
+
+* ``sqrt'(0)`` and ``d(a ** b)/da`` at ``a == 0, b < 1`` (infinite there) are taken as 0,
+  so ``sqrt(sum(x ** 2))`` has the subgradient 0 at the origin, not NaN;
+  ``d(a ** b)/db`` is 0 where ``a <= 0`` (where ``log(a)`` is not real);
+* ``abs'(0) == 0``, ``relu'(0) == 0`` (valid subgradients);
+* ``maximum(a, b)`` (``minimum``) at ``a == b`` sends the whole derivative to ``a``, so
+  ``maximum(x, x)`` has derivative 1, not 2;
+* ``where(c, a, b)`` gives exactly 0 (never ``0 * nan``) to the unselected branch.
+  The rules above guard their own unselected branches with the double-``where`` trick
+  (the denominator is replaced where it would be 0), so differentiating them again
+  stays finite too.
 """
 from __future__ import annotations
 
@@ -13,7 +27,7 @@ import math
 import numpy as np
 
 from lazyjit.ops.registry import F
-from lazyjit.ops.registry import OpDef, register
+from lazyjit.ops.registry import OpDef, diagonal_jvp, register
 
 
 def _as_float(x):
@@ -48,14 +62,23 @@ def _softplus(x):
     return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
 
 
+def _rules(vjp):
+    return {"vjp": vjp, "jvp": diagonal_jvp(vjp) if vjp is not None else None}
+
+
 def _unary(name, ref, c, vjp=None, promote=True, doc=""):
-    return register(OpDef(name, "elementwise", lambda x, arg: ref(x), c=c, vjp=vjp,
+    return register(OpDef(name, "elementwise", lambda x, arg: ref(x), c=c, **_rules(vjp),
                           float_only=promote, doc=doc))
 
 
 def _binary(name, ref, c, vjp=None, promote=True, doc=""):
-    return register(OpDef(name, "elementwise", lambda a, b, arg: ref(a, b), c=c, vjp=vjp,
-                          float_only=promote, doc=doc))
+    return register(OpDef(name, "elementwise", lambda a, b, arg: ref(a, b), c=c,
+                          **_rules(vjp), float_only=promote, doc=doc))
+
+
+def _sqrt_vjp(g, out, x, arg):
+    zero = out == 0  # sqrt'(0) is infinite: taken as 0; the guarded division stays finite
+    return (g * F.where(zero, 0.0, 0.5 / F.where(zero, 1.0, out)),)
 
 
 SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
@@ -65,7 +88,7 @@ _unary("exp", np.exp, "exp{s}({0})", lambda g, out, x, arg: (g * out,))
 _unary("log", np.log, "log{s}({0})", lambda g, out, x, arg: (g / x,))
 _unary("log1p", np.log1p, "log1p{s}({0})", lambda g, out, x, arg: (g / (x + 1),))
 _unary("expm1", np.expm1, "expm1{s}({0})", lambda g, out, x, arg: (g * (out + 1),))
-_unary("sqrt", np.sqrt, "sqrt{s}({0})", lambda g, out, x, arg: (g / (out * 2),))
+_unary("sqrt", np.sqrt, "sqrt{s}({0})", _sqrt_vjp, doc="derivative at 0 taken as 0")
 _unary("sin", np.sin, "sin{s}({0})", lambda g, out, x, arg: (g * F.cos(x),))
 _unary("cos", np.cos, "cos{s}({0})", lambda g, out, x, arg: (-g * F.sin(x),))
 _unary("tan", np.tan, "tan{s}({0})", lambda g, out, x, arg: (g * (out * out + 1),))
@@ -80,7 +103,8 @@ _unary("softplus", _softplus, "lj_softplus{s}({0})",
 # functions that keep integer dtypes
 _unary("neg", np.negative, "(-{0})", lambda g, out, x, arg: (-g,))
 _unary("abs", np.abs, {"f": "fabs{s}({0})", "i": "({0} < 0 ? -{0} : {0})", "u": "{0}",
-                       "b": "{0}"}, lambda g, out, x, arg: (g * F.sign(x),))
+                       "b": "{0}"}, lambda g, out, x, arg: (g * F.sign(x),),
+       doc="derivative sign(x): 0 at 0")
 _unary("sign", np.sign, {"f": "({0} > 0 ? 1 : ({0} < 0 ? -1 : {0}))",
                          "i": "(({0} > 0) - ({0} < 0))", "u": "({0} > 0)"},
        lambda g, out, x, arg: (None,))
@@ -91,7 +115,8 @@ _unary("ceil", np.ceil, {"f": "ceil{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"
 _unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
        {"f": "(({0} > 0 || {0} != {0}) ? {0} : 0)", "i": "({0} > 0 ? {0} : 0)",
         "u": "{0}", "b": "{0}"},
-       lambda g, out, x, arg: (F.where(x > 0, g, F.zeros_like(g)),), doc="max(x, 0)")
+       lambda g, out, x, arg: (F.where(x > 0, g, F.zeros_like(g)),),
+       doc="max(x, 0); derivative 0 at 0")
 _unary("logical_not", np.logical_not, "(!{0})", promote=False)
 _unary("invert", np.invert, {"b": "(!{0})", "i": "(~{0})", "u": "(({T})~{0})"})
 _unary("isnan", np.isnan, {"f": "({0} != {0})", "i": "0", "u": "0", "b": "0"}, promote=False)
@@ -103,9 +128,13 @@ def _cast_vjp(g, out, x, arg):
     return (g.astype(x.dtype),) if x.dtype.kind == "f" else (None,)
 
 
+def _cast_jvp(ts, out, x, arg):
+    return ts[0].astype(out.dtype) if out.dtype.kind == "f" else None
+
+
 register(OpDef("cast", "elementwise", lambda x, arg: x.astype(arg),
                dtype=lambda srcs, arg: np.dtype(arg),
-               c={">b": "({0} != 0)", "*": "(({T}){0})"}, vjp=_cast_vjp))
+               c={">b": "({0} != 0)", "*": "(({T}){0})"}, vjp=_cast_vjp, jvp=_cast_jvp))
 
 # binary arithmetic
 _binary("add", np.add, {"b": "({0} | {1})", "*": "({0} + {1})"},
@@ -124,21 +153,28 @@ _binary("mod", np.remainder, "lj_mod_{n}({0}, {1})",
 def _pow_vjp(g, out, a, b, arg):
     if a.dtype.kind != "f":
         return (None, None)
-    safe = F.where(a > 0, a, F.ones_like(a))
-    da = g * b * F.where(b == 0, F.zeros_like(a), a ** (b - 1))
-    db = g * out * F.log(safe)
-    return (da, db)
+    # d/da = b * a**(b-1): 0 where b == 0, and where a == 0 and b < 1 (infinite there);
+    # the base is replaced by 1 at those points so that no branch computes inf
+    flat = (b == 0) | ((a == 0) & (b < 1))
+    da = F.where(flat, 0.0, b * F.where(flat, 1.0, a) ** (b - 1))
+    # d/db = a**b * log(a) for a > 0; 0 where a <= 0 (log(a) not real)
+    pos = a > 0
+    db = F.where(pos, out, 0.0) * F.log(F.where(pos, a, 1.0))
+    return (g * da, g * db)
 
 
-_binary("pow", np.power, {"f": "pow{s}({0}, {1})", "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp)
+_binary("pow", np.power, {"f": "pow{s}({0}, {1})", "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp,
+        doc="d/da taken as 0 at a == 0 for b < 1; d/db as 0 for a <= 0")
 _binary("maximum", np.maximum, {"f": "(({0} > {1} || {0} != {0}) ? {0} : {1})",
                                 "*": "({0} > {1} ? {0} : {1})"},
         lambda g, out, a, b, arg: (F.where(a >= b, g, F.zeros_like(g)),
-                                   F.where(a >= b, F.zeros_like(g), g)))
+                                   F.where(a >= b, F.zeros_like(g), g)),
+        doc="at a == b the derivative goes to a")
 _binary("minimum", np.minimum, {"f": "(({0} < {1} || {0} != {0}) ? {0} : {1})",
                                 "*": "({0} < {1} ? {0} : {1})"},
         lambda g, out, a, b, arg: (F.where(a <= b, g, F.zeros_like(g)),
-                                   F.where(a <= b, F.zeros_like(g), g)))
+                                   F.where(a <= b, F.zeros_like(g), g)),
+        doc="at a == b the derivative goes to a")
 _binary("bitwise_and", np.bitwise_and, "({0} & {1})")
 _binary("bitwise_or", np.bitwise_or, "({0} | {1})")
 _binary("bitwise_xor", np.bitwise_xor, "({0} ^ {1})")
@@ -154,10 +190,12 @@ _binary("logical_xor", np.logical_xor, "(({0} != 0) != ({1} != 0))", promote=Fal
 
 register(OpDef("where", "elementwise", lambda c, a, b, arg: np.where(c, a, b),
                dtype=lambda srcs, arg: srcs[1].dtype, c="({0} ? {1} : {2})",
-               vjp=lambda g, out, c, a, b, arg: (None, F.where(c, g, F.zeros_like(g)),
-                                                 F.where(c, F.zeros_like(g), g))))
+               **_rules(lambda g, out, c, a, b, arg: (None, F.where(c, g, F.zeros_like(g)),
+                                                      F.where(c, F.zeros_like(g), g))),
+               doc="the unselected branch gets exactly 0"))
 
 COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
 
 register(OpDef("stop_gradient", "elementwise", lambda x, arg: x, c="{0}",
-               vjp=lambda g, out, x, arg: (None,), doc="identity; blocks gradients"))
+               vjp=lambda g, out, x, arg: (None,), jvp=lambda ts, out, x, arg: None,
+               doc="identity; zero derivative in both modes"))

@@ -3,8 +3,12 @@
 An OpDef gathers everything lazyjit knows about an op in one place: its kind (which
 decides how backends render it), its shape rule, its dtype rule, its NumPy reference
 (the semantics, and the ``numpy`` backend), a backend-neutral C expression for
-elementwise ops, and its vector-Jacobian product.  Composite functions (softmax, mean,
-var, ...) are written in primitives in :mod:`lazyjit.functions` and need no entry here.
+elementwise ops, and its derivatives: a vector-Jacobian product (reverse mode, used by
+:mod:`lazyjit.autodiff`) and a Jacobian-vector product (forward mode, used by
+:mod:`lazyjit.forward`).  An op with only a VJP still has a forward mode: the JVP is
+then the transpose of the VJP (see :func:`lazyjit.forward.transposed_vjp`).  Composite
+functions (softmax, mean, var, ...) are written in primitives in :mod:`lazyjit.functions`
+and need no entry here.
 """
 from __future__ import annotations
 
@@ -37,6 +41,12 @@ class OpDef:
         ``'b'``, ``'u'``, ``'*'`` for any other) or the result kind (``'>b'``) to a template.
     vjp : ``vjp(g, out, *srcs, arg) -> tuple`` of cotangents (Tensors or ``None`` for
         zero/disconnected), with ``g``, ``out`` and ``srcs`` as Tensors.
+    jvp : ``jvp(ts, out, *srcs, arg) -> Tensor | None``: the tangent of ``out`` given
+        ``ts``, one tangent per source (a Tensor of the source's shape and dtype, or
+        ``None`` for a symbolic zero: integer sources, or sources that do not depend on
+        the differentiated inputs).  ``None`` as the result is a zero tangent.  Both
+        rules are written with the public functions (``F``), so derivatives of
+        derivatives work to any order.
     float_only : inputs must be floating point (ints are promoted by the API).
     """
 
@@ -47,6 +57,7 @@ class OpDef:
     dtype: Callable[[tuple, Any], np.dtype] | None = None
     c: str | dict | None = None
     vjp: Callable[..., tuple] | None = None
+    jvp: Callable[..., Any] | None = None
     float_only: bool = False
     doc: str = ""
 
@@ -79,8 +90,8 @@ def ref_dtype(opdef: OpDef, srcs: tuple, arg: Any) -> np.dtype:
 
 
 class _Functions:
-    """Late-bound access to :mod:`lazyjit.functions` for VJP rules (which build graphs
-    with the public functions, defined after the registry)."""
+    """Late-bound access to :mod:`lazyjit.functions` for derivative rules (which build
+    graphs with the public functions, defined after the registry)."""
 
     def __getattr__(self, name: str):
         import lazyjit.functions as functions
@@ -88,3 +99,37 @@ class _Functions:
 
 
 F = _Functions()
+
+
+def diagonal_jvp(vjp: Callable[..., tuple]) -> Callable[..., Any]:
+    """The JVP rule of an elementwise op, from its VJP rule.
+
+    The operands of an elementwise primitive have the output's shape, so the Jacobian
+    with respect to each operand is diagonal, hence its own transpose: ``J_i t_i`` is
+    the VJP rule applied to the tangent ``t_i`` as cotangent, and the JVP is
+    ``sum_i vjp(t_i)[i]``.  Edge conventions (``sqrt`` at 0, ties of ``maximum``, ...)
+    are therefore the same in both modes.
+    """
+    def jvp(ts, out, *srcs_arg):
+        total = None
+        for i, t in enumerate(ts):
+            if t is None:
+                continue
+            term = vjp(t, out, *srcs_arg)[i]
+            if term is not None:
+                total = term if total is None else total + term
+        return total
+    return jvp
+
+
+def linear_jvp(ts, out, *srcs_arg):
+    """The JVP rule of an op that is linear in its floating-point operands (sums, views,
+    indexed reads and writes, concatenation): the same op applied to the tangents, zeros
+    standing for symbolic zeros and integer operands (indices) passed unchanged."""
+    from lazyjit.tensor import Tensor, apply
+    *srcs, arg = srcs_arg
+    if all(t is None for t in ts):
+        return None
+    operands = tuple((s if s.dtype.kind != "f" else t if t is not None else F.zeros_like(s)).node
+                     for s, t in zip(srcs, ts, strict=True))
+    return Tensor(apply(out.node.op, operands, arg))

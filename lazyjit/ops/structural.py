@@ -10,6 +10,11 @@ NumPy's calls onto:
   wrap, out-of-range ones raise ``IndexError``); ``put_add`` accumulates repeats as
   ``np.add.at``;
 * ``matmul`` multiplies ``(..., m, k) @ (..., k, n)`` with equal batch dims.
+
+Derivatives: ops linear in their floating-point operands (``sum``, views, indexed reads
+and writes, ``concat``) have the op itself as JVP (:func:`linear_jvp`); ``prod``,
+``max`` and ``min`` have local weights (``out / x``; ``1/k`` on each of ``k`` tied
+extremes, a valid subgradient) shared by both modes; ``matmul`` is bilinear.
 """
 from __future__ import annotations
 
@@ -18,7 +23,11 @@ import math
 import numpy as np
 
 from lazyjit.ops.registry import F
-from lazyjit.ops.registry import OpDef, register
+from lazyjit.ops.registry import OpDef, linear_jvp, register
+
+# views, indexed reads and writes, concat: the dtype of the first operand, and linear in
+# the floating-point operands (so the JVP is the op applied to the tangents)
+_LINEAR = {"dtype": lambda srcs, arg: srcs[0].dtype, "jvp": linear_jvp}
 
 
 def _keep(shape, axes):
@@ -39,23 +48,31 @@ def _nonempty_reduce_shape(name):
     return rule
 
 
-def _extreme_vjp(g, out, x, axes):
-    mask = (x == out).astype(g.dtype)
-    return (g * mask / F.sum(mask, axis=axes, keepdims=True),)
+def _reduce_rules(weights):
+    """VJP and JVP of a reduction whose partial derivatives are ``weights(out, x, axes)``
+    (an array of ``x``'s shape): ``g * weights`` and ``sum(t * weights)``."""
+    return {"vjp": lambda g, out, x, axes: (g * weights(out, x, axes),),
+            "jvp": lambda ts, out, x, axes: F.sum(ts[0] * weights(out, x, axes), axis=axes,
+                                                  keepdims=True)}
 
 
-def _prod_vjp(g, out, x, axes):
-    return (g * out / x,)
+def _tie_weights(out, x, axes):
+    """``1/k`` at each of the ``k`` elements equal to the extreme, 0 elsewhere."""
+    mask = (x == out).astype(out.dtype)
+    return mask / F.sum(mask, axis=axes, keepdims=True)
 
 
 register(OpDef("sum", "reduce", lambda x, axes: np.sum(x, axis=axes, keepdims=True),
-               shape=_reduce_shape, vjp=lambda g, out, x, axes: (F.broadcast_to(g, x.shape),)))
+               shape=_reduce_shape, vjp=lambda g, out, x, axes: (F.broadcast_to(g, x.shape),),
+               jvp=linear_jvp))
 register(OpDef("prod", "reduce", lambda x, axes: np.prod(x, axis=axes, keepdims=True),
-               shape=_reduce_shape, vjp=_prod_vjp))
+               shape=_reduce_shape, **_reduce_rules(lambda out, x, axes: out / x)))
 register(OpDef("max", "reduce", lambda x, axes: np.max(x, axis=axes, keepdims=True),
-               shape=_nonempty_reduce_shape("max"), vjp=_extreme_vjp))
+               shape=_nonempty_reduce_shape("max"), **_reduce_rules(_tie_weights),
+               doc="derivative split evenly among tied maxima"))
 register(OpDef("min", "reduce", lambda x, axes: np.min(x, axis=axes, keepdims=True),
-               shape=_nonempty_reduce_shape("min"), vjp=_extreme_vjp))
+               shape=_nonempty_reduce_shape("min"), **_reduce_rules(_tie_weights),
+               doc="derivative split evenly among tied minima"))
 for _name, _ref in (("argmax", np.argmax), ("argmin", np.argmin)):
     register(OpDef(_name, "arg",
                    (lambda r: lambda x, axis: r(x, axis=axis, keepdims=True).astype(np.int64))(_ref),
@@ -103,15 +120,15 @@ def _expand_vjp(g, out, x, shape):
 
 
 register(OpDef("reshape", "movement", lambda x, shape: x.reshape(shape), shape=_reshape_shape,
-               dtype=lambda srcs, arg: srcs[0].dtype,
+               **_LINEAR,
                vjp=lambda g, out, x, shape: (g.reshape(x.shape),)))
 register(OpDef("permute", "movement", lambda x, perm: np.transpose(x, perm),
-               shape=_permute_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               shape=_permute_shape, **_LINEAR,
                vjp=lambda g, out, x, perm: (g.transpose(tuple(np.argsort(perm))),)))
 register(OpDef("expand", "movement", lambda x, shape: np.broadcast_to(x, shape),
-               shape=_expand_shape, dtype=lambda srcs, arg: srcs[0].dtype, vjp=_expand_vjp))
+               shape=_expand_shape, **_LINEAR, vjp=_expand_vjp))
 register(OpDef("slice", "movement", lambda x, sl: x[as_slices(sl)],
-               shape=_slice_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               shape=_slice_shape, **_LINEAR,
                vjp=lambda g, out, x, sl: (F.inc_slice(F.zeros_like(x), g, sl),)))
 
 
@@ -180,22 +197,22 @@ def _put_shape(srcs, axis):
 
 
 register(OpDef("set_slice", "index", lambda x, v, sl: _slice_write(x, v, sl, False),
-               shape=_slice_write_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               shape=_slice_write_shape, **_LINEAR,
                vjp=lambda g, out, x, v, sl: (F.set_slice(g, F.zeros_like(v), sl),
                                              F.get_slice(g, sl))))
 register(OpDef("inc_slice", "index", lambda x, v, sl: _slice_write(x, v, sl, True),
-               shape=_slice_write_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               shape=_slice_write_shape, **_LINEAR,
                vjp=lambda g, out, x, v, sl: (g, F.get_slice(g, sl))))
 register(OpDef("take", "index", _take, shape=_take_shape,
-               dtype=lambda srcs, arg: srcs[0].dtype,
+               **_LINEAR,
                vjp=lambda g, out, x, idx, axis: (F.put_add(F.zeros_like(x), idx, g, axis),
                                                  None)))
 register(OpDef("put", "index", lambda x, idx, v, axis: _put(x, idx, v, axis, False),
-               shape=_put_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               shape=_put_shape, **_LINEAR,
                vjp=lambda g, out, x, idx, v, axis: (
                    F.put(g, idx, F.zeros_like(v), axis), None, F.take(g, idx, axis))))
 register(OpDef("put_add", "index", lambda x, idx, v, axis: _put(x, idx, v, axis, True),
-               shape=_put_shape, dtype=lambda srcs, arg: srcs[0].dtype,
+               shape=_put_shape, **_LINEAR,
                vjp=lambda g, out, x, idx, v, axis: (g, None, F.take(g, idx, axis))))
 
 
@@ -220,7 +237,7 @@ def _concat_vjp(g, out, *srcs_and_axis):
 
 
 register(OpDef("concat", "concat", lambda *xs_axis: np.concatenate(xs_axis[:-1], axis=xs_axis[-1]),
-               shape=_concat_shape, dtype=lambda srcs, arg: srcs[0].dtype, vjp=_concat_vjp))
+               shape=_concat_shape, **_LINEAR, vjp=_concat_vjp))
 
 
 # --- matmul ----------------------------------------------------------------------------
@@ -232,6 +249,14 @@ def _matmul_shape(srcs, arg):
     return a.shape[:-1] + (b.shape[-1],)
 
 
+def _matmul_jvp(ts, out, a, b, arg):
+    ta, tb = ts
+    terms = ([F.matmul(ta, b)] if ta is not None else []) + \
+        ([F.matmul(a, tb)] if tb is not None else [])
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
 register(OpDef("matmul", "matmul", lambda a, b, arg: np.matmul(a, b), shape=_matmul_shape,
                vjp=lambda g, out, a, b, arg: (F.matmul(g, F.swapaxes(b, -1, -2)),
-                                              F.matmul(F.swapaxes(a, -1, -2), g))))
+                                              F.matmul(F.swapaxes(a, -1, -2), g)),
+               jvp=_matmul_jvp))
