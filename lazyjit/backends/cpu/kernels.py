@@ -173,10 +173,12 @@ def _parallel(work: str, count: str, body: list[str], guard: str = "1") -> list[
             "  } else {", *loop, "  }"]
 
 
-def _block_size(outer: int, last: int) -> int:
-    if outer >= 64 or last <= 4096:
+def _block_size(outer: int, last: int, min_block: int = 4096) -> int:
+    """Block of the innermost dim per work item: whole rows when there are many, else
+    about 64 blocks of at least ``min_block`` elements, so that threads share the work."""
+    if outer >= 64 or last <= min_block:
         return max(last, 1)
-    return max(4096, -(-last // 64))
+    return max(min_block, -(-last // 64))
 
 
 def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
@@ -260,11 +262,12 @@ def reduce(mod: Module, dst: View, node, src_shape, members, root, leaves) -> No
     ptrs = lambda ds: _ptrs(views, st, ds, [j > 0 for j in range(len(views))])  # noqa: E731
     emit = _reduce_inner if red and red[-1] == len(dims) - 1 else _reduce_outer
     lines = ["  " + d for d in decls] + emit(mod, op, dt, dims, sizes, st, kept, red, inner,
-                                              res, ptrs)
+                                              res, ptrs, cls[0])
     mod.add("\n".join(lines))
 
 
-def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs) -> list[str]:
+def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
+                  out_cls) -> list[str]:
     T, init = ctype(dt), _INIT[op](dt)
     simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
     opened, closed = _loops(red[:-1], sizes)
@@ -290,13 +293,16 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs) -> 
             *_parallel("nK * nR", "nK", body, guard="nK > 1")]
 
 
-def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs) -> list[str]:
+def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
+                  out_cls) -> list[str]:
     T, init = ctype(dt), _INIT[op](dt)
     outer = kept[:-1]
+    # blocks of whole rows where possible: narrower column blocks over many rows thrash the TLB
     bs = mod.p(_block_size(math.prod([dims[d] for d in outer]), dims[-1]))
+    nR = " * ".join(sizes[d] for d in red) or "1"
     nO = " * ".join(sizes[d] for d in outer) or "1"
     off = "".join(f" + i{d} * {st[0][d]}" for d in outer)
-    out = f"out[k * {st[0][-1]}]"
+    out = "out[k]" if out_cls == "c" else f"out[k * {st[0][-1]}]"
     opened, closed = _loops(red, sizes)
     body = ["const int64_t o = w / nb, kb = (w - o * nb) * bs;",
             "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
@@ -307,7 +313,7 @@ def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs) -> 
             f"  {out} = {_combine(op, dt, out, res)};", "}", *closed]
     return [f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
             "  const int64_t nb = (nL + bs - 1) / bs;",
-            *_parallel("nO * nL", "nO * nb", body)]
+            *_parallel(f"nO * nL * {nR}", "nO * nb", body)]
 
 
 def argreduce(mod: Module, dst: View, node, src: View) -> None:
