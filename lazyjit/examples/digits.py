@@ -1,10 +1,13 @@
 """Train an MLP on scikit-learn's handwritten digits, eager style with ``lj.grad``.
 
-``python -m lazyjit.examples.digits`` trains a 64-256-256-10 ReLU network with softmax
-cross-entropy (``lj.log_softmax``) and SGD with momentum on ``sklearn.datasets.load_digits``
-(1,797 8x8 images, shipped with scikit-learn, no download), features scaled to [0, 1],
-a stratified 80/20 train/test split with a fixed seed (``--seed`` varies the initialization
-and the minibatch order, not the split), float32 throughout.
+``python -m lazyjit.examples.digits`` trains a 64-256-256-10 ReLU network (He
+initialization) on ``sklearn.datasets.load_digits`` (1,797 8x8 images, shipped with
+scikit-learn, no download): softmax cross-entropy (``lj.log_softmax``) against targets
+label-smoothed by 0.1, SGD with momentum 0.9 and weight decay, a cosine learning-rate
+schedule, minibatches of 128.  Pixels are scaled by 1/16 and standardized with the
+training set's statistics; the split is a stratified 80/20 one with a fixed seed
+(``--seed`` varies the initialization and the minibatch order, not the split); float32
+throughout.
 
 Each step is written as plain array code on lazy tensors: the loss is built from the
 parameters and the minibatch, ``lj.grad`` adds the backward graph, the update adds the
@@ -71,10 +74,11 @@ def forward(params, x):
     return h
 
 
-def loss_fn(params, x, onehot):
-    """Mean softmax cross-entropy of the batch (a 0-d float32 tensor)."""
+def loss_fn(params, x, targets):
+    """Mean softmax cross-entropy of the batch against target distributions ``(batch, 10)``
+    (a 0-d float32 tensor)."""
     logp = lj.log_softmax(forward(params, x), axis=-1)
-    return -(logp * onehot).sum() / x.shape[0]
+    return -(logp * targets).sum() / x.shape[0]
 
 
 def accuracy(params, x: np.ndarray, y: np.ndarray) -> float:
@@ -82,8 +86,9 @@ def accuracy(params, x: np.ndarray, y: np.ndarray) -> float:
     return float((logits.argmax(axis=1) == y).mean())
 
 
-def train(epochs: int = 30, lr: float = 0.05, batch_size: int = 128, seed: int = 0,
-          momentum: float = 0.9, progress: bool = True, weight_decay: float = 5e-4) -> dict:
+def train(epochs: int = 60, lr: float = 0.1, batch_size: int = 128, seed: int = 0,
+          momentum: float = 0.9, label_smoothing: float = 0.1, weight_decay: float = 5e-4,
+          progress: bool = True) -> dict:
     """Train and evaluate; returns ``{'test_accuracy', 'steps_per_second', 'compiles',
     'steps', 'final_loss'}``.
 
@@ -97,7 +102,9 @@ def train(epochs: int = 30, lr: float = 0.05, batch_size: int = 128, seed: int =
     params = init_params(seed)
     velocity = [lj.zeros_like(p) for p in params]
     rng = np.random.default_rng(seed + 1)
-    eye = np.eye(LAYERS[-1], dtype=np.float32)
+    n_classes = LAYERS[-1]
+    targets = np.eye(n_classes, dtype=np.float32) * (1 - label_smoothing) \
+        + np.float32(label_smoothing / n_classes)
     n = len(x_train)
     steps_per_epoch = -(-n // batch_size)
     total_steps = epochs * steps_per_epoch
@@ -111,7 +118,7 @@ def train(epochs: int = 30, lr: float = 0.05, batch_size: int = 128, seed: int =
             for lo in range(0, n, batch_size):
                 idx = order[lo:lo + batch_size]       # the last batch is smaller
                 xb = lj.tensor(x_train[idx])
-                yb = lj.tensor(eye[y_train[idx]])
+                yb = lj.tensor(targets[y_train[idx]])
                 rate = lj.tensor(np.float32(lr * 0.5 * (1 + math.cos(math.pi * steps /
                                                                      total_steps))))
                 loss = loss_fn(params, xb, yb)
@@ -136,16 +143,19 @@ def train(epochs: int = 30, lr: float = 0.05, batch_size: int = 128, seed: int =
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=30, help="passes over the training set")
-    parser.add_argument("--lr", type=float, default=0.05, help="SGD learning rate")
+    parser.add_argument("--epochs", type=int, default=60, help="passes over the training set")
+    parser.add_argument("--lr", type=float, default=0.1, help="SGD learning rate")
     parser.add_argument("--batch-size", type=int, default=128, help="minibatch size")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the initialization and the minibatch order")
     parser.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
+    parser.add_argument("--label-smoothing", type=float, default=0.1,
+                        help="weight of the uniform distribution mixed into the targets")
+    parser.add_argument("--weight-decay", type=float, default=5e-4, help="L2 weight decay")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
     result = train(args.epochs, args.lr, args.batch_size, args.seed, args.momentum,
-                   progress=not args.no_progress)
+                   args.label_smoothing, args.weight_decay, progress=not args.no_progress)
     print(f"test accuracy: {result['test_accuracy']:.4f}")
     print(f"steps per second: {result['steps_per_second']:.1f}")
     print(f"compiles: {result['compiles']}")
