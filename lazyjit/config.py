@@ -44,8 +44,8 @@ def _optimizer(v: Any) -> str:
 
 def _backend(v: Any) -> str:
     s = str(v).strip().lower()
-    if s not in ("cpu", "numpy", "cuda"):
-        raise ValueError(f"expected 'cpu', 'numpy' or 'cuda', got {v!r}")
+    if s not in ("cpu", "numpy"):
+        raise ValueError(f"expected 'cpu' or 'numpy', got {v!r}")
     return s
 
 
@@ -74,7 +74,11 @@ class Config:
     def __init__(self) -> None:
         object.__setattr__(self, "_flags", _Flags(cache_dir=_default_cache_dir()))
         object.__setattr__(self, "_version", 0)
-        self._apply(_parse_env(os.environ.get("LAZYJIT_FLAGS", "")))
+        text = os.environ.get("LAZYJIT_FLAGS", "")
+        try:
+            self._apply(_parse_env(text))
+        except ValueError as e:
+            raise type(e)(f"in LAZYJIT_FLAGS={text!r}: {e}") from None
 
     @staticmethod
     def _parse(values: dict[str, Any]) -> dict[str, Any]:

@@ -149,8 +149,9 @@ def _as_operand(x):
     return tensor(x)
 
 
-def broadcast_shapes(*shapes, op: str = "broadcast") -> tuple[int, ...]:
-    """NumPy's broadcast of ``shapes``; raises naming ``op`` and the shapes."""
+def broadcast_shapes(*shapes, op: str = "broadcast", srcs: tuple = ()) -> tuple[int, ...]:
+    """NumPy's broadcast of ``shapes``; raises naming ``op``, the shapes and (when the
+    operand nodes ``srcs`` are given) their dtypes."""
     out = list(shapes[0])
     for shape in shapes[1:]:
         if len(shape) > len(out):
@@ -163,7 +164,7 @@ def broadcast_shapes(*shapes, op: str = "broadcast") -> tuple[int, ...]:
                     out[k + i] = d
                 elif d != 1:
                     shown = ", ".join(str(tuple(s)) for s in shapes)
-                    raise op_error(op, f"shapes {shown} cannot be broadcast together")
+                    raise op_error(op, f"shapes {shown} cannot be broadcast together", srcs)
     return tuple(out)
 
 
@@ -234,7 +235,8 @@ def _elementwise(name: str, operands) -> Tensor:
         except TypeError as e:
             raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
         check_dtype(common, name)
-    shape = broadcast_shapes(*[t.shape for t in tensors], op=name) if tensors else ()
+    shape = broadcast_shapes(*[t.shape for t in tensors], op=name,
+                             srcs=tuple(t.node for t in tensors)) if tensors else ()
     probe = _Probe(shape, common)
     try:
         out = ref_dtype(opdef, (probe,) * len(ops), None)
@@ -341,7 +343,8 @@ def where(condition, x, y) -> Tensor:
     tensors = [t for t in xs if isinstance(t, Tensor)]
     common = np.result_type(*[t.dtype if isinstance(t, Tensor) else t for t in xs])
     check_dtype(common, "where")
-    shape = broadcast_shapes(c.shape, *[t.shape for t in tensors], op="where")
+    shape = broadcast_shapes(c.shape, *[t.shape for t in tensors], op="where",
+                             srcs=(c.node, *[t.node for t in tensors]))
     srcs = (_broadcast_node(c.node, shape),) + tuple(_node_to(t, common, shape) for t in xs)
     return Tensor(apply("where", srcs))
 

@@ -62,6 +62,14 @@ def _is_array(k) -> bool:
     return isinstance(k, (Tensor, np.ndarray))
 
 
+def check_bounds(idx: np.ndarray, axis: int, n: int) -> None:
+    """Raise NumPy's ``IndexError`` for a constant index array with an entry outside
+    ``[-n, n)`` (indices that are tensors are checked when computed)."""
+    if idx.size and idx.dtype.kind in "iu" and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].flat[0]
+        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
 def getitem(x: Tensor, key) -> Tensor:
     """``x[key]`` with NumPy semantics (see the module docstring)."""
     from lazyjit import functions as F
@@ -76,6 +84,8 @@ def getitem(x: Tensor, key) -> Tensor:
             continue
         n = x.shape[dim]
         if _is_array(k) or (has_array and isinstance(k, (int, np.integer))):
+            if not isinstance(k, Tensor):
+                check_bounds(np.asarray(k), dim, n)
             slices.append((0, n, 1))
             adv.append((len(after), k))
             after.append(("keep", dim))

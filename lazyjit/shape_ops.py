@@ -210,6 +210,9 @@ def take(x, indices, axis=None) -> Tensor:
     if axis is None:
         x, axis = ravel(x), 0
     (axis,) = _axes(axis, x.ndim, "take")
+    if not isinstance(indices, Tensor):
+        from lazyjit.indexing import check_bounds
+        check_bounds(np.asarray(indices), axis, x.shape[axis])
     return Tensor(apply("take", (x.node, astype(idx, np.int64).node), axis))
 
 
