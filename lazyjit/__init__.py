@@ -13,6 +13,7 @@ from lazyjit.functions import (  # noqa: F401  (names shadowing builtins)
 )
 from lazyjit.indexing import getitem, inc_subtensor, set_subtensor
 from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_and_grad
+from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.jit import jit
 from lazyjit.realize import realize as _realize
 from lazyjit.stats import reset_stats, stats
@@ -31,4 +32,5 @@ __all__ = [
     "config", "Tensor", "tensor", "grad", "value_and_grad", "stop_gradient", "jit", "stats",
     "reset_stats", "realize", "set_subtensor", "inc_subtensor", "getitem", "LazyjitError",
     "DisconnectedInputError",
+    "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp",
 ]

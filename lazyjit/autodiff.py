@@ -92,9 +92,11 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
     -----
     Conventions at non-differentiable points (finite everywhere): ``max``/``min`` split
     the derivative evenly among ties; ``maximum(a, b)`` at ``a == b`` sends it to ``a``
-    (so ``maximum(x, x)`` has derivative 1); ``abs'(0) = relu'(0) = sqrt'(0) = 0``;
-    ``d(a ** b)/da = 0`` at ``a == 0, b < 1`` and ``d(a ** b)/db = 0`` for ``a <= 0``;
-    ``where`` gives exactly 0 to the unselected branch.  A user function whose own
+    (so ``maximum(x, x)`` has derivative 1); ``abs'(0) = relu'(0) = 0``; derivatives
+    that are infinite or not real are taken as 0: ``sqrt'(x)`` for ``x <= 0``,
+    ``d(a ** b)/da`` at ``a == 0, b < 1`` and at ``a < 0`` with non-integer ``b``,
+    ``d(a ** b)/db`` for ``a <= 0``; ``where`` gives exactly 0 to the unselected branch,
+    so ``where(x > 0, sqrt(x), 0)`` has a finite derivative everywhere.  A user function whose own
     derivative is infinite in the unselected branch (``where(x > 0, log(x), 0)`` at
     ``x = 0``) still gives ``0 * inf = nan``: guard its operand as well (the double-where
     trick, ``log(where(x > 0, x, 1))``), as in JAX.

@@ -1,9 +1,22 @@
-"""``check_grad``: reverse-mode gradients against central finite differences.
+"""``check_grads``: forward and reverse mode against central finite differences, to any
+order (JAX's ``check_grads``; PyTensor's ``verify_grad`` for the reverse mode).
 
-The function under test may return any shape (or a list of tensors); it is reduced to a
-scalar by a fixed random projection ``cost = sum(out * R)``, as PyTensor's
-``verify_grad`` does.  The gradient of each input is then compared with the central
-difference of ``cost`` along a few random directions, in float64.
+For a function of NumPy arrays (its floating-point ones are differentiated), along one
+random direction ``d`` per input, the central difference
+``fd = (f(x + eps d) - f(x - eps d)) / (2 eps)`` is compared with
+
+* ``fwd``: the Jacobian-vector product ``lj.jvp(f, x, d)``, output by output;
+* ``rev``: the vector-Jacobian product ``lj.vjp(f, x)`` with a random cotangent ``u``,
+  through ``<vjp(u), d> == <u, fd>``.
+
+Order ``k > 1`` checks the derivative functions themselves at order ``k - 1``:
+``x -> jvp(f, x, d)`` and ``x -> vjp(f, x)(u)`` (fixed ``d``, ``u``), in both modes, so
+order 2 covers forward-over-forward, reverse-over-forward, forward-over-reverse and
+reverse-over-reverse.
+
+Everything a check needs is built first, then computed in three realizes (see
+:class:`GradBatch`), which several checks can share: on compiled backends a check costs
+about two compiles, whatever its order.
 """
 from __future__ import annotations
 
@@ -18,61 +31,119 @@ def _outputs(out) -> list:
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
-def _projected(fn: Callable, tensors: list, projections: list[np.ndarray]):
-    outs = _outputs(fn(*tensors))
-    assert len(outs) == len(projections)
-    terms = [lj.sum(o * p) for o, p in zip(outs, projections, strict=True)]
-    total = terms[0]
-    for t in terms[1:]:
-        total = total + t
-    return total
+class GradBatch:
+    """Checks queued by :func:`check_grads` with ``batch=``; :meth:`run` computes their
+    values, then asserts each (a failure names its check).
+
+    The values are computed in three realizes: every function at ``x + eps d``, the
+    same at ``x - eps d`` (the same trace structure, so the compiled plan is reused),
+    and the analytic derivatives at ``x``.
+    """
+
+    def __init__(self):
+        self.plus: list = []
+        self.minus: list = []
+        self.center: list = []
+        self.checks: list[Callable[[], None]] = []
+
+    def run(self) -> None:
+        for group in (self.plus, self.minus, self.center):
+            if group:
+                lj.realize(*group)
+        failures = []
+        for check in self.checks:
+            try:
+                check()
+            except AssertionError as e:
+                failures.append(str(e))
+        assert not failures, "\n".join(failures)
 
 
-def check_grad(fn: Callable, args: Sequence, wrt: Sequence[int] | None = None, *,
-               eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-6, n_dirs: int = 3,
-               seed: int = 0) -> list[np.ndarray]:
-    """Assert that ``lj.grad`` of ``fn`` matches finite differences.
+def check_grads(fn: Callable, args: Sequence, order: int = 2,
+                modes: Sequence[str] = ("fwd", "rev"), *, eps: float = 1e-6,
+                rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0,
+                batch: GradBatch | None = None, label: str = "f") -> None:
+    """Assert that the derivatives of ``fn`` match finite differences, to ``order``.
 
     Parameters
     ----------
-    fn : function of lazyjit tensors returning a floating tensor (any shape) or a list.
-    args : NumPy arrays, one per argument of ``fn``.
-    wrt : positions of the arguments to differentiate (default: the float ones).
+    fn : function of lazyjit tensors returning a tensor or a list/tuple of tensors (any
+        shapes; integer outputs are skipped).
+    args : NumPy arrays, one per argument of ``fn`` (float64 for precise differences);
+        the floating-point ones are differentiated.
+    order : derivative order to check (1: JVP/VJP; 2: also their derivatives; ...).
+    modes : ``'fwd'`` (Jacobian-vector products) and/or ``'rev'`` (vector-Jacobian).
     eps : step of the central difference.
-    rtol, atol : tolerance on each directional derivative.
-    n_dirs : random directions per argument.
-
-    Returns
-    -------
-    The analytic gradients (NumPy arrays), one per ``wrt``.
+    rtol, atol : tolerance, relative to the largest magnitude compared.
+    batch : queue the checks there (run by ``batch.run()``) instead of running now.
+    label : names the function in failure messages.
     """
+    own = batch is None
+    batch = GradBatch() if own else batch
     rng = np.random.default_rng(seed)
-    args = [np.asarray(a) for a in args]
-    if wrt is None:
-        wrt = [i for i, a in enumerate(args) if a.dtype.kind == "f"]
-    probe = _outputs(fn(*[lj.tensor(a) for a in args]))
-    projections = [rng.standard_normal(o.shape) for o in probe]
+    _plan(fn, [np.asarray(a) for a in args], order, tuple(modes), rng,
+          (eps, rtol, atol), batch, label)
+    if own:
+        batch.run()
 
-    def cost_value(arrays) -> float:
-        return float(_projected(fn, [lj.tensor(a) for a in arrays], projections))
 
-    tensors = [lj.tensor(a) for a in args]
-    cost = _projected(fn, tensors, projections)
-    grads = lj.grad(cost, [tensors[i] for i in wrt])
-    values = []
-    for i, g in zip(wrt, grads, strict=True):
-        assert g.shape == args[i].shape and g.dtype == args[i].dtype, \
-            (i, g.shape, g.dtype, args[i].shape, args[i].dtype)
-        values.append(g.numpy())
-    for i, g in zip(wrt, values, strict=True):
-        for k in range(n_dirs):
-            d = rng.standard_normal(args[i].shape)
-            plus, minus = list(args), list(args)
-            plus[i], minus[i] = args[i] + eps * d, args[i] - eps * d
-            numeric = (cost_value(plus) - cost_value(minus)) / (2 * eps)
-            analytic = float(np.sum(g * d))
-            bound = atol + rtol * max(abs(numeric), abs(analytic))
-            assert abs(numeric - analytic) <= bound, (
-                f"argument {i}, direction {k}: finite differences {numeric!r} "
-                f"vs grad {analytic!r} (|diff| {abs(numeric - analytic):.3g} > {bound:.3g})")
-    return values
+def _close(what: str, analytic: np.ndarray, numeric: np.ndarray, rtol: float,
+           atol: float) -> None:
+    scale = max(float(np.max(np.abs(analytic), initial=0)),
+                float(np.max(np.abs(numeric), initial=0)))
+    err = float(np.max(np.abs(analytic - numeric), initial=0))
+    assert np.all(np.isfinite(analytic)) and err <= atol + rtol * scale, (
+        f"{what}: |analytic - finite differences| = {err:.3g} > {atol + rtol * scale:.3g}\n"
+        f"analytic {np.asarray(analytic).ravel()[:6]}\nnumeric  {np.asarray(numeric).ravel()[:6]}")
+
+
+def _plan(fn, args, order, modes, rng, tol, batch: GradBatch, label: str) -> None:
+    eps, rtol, atol = tol
+    n = len(args)
+    floats = [a.dtype.kind == "f" for a in args]
+    dirs = [rng.standard_normal(a.shape).astype(a.dtype) if f else None
+            for a, f in zip(args, floats, strict=True)]
+
+    def f_list(*xs):
+        return _outputs(fn(*xs))
+
+    def at(shift: float) -> list:
+        return f_list(*[lj.tensor(a + shift * d if d is not None else a)
+                        for a, d in zip(args, dirs, strict=True)])
+
+    plus, minus = at(eps), at(-eps)
+    keep = [k for k, o in enumerate(plus) if o.dtype.kind == "f"]
+    batch.plus += [plus[k] for k in keep]
+    batch.minus += [minus[k] for k in keep]
+
+    def fd(k: int) -> np.ndarray:
+        return (plus[k].numpy().astype(np.float64) - minus[k].numpy()) / (2 * eps)
+
+    primals = [lj.tensor(a) for a in args]
+    us = [rng.standard_normal(o.shape).astype(o.dtype) if o.dtype.kind == "f" else None
+          for o in plus]
+    if "fwd" in modes:
+        touts = lj.jvp(f_list, primals, dirs)[1]
+        batch.center += [touts[k] for k in keep]
+        batch.checks += [lambda k=k: _close(f"{label}: jvp of output {k}", touts[k].numpy(),
+                                            fd(k), rtol, atol) for k in keep]
+    if "rev" in modes:
+        cts = lj.vjp(f_list, *primals)[1](us)
+        batch.center += [cts[i] for i in range(n) if floats[i]]
+
+        def check_rev():
+            analytic = sum(float(np.sum(cts[i].numpy() * dirs[i])) for i in range(n) if floats[i])
+            numeric = sum(float(np.sum(us[k] * fd(k))) for k in keep)
+            _close(f"{label}: vjp", np.array(analytic), np.array(numeric), rtol, atol)
+        batch.checks.append(check_rev)
+    if order <= 1:
+        return
+    # the derivative functions of x (fixed tangent / cotangent), checked at order - 1
+    if "fwd" in modes:
+        def jvp_of(*xs):
+            return lj.jvp(f_list, list(xs), dirs)[1]
+        _plan(jvp_of, args, order - 1, modes, rng, tol, batch, f"jvp({label})")
+    if "rev" in modes:
+        def vjp_of(*xs):
+            return [c for c, f in zip(lj.vjp(f_list, *xs)[1](us), floats, strict=True) if f]
+        _plan(vjp_of, args, order - 1, modes, rng, tol, batch, f"vjp({label})")

@@ -1,13 +1,16 @@
-"""Gradients against central finite differences (float64), on every backend.
+"""Derivatives against central finite differences (float64), on every backend.
 
-``GRADS`` maps each differentiable registry op (one with a ``vjp`` rule) to cases that
-reach it through the public API; ``test_every_differentiable_op_has_cases`` fails when an
-op with a VJP is added without a case here.  Then: second order, broadcasting, indexing
-with repeated indices, softmax cross-entropy, ``disconnected_inputs``, ``consider_constant``
-and ``grad`` inside ``lj.jit``.
+``GRADS`` maps each differentiable registry op (one with ``vjp`` and ``jvp`` rules) to
+cases that reach it through the public API; ``test_every_differentiable_op_has_cases``
+fails when an op with a derivative rule is added without a case here.  Every case passes
+``check_grads`` to order 2 in both modes (forward and reverse), with the op's own JVP
+rule and, on the reference backend, with the double-VJP fallback instead.  Then: higher
+order, broadcasting, indexing with repeated indices, softmax cross-entropy,
+``disconnected_inputs``, ``consider_constant`` and ``grad`` inside ``lj.jit``.
 """
 from __future__ import annotations
 
+import dataclasses
 import operator
 import warnings
 
@@ -17,13 +20,13 @@ import pytest
 import lazyjit as lj
 from lazyjit.ops import REGISTRY
 
-from gradcheck import check_grad
+from gradcheck import GradBatch, check_grads
 from helpers import graph_ops, sample
 
 
 def G(fn, *shapes, domain="any", **kw):
     """A gradient case: ``fn`` of float64 inputs of ``shapes`` drawn from ``domain``
-    (one per input when a tuple); ``kw`` goes to ``check_grad``."""
+    (one per input when a tuple); ``kw`` goes to ``check_grads``."""
     return (fn, shapes, domain, kw)
 
 
@@ -105,7 +108,6 @@ NO_VJP = {"logical_not", "invert", "isnan", "isinf", "bitwise_and", "bitwise_or"
           "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
           "argmax", "argmin"}
 
-CASES = [(f"{op}-{i}", case) for op, cases in GRADS.items() for i, case in enumerate(cases)]
 
 
 def _inputs(shapes, domain, rng):
@@ -113,14 +115,52 @@ def _inputs(shapes, domain, rng):
     return [sample(rng, s, "float64", d) for s, d in zip(shapes, domains, strict=True)]
 
 
-@pytest.mark.parametrize("case", [c for _, c in CASES], ids=[i for i, _ in CASES])
-def test_grad_fd(case, backend, rng):
-    fn, shapes, domain, kw = case
-    check_grad(fn, _inputs(shapes, domain, rng), **kw)
+def _op_groups(size: int = 8) -> dict[str, list[str]]:
+    """The ops of ``GRADS`` by kind (elementwise, reduce, ...), in chunks of ``size``: a
+    group is checked in one batch (one compile of each structure on compiled backends)."""
+    groups: dict[str, list[str]] = {}
+    for kind in dict.fromkeys(REGISTRY[op].kind for op in GRADS):
+        ops = [op for op in GRADS if REGISTRY[op].kind == kind]
+        for i in range(0, len(ops), size):
+            groups[f"{kind}-{i // size}" if len(ops) > size else kind] = ops[i:i + size]
+    return groups
+
+
+OP_GROUPS = _op_groups()
+
+
+def check_ops(ops, rng, order=2, modes=("fwd", "rev"), first_only=False):
+    """All cases of ``ops`` through ``check_grads`` in one batch.  With ``first_only``,
+    only the first case of each op is checked to ``order``, the others to order 1."""
+    batch = GradBatch()
+    for op in ops:
+        for i, (fn, shapes, domain, kw) in enumerate(GRADS[op]):
+            check_grads(fn, _inputs(shapes, domain, rng), order if i == 0 or not first_only
+                        else 1, modes, batch=batch, label=f"{op}-{i}", **kw)
+    batch.run()
+
+
+@pytest.mark.parametrize("group", list(OP_GROUPS))
+def test_check_grads_order_2(group, backend, rng):
+    """Every differentiable op to order 2 in both modes.  On compiled backends, where
+    each new graph costs a C compile, the further cases of an op (broadcasting variants,
+    composites) are checked to order 1; the reference backend checks all to order 2."""
+    check_ops(OP_GROUPS[group], rng, first_only=backend != "numpy")
+
+
+@pytest.mark.parametrize("group", list(OP_GROUPS))
+def test_double_vjp_fallback(group, rng, monkeypatch):
+    """Forward mode with no JVP rule at all: every op's JVP is its transposed VJP
+    (``lazyjit.forward.transposed_vjp``), to order 2."""
+    for name, opdef in REGISTRY.items():
+        monkeypatch.setitem(REGISTRY, name, dataclasses.replace(opdef, jvp=None))
+    with lj.config(backend="numpy"):
+        check_ops(OP_GROUPS[group], rng, modes=("fwd",))
 
 
 def test_every_differentiable_op_has_cases(rng):
     differentiable = {n for n, d in REGISTRY.items() if d.vjp is not None}
+    assert differentiable == {n for n, d in REGISTRY.items() if d.jvp is not None}
     assert set(GRADS) == differentiable, (differentiable - set(GRADS), set(GRADS) - differentiable)
     assert NO_VJP == set(REGISTRY) - differentiable
     for op, cases in GRADS.items():
@@ -172,7 +212,7 @@ SECOND_ORDER = [
 
 @pytest.mark.parametrize("name,fn,shape", SECOND_ORDER, ids=[s[0] for s in SECOND_ORDER])
 def test_second_order(name, fn, shape, backend, rng):
-    check_grad(lambda x: lj.grad(fn(x), x), [rng.standard_normal(shape)])
+    check_grads(lambda x: lj.grad(fn(x), x), [rng.standard_normal(shape)], order=1)
 
 
 def test_third_order_of_polynomial(backend):
@@ -199,7 +239,7 @@ def test_softmax_cross_entropy(backend, rng):
     def loss(z):
         return -lj.mean(lj.sum(lj.log_softmax(z, axis=-1) * onehot, axis=-1))
 
-    check_grad(loss, [logits])
+    check_grads(loss, [logits], order=1)
     z = lj.tensor(logits)
     g = lj.grad(loss(z), z).numpy()
     p = np.exp(logits - logits.max(1, keepdims=True))

@@ -9,9 +9,11 @@ nodes, following NumPy's promotion with weak Python scalars).  Integer helpers
 The JVP of every elementwise op is derived from its VJP (:func:`diagonal_jvp`), so both
 modes share one derivative formula and one set of conventions at the edges, all finite:
 
-* ``sqrt'(0)`` and ``d(a ** b)/da`` at ``a == 0, b < 1`` (infinite there) are taken as 0,
-  so ``sqrt(sum(x ** 2))`` has the subgradient 0 at the origin, not NaN;
-  ``d(a ** b)/db`` is 0 where ``a <= 0`` (where ``log(a)`` is not real);
+* where a derivative is infinite or not real, it is taken as 0: ``sqrt'(x)`` for
+  ``x <= 0``; ``d(a ** b)/da`` at ``a == 0, b < 1`` and at ``a < 0`` with a non-integer
+  ``b``; ``d(a ** b)/db`` for ``a <= 0``.  So ``sqrt(sum(x ** 2))`` has the subgradient
+  0 at the origin, and ``where(x > 0, sqrt(x), 0)`` has derivative 0 (not NaN) for
+  ``x <= 0``; where the value itself is NaN, the result is NaN anyway;
 * ``abs'(0) == 0``, ``relu'(0) == 0`` (valid subgradients);
 * ``maximum(a, b)`` (``minimum``) at ``a == b`` sends the whole derivative to ``a``, so
   ``maximum(x, x)`` has derivative 1, not 2;
@@ -77,8 +79,10 @@ def _binary(name, ref, c, vjp=None, promote=True, doc=""):
 
 
 def _sqrt_vjp(g, out, x, arg):
-    zero = out == 0  # sqrt'(0) is infinite: taken as 0; the guarded division stays finite
-    return (g * F.where(zero, 0.0, 0.5 / F.where(zero, 1.0, out)),)
+    # sqrt'(x) = 0.5 / sqrt(x) for x > 0; 0 elsewhere (infinite at 0, not real below);
+    # the division is guarded too, so that differentiating again stays finite
+    pos = out > 0
+    return (g * F.where(pos, 0.5 / F.where(pos, out, 1.0), 0.0),)
 
 
 SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
@@ -88,7 +92,7 @@ _unary("exp", np.exp, "exp{s}({0})", lambda g, out, x, arg: (g * out,))
 _unary("log", np.log, "log{s}({0})", lambda g, out, x, arg: (g / x,))
 _unary("log1p", np.log1p, "log1p{s}({0})", lambda g, out, x, arg: (g / (x + 1),))
 _unary("expm1", np.expm1, "expm1{s}({0})", lambda g, out, x, arg: (g * (out + 1),))
-_unary("sqrt", np.sqrt, "sqrt{s}({0})", _sqrt_vjp, doc="derivative at 0 taken as 0")
+_unary("sqrt", np.sqrt, "sqrt{s}({0})", _sqrt_vjp, doc="derivative taken as 0 for x <= 0")
 _unary("sin", np.sin, "sin{s}({0})", lambda g, out, x, arg: (g * F.cos(x),))
 _unary("cos", np.cos, "cos{s}({0})", lambda g, out, x, arg: (-g * F.sin(x),))
 _unary("tan", np.tan, "tan{s}({0})", lambda g, out, x, arg: (g * (out * out + 1),))
@@ -153,9 +157,10 @@ _binary("mod", np.remainder, "lj_mod_{n}({0}, {1})",
 def _pow_vjp(g, out, a, b, arg):
     if a.dtype.kind != "f":
         return (None, None)
-    # d/da = b * a**(b-1): 0 where b == 0, and where a == 0 and b < 1 (infinite there);
-    # the base is replaced by 1 at those points so that no branch computes inf
-    flat = (b == 0) | ((a == 0) & (b < 1))
+    # d/da = b * a**(b-1): 0 where b == 0, where a == 0 and b < 1 (infinite there) and
+    # where a < 0 and b is not an integer (not real); the base is replaced by 1 at those
+    # points, so that no branch computes inf or nan
+    flat = (b == 0) | ((a == 0) & (b < 1)) | ((a < 0) & (b != F.floor(b)))
     da = F.where(flat, 0.0, b * F.where(flat, 1.0, a) ** (b - 1))
     # d/db = a**b * log(a) for a > 0; 0 where a <= 0 (log(a) not real)
     pos = a > 0
@@ -164,7 +169,8 @@ def _pow_vjp(g, out, a, b, arg):
 
 
 _binary("pow", np.power, {"f": "pow{s}({0}, {1})", "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp,
-        doc="d/da taken as 0 at a == 0 for b < 1; d/db as 0 for a <= 0")
+        doc="d/da taken as 0 at a == 0, b < 1 and at a < 0, b not integer; d/db as 0 "
+            "for a <= 0")
 _binary("maximum", np.maximum, {"f": "(({0} > {1} || {0} != {0}) ? {0} : {1})",
                                 "*": "({0} > {1} ? {0} : {1})"},
         lambda g, out, a, b, arg: (F.where(a >= b, g, F.zeros_like(g)),
