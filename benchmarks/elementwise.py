@@ -31,7 +31,8 @@ import time
 
 import numpy as np
 
-import lazyjit as lj
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
+import lazyjit as lj  # noqa: E402
 
 A, B = 2.0, 1.0
 
@@ -68,16 +69,20 @@ def lj_small(x):
 
 # ---- timing ---------------------------------------------------------------------------
 
-def median_ms(fn, repeats: int, warmup: int = 2) -> float:
-    """Median wall time of ``fn()`` in milliseconds, after ``warmup`` calls."""
-    for _ in range(warmup):
-        fn()
-    times = []
+def medians_ms(fns: list, repeats: int, warmup: int = 2) -> list[float]:
+    """Median wall time in milliseconds of each callable in ``fns``, after ``warmup``
+    calls each.  The callables take turns within every round, so a burst of load from
+    elsewhere on the machine hits them alike."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+        for fn, ts in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return [statistics.median(ts) * 1e3 for ts in times]
 
 
 def per_call_us(fn, iters: int, repeats: int) -> float:
@@ -184,19 +189,16 @@ def main(argv=None) -> None:
         jitted = lj.jit(lj_fn)
         check(f"{key} (jit)", jitted(lin), want, 1e-4, 1e-4 * math.sqrt(lin.size))
         check(f"{key} (eager)", lj_fn(lin).realize(), want, 1e-4, 1e-4 * math.sqrt(lin.size))
-        np_ms = median_ms(lambda: np_fn(nin), repeats)
-        rows.append((label, "NumPy", np_ms, np_ms))
-        rows.append((label, "lazyjit @jit", median_ms(lambda: jitted(lin), repeats), np_ms))
-        rows.append((label, "lazyjit eager", median_ms(lambda: lj_fn(lin).realize(), repeats),
-                     np_ms))
-        for peer, fns in peers.items():
-            if key in fns:
-                rows.append((label, peer, median_ms(fns[key], repeats), np_ms))
+        impls = [("NumPy", lambda: np_fn(nin)), ("lazyjit @jit", lambda: jitted(lin)),
+                 ("lazyjit eager", lambda: lj_fn(lin).realize())]
+        impls += [(peer, fns[key]) for peer, fns in peers.items() if key in fns]
+        times = medians_ms([fn for _, fn in impls], repeats)
+        rows += [(label, name, ms, times[0]) for (name, _), ms in zip(impls, times)]
 
     print()
-    print(f"{'workload':<44} {'implementation':<15} {'ms':>10} {'NumPy/this':>11}")
+    print(f"{'workload':<46} {'implementation':<15} {'ms':>10} {'NumPy/this':>11}")
     for label, impl, ms, np_ms in rows:
-        print(f"{label:<44} {impl:<15} {ms:>10.3f} {np_ms / ms:>11.2f}")
+        print(f"{label:<46} {impl:<15} {ms:>10.3f} {np_ms / ms:>11.2f}")
 
     # dispatch overhead: a jitted x*2+1 on 10 floats
     small = lj.jit(lj_small)
@@ -210,10 +212,10 @@ def main(argv=None) -> None:
         if "small" in fns:
             small_rows.append((peer, per_call_us(fns["small"], small_iters, small_repeats)))
     print()
-    print(f"{'x*2+1 on 10 float32, per call':<44} {'implementation':<15} {'us':>10} "
+    print(f"{'x*2+1 on 10 float32, per call':<46} {'implementation':<15} {'us':>10} "
           f"{'NumPy/this':>11}")
     for impl, us in small_rows:
-        print(f"{'':<44} {impl:<15} {us:>10.2f} {np_us / us:>11.2f}")
+        print(f"{'':<46} {impl:<15} {us:>10.2f} {np_us / us:>11.2f}")
     print(f"\nlj.stats(): {lj.stats()}")
 
 

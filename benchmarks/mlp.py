@@ -37,7 +37,8 @@ import time
 
 import numpy as np
 
-import lazyjit as lj
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
+import lazyjit as lj  # noqa: E402
 
 LAYERS = (64, 256, 256, 10)
 LR = 0.01
@@ -98,6 +99,9 @@ def lj_step(params, x, onehot):
     return [p - LR * g for p, g in zip(params, grads)], loss
 
 
+JIT_STEP = lj.jit(lj_step)
+
+
 def eager_step(params, x, onehot):
     new, loss = lj_step(params, x, onehot)
     lj.realize(*new, loss)
@@ -156,15 +160,20 @@ def jax_runner(params, x, onehot):
 
 # ---- timing ---------------------------------------------------------------------------
 
-def median_ms(fn, repeats: int, warmup: int) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
+def medians_ms(fns: list, repeats: int, warmup: int) -> list[float]:
+    """Median wall time in milliseconds of each callable in ``fns``, after ``warmup``
+    calls each.  The callables take turns within every round, so a burst of load from
+    elsewhere on the machine hits them alike."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+        for fn, ts in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return [statistics.median(ts) * 1e3 for ts in times]
 
 
 def first_call(mode: str, batch: int) -> dict:
@@ -172,7 +181,7 @@ def first_call(mode: str, batch: int) -> dict:
     params = [lj.tensor(p) for p in make_params()]
     x, onehot = make_batch(batch)
     lx, lt = lj.tensor(x), lj.tensor(onehot)
-    step = lj.jit(lj_step) if mode == "jit" else eager_step
+    step = JIT_STEP if mode == "jit" else eager_step
     t0 = time.perf_counter()
     _, loss = step(params, lx, lt)
     float(loss)
@@ -218,46 +227,17 @@ def main(argv=None) -> None:
           f"{os.cpu_count()} CPUs; MLP {'-'.join(map(str, LAYERS))}, batch {args.batch}, "
           f"float32" + (" [--quick]" if args.quick else ""))
 
-    # first call, including compile, each in a fresh process
-    first = []
     with tempfile.TemporaryDirectory(prefix="lazyjit-bench-") as cache_dir:
+        # first call, including compile, each in a fresh process
+        first = []
         for mode in ("jit", "eager"):
-            first.append((f"{mode}, empty disk cache",
-                          first_call_subprocess(mode, args.batch, cache_dir + "/" + mode)))
-            first.append((f"{mode}, warm disk cache",
-                          first_call_subprocess(mode, args.batch, cache_dir + "/" + mode)))
-
-    np_params = make_params()
-    x, onehot = make_batch(args.batch)
-    lx, lt = lj.tensor(x), lj.tensor(onehot)
-    jit_step = lj.jit(lj_step)
-    want, want_loss = numpy_step(np_params, x, onehot)
-    got, loss = jit_step([lj.tensor(p) for p in np_params], lx, lt)
-    check("lazyjit @jit", got + [loss], want + [want_loss])
-    got, loss = eager_step([lj.tensor(p) for p in np_params], lx, lt)
-    check("lazyjit eager", got + [loss], want + [want_loss])
-
-    state = {"np": np_params, "jit": [lj.tensor(p) for p in np_params],
-             "eager": [lj.tensor(p) for p in np_params]}
-
-    def run_numpy():
-        state["np"], _ = numpy_step(state["np"], x, onehot)
-
-    def run_jit():
-        state["jit"], _ = jit_step(state["jit"], lx, lt)
-
-    def run_eager():
-        state["eager"], _ = eager_step(state["eager"], lx, lt)
-
-    runners = [("NumPy (by hand)", run_numpy), ("lazyjit @jit", run_jit),
-               ("lazyjit eager", run_eager)]
-    for name, make in (("torch", torch_runner), ("jax.jit", jax_runner)):
-        fn = make(np_params, x, onehot)
-        if fn is None:
-            print(f"({name.split('.')[0]} not importable: skipped)")
-        else:
-            runners.append((name, fn))
-    times = [(name, median_ms(fn, repeats, warmup)) for name, fn in runners]
+            for state in ("empty", "warm"):
+                first.append((f"{mode}, {state} disk cache",
+                              first_call_subprocess(mode, args.batch, f"{cache_dir}/{mode}")))
+        # this process compiles into a cache of its own too, so its counts start at zero
+        with lj.config(cache_dir=f"{cache_dir}/main"):
+            times = time_steps(args.batch, repeats, warmup)
+            compiles = batch_change(args.batch)
     np_ms = times[0][1]
 
     print()
@@ -271,19 +251,61 @@ def main(argv=None) -> None:
     for name, r in first:
         print(f"{name:<28} {r['seconds']:>10.3f} {r['compiles']:>9} {r['disk_cache_hits']:>10}")
 
-    before = lj.stats()["compiles"]
+    before, after_jit, after_eager = compiles
     half = max(args.batch // 2, 1)
-    x2, t2 = make_batch(half, seed=2)
-    _, loss_jit = jit_step(state["jit"], lj.tensor(x2), lj.tensor(t2))
-    after_jit = lj.stats()["compiles"]
-    _, loss_eager = eager_step(state["eager"], lj.tensor(x2), lj.tensor(t2))
-    after_eager = lj.stats()["compiles"]
     print()
     print(f"compiles at batch {args.batch}: {before}; after the @jit step at batch {half}: "
           f"{after_jit} (+{after_jit - before}); after the eager step at batch {half}: "
           f"{after_eager} (+{after_eager - after_jit})")
     print(f"lj.stats(): {lj.stats()}")
 
+
+def time_steps(batch: int, repeats: int, warmup: int) -> list[tuple[str, float]]:
+    """Check lazyjit's steps against NumPy's, then time every implementation:
+    ``[(name, ms per step)]``, NumPy first."""
+    np_params = make_params()
+    x, onehot = make_batch(batch)
+    lx, lt = lj.tensor(x), lj.tensor(onehot)
+    want, want_loss = numpy_step(np_params, x, onehot)
+    got, loss = JIT_STEP([lj.tensor(p) for p in np_params], lx, lt)
+    check("lazyjit @jit", got + [loss], want + [want_loss])
+    got, loss = eager_step([lj.tensor(p) for p in np_params], lx, lt)
+    check("lazyjit eager", got + [loss], want + [want_loss])
+
+    state = {"np": np_params, "jit": [lj.tensor(p) for p in np_params],
+             "eager": [lj.tensor(p) for p in np_params]}
+
+    def run_numpy():
+        state["np"], _ = numpy_step(state["np"], x, onehot)
+
+    def run_jit():
+        state["jit"], _ = JIT_STEP(state["jit"], lx, lt)
+
+    def run_eager():
+        state["eager"], _ = eager_step(state["eager"], lx, lt)
+
+    runners = [("NumPy (by hand)", run_numpy), ("lazyjit @jit", run_jit),
+               ("lazyjit eager", run_eager)]
+    for name, make in (("torch", torch_runner), ("jax.jit", jax_runner)):
+        fn = make(np_params, x, onehot)
+        if fn is None:
+            print(f"({name.split('.')[0]} not importable: skipped)")
+        else:
+            runners.append((name, fn))
+    times = medians_ms([fn for _, fn in runners], repeats, warmup)
+    return [(name, ms) for (name, _), ms in zip(runners, times)]
+
+
+def batch_change(batch: int) -> tuple[int, int, int]:
+    """``lj.stats()['compiles']`` after the steps at ``batch`` (run by :func:`time_steps`),
+    after one @jit step at ``batch // 2``, and after one eager step at ``batch // 2``."""
+    before = lj.stats()["compiles"]
+    params = [lj.tensor(p) for p in make_params()]
+    x, onehot = (lj.tensor(a) for a in make_batch(max(batch // 2, 1), seed=2))
+    JIT_STEP(params, x, onehot)
+    after_jit = lj.stats()["compiles"]
+    eager_step(params, x, onehot)
+    return before, after_jit, lj.stats()["compiles"]
 
 if __name__ == "__main__":
     main()
