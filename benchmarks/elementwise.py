@@ -189,8 +189,9 @@ def main(argv=None) -> None:
         jitted = lj.jit(lj_fn)
         check(f"{key} (jit)", jitted(lin), want, 1e-4, 1e-4 * math.sqrt(lin.size))
         check(f"{key} (eager)", lj_fn(lin).realize(), want, 1e-4, 1e-4 * math.sqrt(lin.size))
-        impls = [("NumPy", lambda: np_fn(nin)), ("lazyjit @jit", lambda: jitted(lin)),
-                 ("lazyjit eager", lambda: lj_fn(lin).realize())]
+        impls = [("NumPy", lambda f=np_fn, a=nin: f(a)),
+                 ("lazyjit @jit", lambda f=jitted, a=lin: f(a)),
+                 ("lazyjit eager", lambda f=lj_fn, a=lin: f(a).realize())]
         impls += [(peer, fns[key]) for peer, fns in peers.items() if key in fns]
         times = medians_ms([fn for _, fn in impls], repeats)
         rows += [(label, name, ms, times[0]) for (name, _), ms in zip(impls, times)]
