@@ -24,12 +24,23 @@ class DisconnectedInputError(LazyjitError):
 
 
 def stop_gradient(x) -> Tensor:
-    """Return ``x`` unchanged, but treated as a constant by :func:`grad`."""
+    """Return ``x`` unchanged, with a zero derivative in both modes: :func:`grad` treats it
+    as a constant and forward mode gives it a zero tangent (JAX's ``stop_gradient``,
+    Theano's ``zero_grad``).
+
+    Parameters
+    ----------
+    x : tensor or array-like, any shape and dtype.
+
+    Returns
+    -------
+    A tensor equal to ``x`` (same shape and dtype).
+    """
     x = F.asarray(x)
     return Tensor(apply("stop_gradient", (x.node,)))
 
 
-def _toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
+def toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
     order, done = [], set()
     for root in roots:
         if root in done:
@@ -48,7 +59,7 @@ def _toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
     return order
 
 
-def _differentiable(node: Node) -> bool:
+def differentiable(node: Node) -> bool:
     return node.dtype.kind == "f"
 
 
@@ -138,7 +149,7 @@ def add_seed(seeds: dict[Node, Tensor], t, g, name: str, op: str) -> None:
     seeds[t.graph_node] = g if prev is None else prev + g
 
 
-def _wrt_leaves(wrt, op: str) -> tuple[list[Tensor], object, list[str]]:
+def wrt_leaves(wrt, op: str) -> tuple[list[Tensor], object, list[str]]:
     """The tensors of ``wrt`` (a tensor or a nested list/tuple/dict), its structure and a
     name for each (``wrt``, ``wrt[1]``, ``wrt['w'][0]``) for error messages."""
     if wrt is None:
@@ -173,7 +184,7 @@ def reverse(seeds: dict[Node, Tensor], wrt, consider_constant, disconnected_inpu
     if disconnected_inputs not in ("raise", "warn", "ignore"):
         raise ValueError("disconnected_inputs must be 'raise', 'warn' or 'ignore', "
                          f"got {disconnected_inputs!r}")
-    wrts, tree, names = _wrt_leaves(wrt, op)
+    wrts, tree, names = wrt_leaves(wrt, op)
     if deferred and not consider_constant:
         (root,) = seeds
         out = _deferred(root, wrts, names, disconnected_inputs, op, source)
@@ -182,7 +193,7 @@ def reverse(seeds: dict[Node, Tensor], wrt, consider_constant, disconnected_inpu
     stop |= {F.asarray(c).node for c in (consider_constant or ())}
     targets = {n for w in wrts for n in (w.node, w._origin) if n is not None}
     grads = backprop(seeds, targets, stop)
-    connected = _reached(list(seeds), targets, stop)
+    connected = reached_targets(list(seeds), targets, stop)
     out = []
     for w, name in zip(wrts, names, strict=True):
         parts = [grads[n] for n in (w.node, w._origin) if n is not None and n in grads]
@@ -190,14 +201,14 @@ def reverse(seeds: dict[Node, Tensor], wrt, consider_constant, disconnected_inpu
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
             continue
         if not parts:
-            out.append(_disconnected(w, name, disconnected_inputs, op, source))
+            out.append(disconnected_zeros(w, name, disconnected_inputs, op, source))
             continue
         g = parts[0] if len(parts) == 1 else parts[0] + parts[1]
         out.append(F.astype(g, w.dtype) if g.dtype != w.dtype else g)
     return out[0] if tree is None else unflatten(tree, out)
 
 
-def _disconnected(w: Tensor, name: str, policy: str, op: str, source: str) -> Tensor:
+def disconnected_zeros(w: Tensor, name: str, policy: str, op: str, source: str) -> Tensor:
     msg = (f"{name} (shape {w.shape}, {w.dtype}) is not part of the graph of {source} "
            "(disconnected input); pass disconnected_inputs='ignore' to get zeros")
     if policy == "raise":
@@ -219,10 +230,10 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
               source: str) -> list[Tensor]:
     nodes = {n for w in wrts for n in (w.node, w._origin) if n is not None}
     reach, depends = set(), set()
-    for n in _toposort([root], set()):
+    for n in toposort([root], set()):
         if n in nodes or any(s in reach for s in n.src):
             reach.add(n)
-            if _differentiable(n) and (n in nodes or any(s in depends for s in n.src)):
+            if differentiable(n) and (n in nodes or any(s in depends for s in n.src)):
                 depends.add(n)
     targets = tuple(dict.fromkeys(n for w in wrts for n in (w.node, w._origin)
                                   if n is not None and n in depends))
@@ -235,7 +246,7 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
         elif {w.node, w._origin} & reach:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
         else:
-            out.append(_disconnected(w, name, policy, op, source))
+            out.append(disconnected_zeros(w, name, policy, op, source))
     return out
 
 
@@ -266,11 +277,11 @@ def expand_grads(order: list[Node]) -> dict[Node, Node]:
 
 
 
-def _reached(roots: list[Node], targets: set[Node], stop: set[Node]) -> set[Node]:
+def reached_targets(roots: list[Node], targets: set[Node], stop: set[Node]) -> set[Node]:
     """The ``targets`` that ``roots`` depend on through any op (floor, comparisons, ...),
     without looking past ``stop``: the inputs that are not disconnected."""
     reach: set[Node] = set()
-    for n in _toposort(roots, stop):
+    for n in toposort(roots, stop):
         if n in targets or (n not in stop and any(s in reach for s in n.src)):
             reach.add(n)
     return reach & targets
@@ -282,7 +293,7 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
     Returns the accumulated cotangent of each such node reached (a symbolic zero is
     simply absent).
     """
-    order = _toposort(list(seeds), stop)
+    order = toposort(list(seeds), stop)
     if any(n.op == "grad" for n in order):  # differentiating a gradient: expand it first
         mapping = expand_grads(order)
         grads = backprop({mapping.get(n, n): g for n, g in seeds.items()},
@@ -294,7 +305,7 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
     depends: set[Node] = set()
     for n in order:
         if n in targets or (n not in stop and any(s in depends for s in n.src)):
-            if _differentiable(n):
+            if differentiable(n):
                 depends.add(n)
     grads: dict[Node, Tensor] = {n: g for n, g in seeds.items() if n in depends}
     for n in reversed(order):
@@ -394,6 +405,13 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
     LazyjitError
         If the value is not a floating-point scalar, or ``has_aux`` is set and ``fn``
         does not return a pair.
+
+    Notes
+    -----
+    Arrays and numbers become fresh input tensors.  A tensor argument is differentiated
+    as the graph variable it is (Theano semantics), so passing one tensor as two
+    arguments, or also closing over it in ``fn``, differentiates through every use of it
+    (JAX would treat each argument position separately).
     """
     return _grad_fn(fn, argnums, with_value=True, has_aux=has_aux)
 

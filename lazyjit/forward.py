@@ -25,13 +25,13 @@ from typing import Any, Callable
 import numpy as np
 
 from lazyjit import functions as F
-from lazyjit.autodiff import (_differentiable, _disconnected, _reached, _toposort, _wrt_leaves,
-                              add_seed, as_tensors, backprop, expand_grads, grad, leaf_paths,
-                              reverse, split_aux)
+from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable,
+                              disconnected_zeros, expand_grads, grad, leaf_paths,
+                              reached_targets, reverse, split_aux, toposort, wrt_leaves)
 from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.tensor import Tensor
-from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.node import Node, op_error
 
 _POLICIES = ("raise", "warn", "ignore")
 
@@ -47,7 +47,7 @@ def push_tangents(roots: list[Node], seeds: dict[Node, Tensor],
     ``stop`` get a zero tangent.  Returns the tangent of each node that has a nonzero
     one (a symbolic zero is absent).  Deferred ``grad`` nodes are expanded first.
     """
-    order = _toposort(roots, set(seeds))
+    order = toposort(roots, set(seeds))
     if any(n.op == "grad" for n in order):
         mapping = expand_grads(order)
         tangents = push_tangents([mapping.get(r, r) for r in roots],
@@ -59,7 +59,7 @@ def push_tangents(roots: list[Node], seeds: dict[Node, Tensor],
         return tangents
     tangents = dict(seeds)
     for n in order:
-        if n in tangents or not n.src or n in stop or not _differentiable(n):
+        if n in tangents or not n.src or n in stop or not differentiable(n):
             continue
         ts = tuple(tangents.get(s) for s in n.src)
         if all(t is None for t in ts):
@@ -216,7 +216,7 @@ def Rop(f, wrt, eval_points, disconnected_outputs: str = "raise",
         raise ValueError(f"return_disconnected must be 'zero' or 'none', "
                          f"got {return_disconnected!r}")
     ys, ytree, ynames = _outputs(f, "Rop")
-    wrts, wtree, wnames = _wrt_leaves(wrt, "Rop")
+    wrts, wtree, wnames = wrt_leaves(wrt, "Rop")
     points = _matching(eval_points, wrts, wtree, wnames, "wrt", "eval_points", "Rop")
     seeds = {n: v for w, v in zip(wrts, points, strict=True) if v is not None
              for n in _seed_nodes(w)}
@@ -225,7 +225,8 @@ def Rop(f, wrt, eval_points, disconnected_outputs: str = "raise",
     out = []
     for y, name in zip(ys, ynames, strict=True):
         t = _tangent_of(tangents, y)
-        if t is None and not _reached([y.graph_node], targets, set()) and y.node not in targets:
+        if t is None and y.node not in targets and \
+                not reached_targets([y.graph_node], targets, set()):
             msg = f"{name} does not depend on wrt (disconnected output)"
             if disconnected_outputs == "raise":
                 raise op_error("Rop", msg + "; pass disconnected_outputs='ignore' for zeros",
@@ -310,16 +311,16 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs: str =
     if y.dtype.kind != "f":
         raise op_error("jacobian", f"expression must be floating point, got {y.dtype}",
                        (y.node,))
-    wrts, tree, names = _wrt_leaves(wrt, "jacobian")
+    wrts, tree, names = wrt_leaves(wrt, "jacobian")
     if mode is None:
         mode = "fwd" if sum(w.size for w in wrts) < y.size else "rev"
     if mode not in ("fwd", "rev"):
         raise op_error("jacobian", f"mode must be 'fwd', 'rev' or None, got {mode!r}")
     stop = {F.asarray(c).graph_node for c in (consider_constant or ())}
-    reached = _reached([y.graph_node], {n for w in wrts for n in _seed_nodes(w)}, stop)
+    reached = reached_targets([y.graph_node], {n for w in wrts for n in _seed_nodes(w)}, stop)
     for w, name in zip(wrts, names, strict=True):
         if not reached & set(_seed_nodes(w)):
-            _disconnected(w, name, disconnected_inputs, "jacobian", "expression")
+            disconnected_zeros(w, name, disconnected_inputs, "jacobian", "expression")
     y = _expanded(y)
     if mode == "rev":
         blocks = _jacobian_rev(y, wrts, consider_constant)
@@ -331,7 +332,7 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs: str =
 
 def _expanded(y: Tensor) -> Tensor:
     """``y`` with its deferred ``grad`` nodes expanded once (not once per pass)."""
-    order = _toposort([y.graph_node], set())
+    order = toposort([y.graph_node], set())
     if not any(n.op == "grad" for n in order):
         return y
     return Tensor(expand_grads(order).get(y.graph_node, y.graph_node))
@@ -382,7 +383,7 @@ def hessian(cost, wrt, consider_constant=None, disconnected_inputs: str = "raise
     LazyjitError
         As :func:`lazyjit.grad` (non-scalar or integer ``cost``).
     """
-    wrts, tree, _ = _wrt_leaves(wrt, "hessian")
+    wrts, tree, _ = wrt_leaves(wrt, "hessian")
     gs = grad(cost, wrts, consider_constant, disconnected_inputs)
     hs = [jacobian(g, w, consider_constant, "ignore", mode="fwd")
           for g, w in zip(gs, wrts, strict=True)]
@@ -470,6 +471,10 @@ def jvp(fn: Callable, primals, tangents, has_aux: bool = False):
     LazyjitError
         If ``tangents`` does not match ``primals``; the message names the argument, e.g.
         ``tangents[0] has shape (3,), but primals[0] has shape (4,)``.
+
+    Notes
+    -----
+    Tensor arguments are graph variables, as in :func:`lazyjit.value_and_grad`.
     """
     args, parts = _arguments(primals, "jvp")
     if not isinstance(tangents, (tuple, list)) or len(tangents) != len(primals):
@@ -517,6 +522,10 @@ def vjp(fn: Callable, *primals, has_aux: bool = False):
     LazyjitError
         From ``vjp_fn``, if the cotangents do not match the outputs (naming the argument,
         e.g. ``cotangents[1]``).
+
+    Notes
+    -----
+    Tensor arguments are graph variables, as in :func:`lazyjit.value_and_grad`.
     """
     args, parts = _arguments(primals, "vjp")
     flat = [x for leaves, _ in parts for x in leaves]
@@ -537,4 +546,4 @@ def vjp(fn: Callable, *primals, has_aux: bool = False):
 
 
 __all__ = ["Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "push_tangents",
-           "transposed_vjp", "LazyjitError"]
+           "transposed_vjp"]
