@@ -172,7 +172,7 @@ def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
     if isinstance(x, Tensor):
         node = x.node
         if node.dtype != dtype:
-            node = apply("cast", (node,), dtype.str)
+            node = Node.make("cast", (node,), dtype.str, node.shape, dtype)
         return _broadcast_node(node, shape)
     key = (type(x), repr(x), dtype, shape)
     node = _CONSTS.get(key)
@@ -191,12 +191,15 @@ _CONSTS: dict = {}  # (type, value, dtype, shape) -> broadcast constant node
 
 
 def _broadcast_node(node: Node, shape: tuple[int, ...]) -> Node:
+    """``node`` broadcast to ``shape``, which the caller has checked to be a valid
+    broadcast of it (so the nodes are made without running their shape rules)."""
     if node.shape == shape:
         return node
-    if node.ndim < len(shape):
-        node = apply("reshape", (node,), (1,) * (len(shape) - node.ndim) + node.shape)
+    if len(node.shape) < len(shape):
+        new = (1,) * (len(shape) - len(node.shape)) + node.shape
+        node = Node.make("reshape", (node,), new, new, node.dtype)
     if node.shape != shape:
-        node = apply("expand", (node,), shape)
+        node = Node.make("expand", (node,), shape, shape, node.dtype)
     return node
 
 
@@ -222,19 +225,32 @@ def elementwise(name: str, *operands) -> Tensor:
 
 def _elementwise(name: str, operands) -> Tensor:
     ops = [_as_operand(x) for x in operands]
+    sig = (name, *[(x.node.shape, x.node.dtype) if type(x) is Tensor else type(x)
+                   for x in ops])
+    recipe = _RECIPES.get(sig)
+    if recipe is None:
+        recipe = _recipe(name, ops)
+        if len(_RECIPES) > 8192:
+            _RECIPES.clear()
+        _RECIPES[sig] = recipe
+    common, out, shape = recipe
+    srcs = tuple(_node_to(x, common, shape) for x in ops)
+    return Tensor(Node.make(name, srcs, None, shape, out))
+
+
+_RECIPES: dict = {}  # (op, operand shapes and dtypes or scalar types) -> recipe
+
+
+def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
+    """``(operand dtype, result dtype, result shape)`` of elementwise ``name`` on ``ops``
+    by NumPy's promotion (weak Python scalars) and broadcasting; raises on bad input."""
     tensors = [x for x in ops if isinstance(x, Tensor)]
     opdef = REGISTRY[name]
-    if len(tensors) == len(ops):
-        dts = {t.dtype for t in tensors}
-        common = tensors[0].dtype if len(dts) == 1 else None
-    else:
-        common = None
-    if common is None:
-        try:
-            common = np.result_type(*[x.dtype if isinstance(x, Tensor) else x for x in ops])
-        except TypeError as e:
-            raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
-        check_dtype(common, name)
+    try:
+        common = np.result_type(*[x.dtype if isinstance(x, Tensor) else x for x in ops])
+    except TypeError as e:
+        raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
+    check_dtype(common, name)
     shape = broadcast_shapes(*[t.shape for t in tensors], op=name,
                              srcs=tuple(t.node for t in tensors)) if tensors else ()
     probe = _Probe(shape, common)
@@ -248,9 +264,7 @@ def _elementwise(name: str, operands) -> Tensor:
     elif len(tensors) == len(ops) and builtins.all(t.dtype == common for t in tensors):
         _SAME_TYPE_OUT[(name, common)] = out if out == np.bool_ or not opdef.float_only \
             else common
-    srcs = tuple(_node_to(x, common, shape) for x in ops)
-    return Tensor(Node.make(name, srcs, None, shape, out if out == np.bool_ or
-                            not opdef.float_only else common))
+    return common, (out if out == np.bool_ or not opdef.float_only else common), shape
 
 
 def _unary(name):

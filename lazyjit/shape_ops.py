@@ -15,7 +15,7 @@ import numpy as np
 from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarray, astype,
                                broadcast_shapes, where, zeros)
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import op_error
+from lazyjit.trace.node import Node, op_error
 
 
 # movement
@@ -279,6 +279,11 @@ def matmul(a, b) -> Tensor:
         If the inner dimensions differ or an operand is 0-d.
     """
     a, b = asarray(a), asarray(b)
+    na, nb = a.node, b.node
+    if len(na.shape) == 2 == len(nb.shape) and na.dtype == nb.dtype and \
+            na.shape[1] == nb.shape[0]:  # the common case: matrices of one dtype
+        return Tensor(Node.make("matmul", (na, nb), None, (na.shape[0], nb.shape[1]),
+                                na.dtype))
     if a.ndim == 0 or b.ndim == 0:
         raise op_error("matmul", "operands cannot be 0-d (use *)", (a.node, b.node))
     dt = np.result_type(a.dtype, b.dtype)

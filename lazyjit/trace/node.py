@@ -50,10 +50,14 @@ def creation_site() -> tuple:
     the lazyjit package are skipped, so the first entry is the user's line that created
     the op.  :func:`format_site` turns it into text."""
     frames = []
+    get = _INTERNAL.get
     f = sys._getframe(1)
     while f is not None:
         code = f.f_code
-        if not _internal(code):
+        inside = get(code)
+        if inside is None:
+            inside = _internal(code)
+        if not inside:
             frames.append((code, f.f_lineno))
             if len(frames) == _MAX_FRAMES:
                 break
