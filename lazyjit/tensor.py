@@ -114,7 +114,8 @@ class Tensor:
 
     def item(self) -> Any:
         if self.size != 1:
-            raise ValueError(f"item(): tensor of shape {self.shape} has {self.size} elements, not 1")
+            raise ValueError(f"item(): tensor of shape {self.shape} has {self.size} elements, "
+                             "not 1")
         return self.numpy().reshape(()).item()
 
     def tolist(self) -> Any:

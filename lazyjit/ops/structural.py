@@ -73,11 +73,16 @@ register(OpDef("max", "reduce", lambda x, axes: np.max(x, axis=axes, keepdims=Tr
 register(OpDef("min", "reduce", lambda x, axes: np.min(x, axis=axes, keepdims=True),
                shape=_nonempty_reduce_shape("min"), **_reduce_rules(_tie_weights),
                doc="derivative split evenly among tied minima"))
-for _name, _ref in (("argmax", np.argmax), ("argmin", np.argmin)):
-    register(OpDef(_name, "arg",
-                   (lambda r: lambda x, axis: r(x, axis=axis, keepdims=True).astype(np.int64))(_ref),
-                   shape=(lambda n: lambda srcs, axis: _nonempty_reduce_shape(n)(srcs, (axis,)))(_name),
-                   dtype=lambda srcs, axis: np.dtype(np.int64)))
+def _arg_op(name: str, ref) -> OpDef:
+    """``argmax``/``argmin`` along one axis, kept as a size-1 dim; int64 indices."""
+    rule = _nonempty_reduce_shape(name)
+    return OpDef(name, "arg", lambda x, axis: ref(x, axis=axis, keepdims=True).astype(np.int64),
+                 shape=lambda srcs, axis: rule(srcs, (axis,)),
+                 dtype=lambda srcs, axis: np.dtype(np.int64))
+
+
+register(_arg_op("argmax", np.argmax))
+register(_arg_op("argmin", np.argmin))
 
 
 # --- movement: views of their source -------------------------------------------------
