@@ -160,19 +160,23 @@ def jax_runner(params, x, onehot):
 
 # ---- timing ---------------------------------------------------------------------------
 
-def medians_ms(fns: list, repeats: int, warmup: int) -> list[float]:
-    """Median wall time in milliseconds of each callable in ``fns``, after ``warmup``
-    calls each.  The callables take turns within every round, so a burst of load from
-    elsewhere on the machine hits them alike."""
-    for fn in fns:
-        for _ in range(warmup):
-            fn()
+def medians_ms(fns: list, repeats: int, warmup: int, rounds: int = 3) -> list[float]:
+    """Median wall time in milliseconds of one call of each callable in ``fns``.
+
+    In each of ``rounds`` rounds every callable runs in turn: ``warmup`` untimed calls,
+    then its share of the ``repeats`` timed calls.  Consecutive calls keep one library's
+    worker threads (still spinning after its last call) out of the next one's timings;
+    the rounds spread bursts of load from elsewhere on the machine over all of them."""
     times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeats):
+    per_round = max(repeats // rounds, 1)
+    for _ in range(rounds):
         for fn, ts in zip(fns, times):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t0)
+            for _ in range(warmup):
+                fn()
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
     return [statistics.median(ts) * 1e3 for ts in times]
 
 
