@@ -31,18 +31,30 @@ class Interpreter:
                 ref = REGISTRY[n.op].ref
                 self.steps.append((i, ref, n.arg, tuple(index[s] for s in n.src), n.dtype))
         self.outputs = [index[n] for n in trace.outputs]
+        # values no later step reads are dropped right after their last use
+        last: dict[int, int] = {}
+        for k, (_, _, _, srcs, _) in enumerate(self.steps):
+            for s in srcs:
+                last[s] = k
+        keep = set(self.outputs)
+        self.frees = [[] for _ in self.steps]
+        for s, k in last.items():
+            if s not in keep:
+                self.frees[k].append(s)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         vals: list = [None] * self.n_values
         for i, a in zip(self.inputs, inputs):
             vals[i] = a
         with np.errstate(all="ignore"):
-            for i, ref, arg, srcs, dtype in self.steps:
+            for (i, ref, arg, srcs, dtype), frees in zip(self.steps, self.frees):
                 if ref is None:
                     vals[i] = arg
                 else:
                     out = ref(*[vals[s] for s in srcs], arg)
                     vals[i] = np.asarray(out).astype(dtype, copy=False)
+                for s in frees:
+                    vals[s] = None
         COUNTERS["kernels_run"] += len(self.steps)
         outs = []
         for i in self.outputs:

@@ -162,7 +162,8 @@ def load(source: str):
         if lib is not None:
             return lib
         path = _compiled_path(key, source, cmd)
-        lib = ffi.dlopen(path)
+        # never unloaded: OpenMP worker threads may still sit in a module's code at exit
+        lib = ffi.dlopen(path, ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0))
         if _BLAS is None:
             _BLAS = _blas_pointers()
         lib.lj_set_blas(*_BLAS)
