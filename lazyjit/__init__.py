@@ -15,6 +15,7 @@ from lazyjit.indexing import getitem, inc_subtensor, set_subtensor
 from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_and_grad
 from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.jit import jit
+from lazyjit import debug  # noqa: F401
 from lazyjit.realize import realize as _realize
 from lazyjit.stats import reset_stats, stats
 from lazyjit.trace.node import LazyjitError

@@ -14,6 +14,7 @@ import numpy as np
 
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
+from lazyjit.rewrite import optimize, remember, rewrite_outputs
 from lazyjit.stats import COUNTERS
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, format_site
@@ -44,10 +45,12 @@ def plan_for(trace: Trace) -> Executable:
     COUNTERS["trace_cache_misses"] += 1
     if any(n.op == "grad" for n in trace.nodes):
         plan, cacheable = _compile_expanded(trace)
+        remember(plan)
         if not cacheable:
             return plan
     else:
-        plan = get_backend(config.backend).compile(trace)
+        plan = get_backend(config.backend).compile(optimize(trace))
+        remember(plan)
     _PLANS[key] = plan
     if len(_PLANS) > _MAX_PLANS:
         _PLANS.popitem(last=False)
@@ -75,7 +78,7 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
     first_new_leaf = Node.leaf(np.empty(0), site=False).arg
     inputs = set(trace.inputs)
     mapping = expand_grads([n for n in trace.nodes if n not in inputs])
-    outputs = [mapping.get(o, o) for o in trace.outputs]
+    outputs = rewrite_outputs([mapping.get(o, o) for o in trace.outputs])
     new = collect(outputs)
     extras = [n for n in new.inputs if n not in inputs]
     all_inputs = list(trace.inputs) + extras

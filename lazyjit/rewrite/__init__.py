@@ -1,0 +1,90 @@
+"""Graph rewrites: named phases of pattern rules, run in one ordered pipeline.
+
+:data:`PIPELINE` lists the phases in the order they run; each is active from an
+optimizer level on (the ``optimizer`` flag: ``none``, ``o1`` = ``fast_compile`` ..
+``o4`` = ``fast_run``, ``unsafe``).  ``o1`` is merge only, which hash-consing does as
+nodes are built; ``unsafe`` adds the rules that change results in edge cases.
+
+:func:`optimize` rewrites a trace for :func:`lazyjit.realize.plan_for`, keeping its
+input slots; :func:`rewrite_outputs` rewrites a list of output nodes.  The counts of
+the rules applied for each plan are kept for :func:`lazyjit.debug.rewrite_summary`.
+"""
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+
+from lazyjit.config import config
+from lazyjit.rewrite import canonicalize, fold, specialize, stabilize
+from lazyjit.rewrite.engine import TOTAL, Phase, Rule, is_input, run
+from lazyjit.trace.graph import Trace, collect
+from lazyjit.trace.node import Node
+
+PIPELINE: list[Phase] = [
+    Phase("merge", 1),  # CSE: Node.make hash-conses every node built, rewritten or not
+    Phase("constant_fold", 2, tuple(fold.RULES)),
+    Phase("canonicalize", 2, tuple(canonicalize.RULES)),
+    Phase("stabilize", 3, tuple(stabilize.RULES)),
+    Phase("specialize", 4, tuple(specialize.RULES)),
+]
+
+LEVELS = {"none": 0, "o1": 1, "o2": 2, "o3": 3, "o4": 4, "unsafe": 5}
+
+_LAST: list = [Counter()]
+_SUMMARIES: "OrderedDict[int, tuple]" = OrderedDict()  # id(plan) -> (plan, counts)
+_MAX_SUMMARIES = 4096
+
+
+def phases(level: str | None = None) -> list[Phase]:
+    """The phases of :data:`PIPELINE` active at optimizer ``level`` (default: the flag)."""
+    n = LEVELS[level or config.optimizer]
+    return [p for p in PIPELINE if p.level <= n]
+
+
+def rewrite_outputs(outputs: list[Node], level: str | None = None) -> list[Node]:
+    """Rewrite the graph of ``outputs`` at ``level`` (default: the ``optimizer`` flag).
+
+    Returns the new outputs, of the same shapes and dtypes.  An output that would become
+    one of the graph's inputs keeps its original node (so no plan returns an input
+    buffer where it did not before).  The counts are kept for :func:`remember`."""
+    level = level or config.optimizer
+    active = phases(level)
+    if not any(p.rules for p in active):
+        _LAST[0] = Counter()
+        return list(outputs)
+    new, counts = run(list(outputs), active, level == "unsafe")
+    _LAST[0] = counts
+    return [o if is_input(n) else n for o, n in zip(outputs, new)]
+
+
+def optimize(trace: Trace, level: str | None = None) -> Trace:
+    """``trace`` rewritten, with the same input slots (``trace.inputs`` first, in order;
+    inputs no longer read stay as unused slots).  When the rewritten graph would read a
+    value the trace does not supply (a node computed earlier that a rewrite rebuilt by
+    hash-consing), the trace is returned unchanged."""
+    outputs = rewrite_outputs(trace.outputs, level)
+    if all(a is b for a, b in zip(outputs, trace.outputs)):
+        return trace
+    inputs = set(trace.inputs)
+    new = collect(outputs)
+    if any(n not in inputs for n in new.inputs):
+        _LAST[0] = Counter()
+        return trace
+    nodes = list(trace.inputs) + [n for n in new.nodes if n not in inputs]
+    return Trace(nodes, list(trace.inputs), outputs, {n: i for i, n in enumerate(nodes)})
+
+
+def remember(plan) -> None:
+    """Keep the counts of the last rewrite as the summary of ``plan``."""
+    _SUMMARIES[id(plan)] = (plan, _LAST[0])
+    if len(_SUMMARIES) > _MAX_SUMMARIES:
+        _SUMMARIES.popitem(last=False)
+
+
+def summary_of(plan) -> Counter:
+    """The counts of the rules applied when ``plan`` was built (empty if unknown)."""
+    entry = _SUMMARIES.get(id(plan))
+    return Counter(entry[1]) if entry is not None and entry[0] is plan else Counter()
+
+
+__all__ = ["PIPELINE", "LEVELS", "Phase", "Rule", "TOTAL", "phases", "rewrite_outputs",
+           "optimize", "remember", "summary_of"]

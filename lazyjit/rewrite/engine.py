@@ -1,0 +1,181 @@
+"""The rewrite engine: rules (a pattern and a replacement), phases, and one linear pass.
+
+A :class:`Rule` matches a node by its op (``ops``) and a replacement function that
+returns the node to use instead, or ``None`` when the pattern does not match.  A
+:class:`Phase` is a named group of rules.  :func:`run_phase` makes one bottom-up pass
+over the graph: each node is rebuilt from its (already rewritten) sources through
+:meth:`Node.make`, which hash-conses, so equal rewritten subgraphs merge (CSE for
+free), then the phase's rules are tried on it; a rule may fire again on the node it
+just produced, at most :data:`MAX_FIRES` times.  Every node is therefore visited a
+bounded number of times per phase: optimization time is linear in graph size.
+
+Helpers for rules: :func:`const_of` recognises "``x`` is a constant ``c``" through the
+``expand(reshape(const))`` chains the API builds for broadcast scalars,
+:func:`const_like` builds such a chain, :func:`ew` builds an elementwise node.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from lazyjit.trace.graph import collect
+from lazyjit.trace.node import Node
+
+MAX_FIRES = 8  # rule applications on one node per phase (bounds the work per node)
+
+# rule name -> times applied, over the whole process (see lj.debug.rewrite_summary)
+TOTAL: Counter = Counter()
+
+# movement ops that keep "every element equals c"
+_CONST_VIEWS = frozenset(("reshape", "expand", "permute", "slice"))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rewrite: ``fn(node) -> Node | None`` tried on nodes whose op is in ``ops``.
+
+    Attributes
+    ----------
+    name : the rule's name in summaries.
+    ops : the ops of the nodes the pattern's root may have.
+    fn : the replacement; returns a node of the same shape and dtype, or ``None``.
+    unsafe : the rewrite changes results in edge cases; applied at level ``unsafe`` only.
+    """
+
+    name: str
+    ops: tuple[str, ...]
+    fn: Callable[[Node], Node | None]
+    unsafe: bool = False
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A named group of rules, active from optimizer level ``level`` (1 = ``o1``) on."""
+
+    name: str
+    level: int
+    rules: tuple[Rule, ...] = field(default=())
+
+    def table(self, unsafe: bool) -> dict[str, list[Rule]]:
+        """Map each op to the rules whose pattern may match it, in order."""
+        out: dict[str, list[Rule]] = {}
+        for r in self.rules:
+            if r.unsafe and not unsafe:
+                continue
+            for op in r.ops:
+                out.setdefault(op, []).append(r)
+        return out
+
+
+def rule(rules: list, name: str, *ops: str, unsafe: bool = False):
+    """Decorator: append a :class:`Rule` built from the function to ``rules``."""
+    def deco(fn: Callable[[Node], Node | None]) -> Callable[[Node], Node | None]:
+        rules.append(Rule(name, ops, fn, unsafe))
+        return fn
+    return deco
+
+
+def is_input(n: Node) -> bool:
+    """A node whose value is supplied at run time (never rewritten)."""
+    return n.buffer is not None or n.op == "param"
+
+
+def op_of(n: Node) -> str | None:
+    """``n.op``, or ``None`` for an input (a pattern must not look inside it)."""
+    return None if is_input(n) else n.op
+
+
+def const_of(n: Node) -> Any:
+    """The scalar ``c`` when every element of ``n`` is the constant ``c``, else ``None``.
+
+    Looks through ``reshape``, ``expand``, ``permute`` and ``slice`` of a ``const``."""
+    while n.op in _CONST_VIEWS and n.buffer is None:
+        n = n.src[0]
+    return n.const_value if n.op == "const" else None
+
+
+def is_const(n: Node, value: float) -> bool:
+    """True when every element of ``n`` equals ``value``."""
+    c = const_of(n)
+    return c is not None and c == value
+
+
+def const_like(value: Any, like: Node) -> Node:
+    """The constant ``value`` broadcast to the shape and dtype of ``like``, built as the
+    API builds it: ``expand(reshape(const))`` (only the parts that are needed)."""
+    c = Node.const(value, like.dtype)
+    if not like.shape:
+        return c
+    ones = (1,) * len(like.shape)
+    r = Node.make("reshape", (c,), ones, ones, like.dtype)
+    return r if like.shape == ones else Node.make("expand", (r,), like.shape, like.shape,
+                                                  like.dtype)
+
+
+def ew(op: str, *srcs: Node) -> Node:
+    """An elementwise node of ``op`` whose shape and dtype are those of ``srcs[0]``."""
+    return Node.make(op, srcs, None, srcs[0].shape, srcs[0].dtype)
+
+
+def _apply(n: Node, table: dict[str, list[Rule]], counts: Counter) -> Node:
+    for _ in range(MAX_FIRES):
+        for r in table.get(n.op, ()):
+            out = r.fn(n)
+            if out is not None and out is not n and out.shape == n.shape \
+                    and out.dtype == n.dtype:
+                counts[r.name] += 1
+                n = out
+                break
+        else:
+            return n
+    return n
+
+
+def run_phase(outputs: list[Node], table: dict[str, list[Rule]],
+              counts: Counter) -> list[Node]:
+    """One bottom-up pass of a phase's rules over the graph of ``outputs``.
+
+    Parameters
+    ----------
+    outputs : the roots; nodes holding values and ``param`` nodes are kept as they are.
+    table : op -> rules (:meth:`Phase.table`).
+    counts : incremented by rule name for every application.
+
+    Returns
+    -------
+    list of Node
+        The rewritten outputs, in order (each of the same shape and dtype).
+    """
+    memo: dict[Node, Node] = {}
+    for n in collect(outputs).nodes:
+        if is_input(n) or not n.src:
+            memo[n] = _apply(n, table, counts) if not is_input(n) else n
+            continue
+        src = tuple([memo[s] for s in n.src])
+        m = n
+        for a, b in zip(src, n.src):
+            if a is not b:
+                m = Node.make(n.op, src, n.arg, n.shape, n.dtype)
+                break
+        memo[n] = _apply(m, table, counts)
+    return [memo[o] for o in outputs]
+
+
+def run(outputs: list[Node], phases: list[Phase], unsafe: bool) -> tuple[list[Node], Counter]:
+    """Run ``phases`` in order over ``outputs``; returns the new outputs and the counts
+    of the rules applied (also added to :data:`TOTAL`)."""
+    counts: Counter = Counter()
+    for phase in phases:
+        table = phase.table(unsafe)
+        if table:  # a phase without rules (merge) is done by hash-consing already
+            outputs = run_phase(outputs, table, counts)
+    TOTAL.update(counts)
+    return outputs, counts
+
+
+def np_scalar(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``value`` as a 0-d array of ``dtype``."""
+    return np.asarray(value, dtype=dtype)

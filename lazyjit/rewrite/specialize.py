@@ -1,0 +1,54 @@
+"""Specialization: general ops on special constants become cheaper ops."""
+from __future__ import annotations
+
+from lazyjit.rewrite.engine import const_like, ew, is_const, op_of, rule
+from lazyjit.trace.node import Node
+
+RULES: list = []
+
+
+@rule(RULES, "pow_two", "pow")
+def pow_two(n: Node) -> Node | None:
+    # x ** 2 -> x * x  (both correctly rounded: the same value)
+    x, e = n.src
+    return ew("mul", x, x) if n.dtype.kind in "fiu" and is_const(e, 2) else None
+
+
+@rule(RULES, "pow_one", "pow")
+def pow_one(n: Node) -> Node | None:
+    # x ** 1 -> x
+    return n.src[0] if n.dtype.kind in "fiu" and is_const(n.src[1], 1) else None
+
+
+@rule(RULES, "pow_neg_one", "pow")
+def pow_neg_one(n: Node) -> Node | None:
+    # x ** -1 -> 1 / x
+    x, e = n.src
+    return ew("div", const_like(1.0, x), x) if n.dtype.kind == "f" and is_const(e, -1) \
+        else None
+
+
+@rule(RULES, "mul_neg_one", "mul")
+def mul_neg_one(n: Node) -> Node | None:
+    # x * -1 -> -x ; -1 * x -> -x
+    if n.dtype.kind not in "fi":
+        return None
+    a, b = n.src
+    return ew("neg", a) if is_const(b, -1) else ew("neg", b) if is_const(a, -1) else None
+
+
+@rule(RULES, "pow_half", "pow", unsafe=True)
+def pow_half(n: Node) -> Node | None:
+    # x ** 0.5 -> sqrt(x)  (unsafe: (-inf) ** 0.5 is inf, sqrt(-inf) is nan)
+    x, e = n.src
+    return ew("sqrt", x) if n.dtype.kind == "f" and is_const(e, 0.5) else None
+
+
+@rule(RULES, "mul_div_cancel", "div", unsafe=True)
+def mul_div_cancel(n: Node) -> Node | None:
+    # (x * y) / y -> x  (unsafe: wrong where y is 0 or inf, or x * y overflows)
+    a, y = n.src
+    if op_of(a) != "mul" or n.dtype.kind != "f":
+        return None
+    x, z = a.src
+    return x if z is y else z if x is y else None

@@ -1,0 +1,58 @@
+"""Stabilization: replace formulas that lose digits or overflow by stable equivalents."""
+from __future__ import annotations
+
+from lazyjit.rewrite.engine import ew, is_const, op_of, rule
+from lazyjit.trace.node import Node
+
+RULES: list = []
+
+_MAX_VIEWS = 4  # permute/reshape layers looked through between log and softmax
+
+
+@rule(RULES, "log1p", "log")
+def log1p(n: Node) -> Node | None:
+    # log(1 + x) -> log1p(x) ; log(x + 1) -> log1p(x)
+    y = n.src[0]
+    if op_of(y) != "add":
+        return None
+    a, b = y.src
+    x = a if is_const(b, 1) else b if is_const(a, 1) else None
+    return None if x is None else ew("log1p", x)
+
+
+@rule(RULES, "expm1", "sub")
+def expm1(n: Node) -> Node | None:
+    # exp(x) - 1 -> expm1(x)
+    a, b = n.src
+    return ew("expm1", a.src[0]) if op_of(a) == "exp" and is_const(b, 1) else None
+
+
+@rule(RULES, "log_sigmoid", "log")
+def log_sigmoid(n: Node) -> Node | None:
+    # log(sigmoid(x)) -> -softplus(-x)
+    y = n.src[0]
+    return ew("neg", ew("softplus", ew("neg", y.src[0]))) if op_of(y) == "sigmoid" else None
+
+
+@rule(RULES, "log_softmax", "log")
+def log_softmax(n: Node) -> Node | None:
+    # log(exp(a) / sum(exp(a))) -> a - log(sum(exp(a)))  (lj.softmax: a = x - max(x));
+    # also log(view(softmax)) -> view(log_softmax) for permute and reshape views
+    views = []
+    y = n.src[0]
+    while op_of(y) in ("permute", "reshape") and len(views) < _MAX_VIEWS:
+        views.append(y)
+        y = y.src[0]
+    if op_of(y) != "div":
+        return None
+    e, d = y.src
+    s = d.src[0] if op_of(d) == "expand" else d
+    if op_of(e) != "exp" or op_of(s) != "sum" or s.src[0] is not e:
+        return None
+    log_sum = ew("log", s)
+    if d is not s:
+        log_sum = Node.make("expand", (log_sum,), d.arg, d.shape, d.dtype)
+    out = ew("sub", e.src[0], log_sum)
+    for v in reversed(views):
+        out = Node.make(v.op, (out,), v.arg, v.shape, v.dtype)
+    return out

@@ -1,0 +1,229 @@
+"""Graph rewrites (lazyjit/rewrite): each rule's graph before and after, its values on
+every backend against NumPy, the optimizer levels, and the numerics the rules enable."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+from helpers import assert_same
+from lazyjit.rewrite import PIPELINE, optimize, phases, rewrite_outputs
+from lazyjit.rewrite.engine import run
+from lazyjit.trace.graph import collect
+
+F32 = np.float32
+
+
+def op_counts(node) -> Counter:
+    """Op name -> number of nodes in the pending graph of ``node``."""
+    return Counter(n.op for n in collect([node]).nodes)
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def _log_softmax(a, axis=-1):
+    s = a - a.max(axis, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis, keepdims=True))
+
+
+def _x(rng, domain="any"):
+    a = rng.standard_normal((2, 3)).astype(F32)
+    return np.abs(a) + F32(0.5) if domain == "pos" else a
+
+
+# rule, level, function of a tensor, NumPy reference, input domain,
+# op counts that must change: {op: (before, after)}
+CASES = [
+    ("neg_neg", "o2", lambda x: lj.negative(lj.negative(x)), lambda a: a, "any", {"neg": (2, 0)}),
+    ("mul_one", "o2", lambda x: x * 1, lambda a: a, "any", {"mul": (1, 0)}),
+    ("mul_one", "o2", lambda x: 1.0 * x, lambda a: a, "any", {"mul": (1, 0)}),
+    ("add_zero", "o2", lambda x: x + 0, lambda a: a, "any", {"add": (1, 0)}),
+    ("add_zero", "o2", lambda x: 0.0 + x, lambda a: a, "any", {"add": (1, 0)}),
+    ("sub_zero", "o2", lambda x: x - 0, lambda a: a, "any", {"sub": (1, 0)}),
+    ("div_one", "o2", lambda x: x / 1, lambda a: a, "any", {"div": (1, 0)}),
+    ("reshape_reshape", "o2", lambda x: x.reshape(3, 2).reshape(6),
+     lambda a: a.reshape(6), "any", {"reshape": (2, 1)}),
+    ("reshape_noop", "o2", lambda x: x.reshape(6).reshape(2, 3) * 3,
+     lambda a: a * 3, "any", {"reshape": (3, 1)}),  # the one left: the constant 3
+    ("expand_expand", "o2", lambda x: lj.broadcast_to(lj.broadcast_to(x[:1, :1], (1, 3)),
+                                                      (2, 3)),
+     lambda a: np.broadcast_to(a[:1, :1], (2, 3)), "any", {"expand": (2, 1)}),
+    ("fold_elementwise", "o2", lambda x: x + lj.exp(lj.full((2, 3), 2.0, "float32")),
+     lambda a: a + np.exp(F32(2)), "any", {"exp": (1, 0)}),
+    ("fold_view", "o2", lambda x: x + lj.full((3, 2), 2.0, "float32").T,
+     lambda a: a + 2, "any", {"permute": (1, 0)}),
+    ("log1p", "o3", lambda x: lj.log(1 + x), np.log1p, "pos", {"log": (1, 0), "log1p": (0, 1)}),
+    ("log1p", "o3", lambda x: lj.log(x + 1.0), np.log1p, "pos", {"log1p": (0, 1)}),
+    ("expm1", "o3", lambda x: lj.exp(x) - 1, np.expm1, "any", {"exp": (1, 0), "expm1": (0, 1)}),
+    ("log_sigmoid", "o3", lambda x: lj.log(lj.sigmoid(x)), lambda a: np.log(_sigmoid(a)), "any",
+     {"sigmoid": (1, 0), "log": (1, 0), "softplus": (0, 1)}),
+    ("log_softmax", "o3", lambda x: lj.log(lj.softmax(x)), _log_softmax, "any",
+     {"div": (1, 0)}),
+    ("log_softmax", "o3", lambda x: lj.log(lj.softmax(x, axis=0).T),
+     lambda a: _log_softmax(a, 0).T, "any", {"div": (1, 0)}),
+    ("log_softmax", "o3", lambda x: lj.log(lj.softmax(x).reshape(6)),
+     lambda a: _log_softmax(a).reshape(6), "any", {"div": (1, 0)}),
+    ("pow_two", "o4", lambda x: x ** 2, lambda a: a * a, "any", {"pow": (1, 0), "mul": (0, 1)}),
+    ("pow_one", "o4", lambda x: x ** 1, lambda a: a, "any", {"pow": (1, 0)}),
+    ("pow_neg_one", "o4", lambda x: x ** -1, lambda a: 1 / a, "pos",
+     {"pow": (1, 0), "div": (0, 1)}),
+    ("mul_neg_one", "o4", lambda x: x * -1, np.negative, "any", {"mul": (1, 0), "neg": (0, 1)}),
+    ("pow_half", "unsafe", lambda x: x ** 0.5, np.sqrt, "pos", {"pow": (1, 0), "sqrt": (0, 1)}),
+    ("mul_div_cancel", "unsafe", lambda x: x * (x + 2) / (x + 2), lambda a: a, "pos",
+     {"div": (1, 0)}),
+]
+IDS = [f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+_PREVIOUS = {"o2": "o1", "o3": "o2", "o4": "o3", "unsafe": "o4"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_rule_graph(case, rng):
+    name, level, fn, _, domain, changes = case
+    y = fn(lj.tensor(_x(rng, domain)))
+    before = op_counts(y.node)
+    (after_node,), _ = run([y.node], phases(level), level == "unsafe")
+    after = op_counts(after_node)
+    for op, (b, a) in changes.items():
+        assert (before[op], after[op]) == (b, a), (op, before, after)
+    assert after_node.shape == y.node.shape and after_node.dtype == y.node.dtype
+    with lj.config(optimizer=level):
+        assert lj.debug.rewrite_summary(y).get(name, 0) >= 1
+    with lj.config(optimizer=_PREVIOUS[level]):  # the level below does not apply it
+        assert name not in lj.debug.rewrite_summary(y)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_rule_values(case, backend, rng):
+    name, level, fn, ref, domain, _ = case
+    a = _x(rng, domain)
+    expected = (ref(a) * 3).astype(F32)  # * 3: an identity result is not the input itself
+    with lj.config(optimizer=level):
+        y = fn(lj.tensor(a)) * 3
+        assert name in lj.debug.rewrite_summary(y)
+        assert_same(y, expected, rtol=1e-5, atol=1e-6)
+    with lj.config(optimizer="none"):
+        assert_same(fn(lj.tensor(a)) * 3, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_pipeline_order_and_levels():
+    assert [p.name for p in PIPELINE] == ["merge", "constant_fold", "canonicalize",
+                                          "stabilize", "specialize"]
+    assert [p.name for p in phases("none")] == []
+    assert [p.name for p in phases("o1")] == ["merge"]
+    assert [p.name for p in phases("o3")][-1] == "stabilize"
+    assert [p.name for p in phases("o4")] == [p.name for p in PIPELINE]
+    with lj.config(optimizer="fast_compile"):
+        assert [p.name for p in phases()] == ["merge"]
+    names = [r.name for p in PIPELINE for r in p.rules]
+    assert len(names) == len(set(names))
+
+
+def test_o1_and_none_leave_the_graph(rng):
+    x = lj.tensor(_x(rng))
+    y = lj.log(1 + (lj.negative(lj.negative(x))) * 1) ** 2
+    for level in ("none", "o1"):
+        assert rewrite_outputs([y.node], level) == [y.node]
+        with lj.config(optimizer=level):
+            assert lj.debug.rewrite_summary(y) == {}
+    with lj.config(optimizer="o4"):
+        assert lj.debug.rewrite_summary(y) == {"neg_neg": 1, "mul_one": 1, "log1p": 1,
+                                               "pow_two": 1}
+
+
+def test_merge_of_rewritten_subgraphs(rng):
+    # two different expressions that rewrite to the same graph become one node
+    x = lj.tensor(_x(rng))
+    a, b = lj.exp(x * 1), lj.exp(lj.negative(lj.negative(x)))
+    ra, rb = rewrite_outputs([a.node, b.node], "o2")
+    assert ra is rb and ra.src[0] is x.node
+
+
+def test_long_chain_is_linear_and_iterative(rng):
+    # 6,000 negations: no recursion, one application per pair
+    x = lj.tensor(_x(rng))
+    y = x
+    for _ in range(6000):
+        y = -y
+    (out,), counts = run([y.node], phases("o2"), False)
+    assert out is x.node and counts == {"neg_neg": 3000}
+    (kept,) = rewrite_outputs([y.node], "o2")  # an output never becomes an input
+    assert kept is y.node
+    z = y * 1
+    with lj.config(optimizer="o2"):
+        assert lj.debug.rewrite_summary(z) == {"neg_neg": 3000, "mul_one": 1}
+
+
+def test_input_slots_kept(backend, rng):
+    # (x * y) / y -> x at `unsafe`: y is no longer read but keeps its slot
+    a, b = _x(rng, "pos"), _x(rng, "pos") + 1
+    x, y = lj.tensor(a), lj.tensor(b)
+    z = x * y / y + y[0, 0] * 0 + 1
+    trace = collect([z.node])
+    new = optimize(trace, "unsafe")
+    assert new.inputs == trace.inputs and new.nodes[:len(trace.inputs)] == trace.inputs
+    with lj.config(optimizer="unsafe"):
+        f = lj.jit(lambda p, q: p * q / q)
+        assert_same(f(x, y), a, rtol=0, atol=0)
+        assert lj.debug.rewrite_summary(f) == {"mul_div_cancel": 1}
+
+
+def test_output_that_becomes_an_input_is_not_aliased(backend, rng):
+    a = _x(rng)
+    x = lj.tensor(a)
+    f = lj.jit(lambda p: p * 1)
+    out = f(x)
+    assert_same(out, a, rtol=0, atol=0)
+    assert not np.shares_memory(out.numpy(), x.numpy())
+
+
+def test_rewrites_after_gradient_expansion(backend, rng):
+    a = _x(rng, "pos")
+    x = lj.tensor(a)
+    cost = lj.sum(lj.log(1 + x * 1) ** 2)
+    g = lj.grad(cost, x)
+    with lj.config(optimizer="o4"):
+        assert "log1p" in lj.debug.rewrite_summary(g)
+        assert_same(g, (2 * np.log1p(a) / (1 + a)).astype(F32), rtol=1e-5)
+
+
+def test_trace_cache_key_per_level(backend):
+    # the same graph at two levels: two plans, each with its own result
+    x = lj.tensor(np.array([1e-10], F32))
+    with lj.config(optimizer="none"):
+        assert lj.log(1 + x).numpy()[0] == 0  # 1 + 1e-10 rounds to 1 in float32
+    with lj.config(optimizer="o4"):
+        assert lj.log(1 + x).numpy()[0] > 0
+
+
+# numerics (float32) the rules enable
+# ---------------------------------------------------------------------------------------
+
+def test_log1p_through_log_one_plus(backend):
+    a = np.array([1e-10, 1e-7, 3e-5], F32)
+    got = lj.log(1 + lj.tensor(a)).numpy()
+    np.testing.assert_array_max_ulp(got, np.log1p(a), maxulp=1)
+
+
+def test_expm1_through_exp_minus_one(backend):
+    a = np.array([1e-10, -1e-7, 3e-5], F32)
+    got = (lj.exp(lj.tensor(a)) - 1).numpy()
+    np.testing.assert_array_max_ulp(got, np.expm1(a), maxulp=1)
+
+
+def test_log_sigmoid_of_minus_200(backend):
+    got = lj.log(lj.sigmoid(lj.tensor(np.array([-200.0, 0.0, 30.0], F32)))).numpy()
+    assert got[0] == F32(-200.0)
+    np.testing.assert_allclose(got[1:], [np.log(0.5), -np.log1p(np.exp(-30.0))], rtol=1e-6)
+
+
+def test_log_softmax_of_large_logits(backend):
+    x = lj.tensor(np.array([[1000.0, 0.0]], F32))
+    expected = np.array([[0.0, -1000.0]], F32)
+    np.testing.assert_array_equal(lj.log(lj.softmax(x)).numpy(), expected)
+    np.testing.assert_array_equal(lj.log(lj.softmax(x).T).numpy(), expected.T)
+    with lj.config(optimizer="none"):  # without the rewrite: -inf
+        assert np.isinf(lj.log(lj.softmax(x)).numpy()[0, 1])
