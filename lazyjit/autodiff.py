@@ -42,20 +42,22 @@ def stop_gradient(x) -> Tensor:
 
 def toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
     order, done = [], set()
+    append, add = order.append, done.add
     for root in roots:
         if root in done:
             continue
         stack = [(root, iter(root.src if root not in stop else ()))]
-        done.add(root)
+        add(root)
         while stack:
             node, it = stack[-1]
-            child = next(it, None)
-            if child is None:
+            for child in it:
+                if child not in done:
+                    add(child)
+                    stack.append((child, iter(child.src if child not in stop else ())))
+                    break
+            else:
                 stack.pop()
-                order.append(node)
-            elif child not in done:
-                done.add(child)
-                stack.append((child, iter(child.src if child not in stop else ())))
+                append(node)
     return order
 
 
@@ -229,11 +231,23 @@ def disconnected_zeros(w: Tensor, name: str, policy: str, op: str, source: str) 
 def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op: str,
               source: str) -> list[Tensor]:
     nodes = {n for w in wrts for n in (w.node, w._origin) if n is not None}
-    reach, depends = set(), set()
+    reach, depends = set(), set()  # nodes that depend on a wrt; through float nodes only
     for n in toposort([root], set()):
-        if n in nodes or any(s in reach for s in n.src):
+        if n in nodes:
             reach.add(n)
-            if differentiable(n) and (n in nodes or any(s in depends for s in n.src)):
+            if n.dtype.kind == "f":
+                depends.add(n)
+            continue
+        r = d = False
+        for s in n.src:
+            if s in reach:
+                r = True
+                if s in depends:
+                    d = True
+                    break
+        if r:
+            reach.add(n)
+            if d and n.dtype.kind == "f":
                 depends.add(n)
     targets = tuple(dict.fromkeys(n for w in wrts for n in (w.node, w._origin)
                                   if n is not None and n in depends))
