@@ -33,6 +33,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402
+from timing import medians_ms  # noqa: E402
 
 A, B = 2.0, 1.0
 
@@ -68,26 +69,6 @@ def lj_small(x):
 
 
 # ---- timing ---------------------------------------------------------------------------
-
-def medians_ms(fns: list, repeats: int, warmup: int = 2, rounds: int = 3) -> list[float]:
-    """Median wall time in milliseconds of one call of each callable in ``fns``.
-
-    In each of ``rounds`` rounds every callable runs in turn: ``warmup`` untimed calls,
-    then its share of the ``repeats`` timed calls.  Consecutive calls keep one library's
-    worker threads (still spinning after its last call) out of the next one's timings;
-    the rounds spread bursts of load from elsewhere on the machine over all of them."""
-    times: list[list[float]] = [[] for _ in fns]
-    per_round = max(repeats // rounds, 1)
-    for _ in range(rounds):
-        for fn, ts in zip(fns, times):
-            for _ in range(warmup):
-                fn()
-            for _ in range(per_round):
-                t0 = time.perf_counter()
-                fn()
-                ts.append(time.perf_counter() - t0)
-    return [statistics.median(ts) * 1e3 for ts in times]
-
 
 def per_call_us(fn, iters: int, repeats: int) -> float:
     """Median over ``repeats`` loops of the mean time of one call of ``fn`` (microseconds)."""

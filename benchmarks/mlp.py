@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402
+from timing import medians_ms  # noqa: E402
 
 LAYERS = (64, 256, 256, 10)
 LR = 0.01
@@ -159,26 +159,6 @@ def jax_runner(params, x, onehot):
 
 
 # ---- timing ---------------------------------------------------------------------------
-
-def medians_ms(fns: list, repeats: int, warmup: int, rounds: int = 3) -> list[float]:
-    """Median wall time in milliseconds of one call of each callable in ``fns``.
-
-    In each of ``rounds`` rounds every callable runs in turn: ``warmup`` untimed calls,
-    then its share of the ``repeats`` timed calls.  Consecutive calls keep one library's
-    worker threads (still spinning after its last call) out of the next one's timings;
-    the rounds spread bursts of load from elsewhere on the machine over all of them."""
-    times: list[list[float]] = [[] for _ in fns]
-    per_round = max(repeats // rounds, 1)
-    for _ in range(rounds):
-        for fn, ts in zip(fns, times):
-            for _ in range(warmup):
-                fn()
-            for _ in range(per_round):
-                t0 = time.perf_counter()
-                fn()
-                ts.append(time.perf_counter() - t0)
-    return [statistics.median(ts) * 1e3 for ts in times]
-
 
 def first_call(mode: str, batch: int) -> dict:
     """Time the first step of a fresh process (``mode``: 'jit' or 'eager')."""

@@ -114,4 +114,4 @@ def realize(*tensors) -> None:
     for t in tensors:
         if t.node.op != "buffer":
             t._origin = t.node
-            t.node = Node.leaf(t.node.buffer)
+            t.node = Node.leaf(t.node.buffer, site=False)

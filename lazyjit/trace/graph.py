@@ -54,26 +54,31 @@ def collect(outputs: list[Node]) -> Trace:
     order: list[Node] = []
     index: dict[Node, int] = {}
     inputs: list[Node] = []
-    visiting: set[int] = set()
     for root in outputs:
         if root in index:
             continue
-        stack: list[tuple[Node, int]] = [(root, 0)]
+        if root.buffer is not None or root.op == "param":
+            index[root] = len(order)
+            order.append(root)
+            inputs.append(root)
+            continue
+        seen = {root}
+        stack = [(root, iter(root.src))]
         while stack:
-            node, i = stack.pop()
-            if node.buffer is not None or node.op == "param":
-                if node not in index:
-                    index[node] = len(order)
-                    order.append(node)
-                    inputs.append(node)
-                continue
-            if i < len(node.src):
-                stack.append((node, i + 1))
-                child = node.src[i]
-                if child not in index and id(child) not in visiting:
-                    visiting.add(id(child))
-                    stack.append((child, 0))
-            elif node not in index:
+            node, it = stack[-1]
+            for child in it:
+                if child in index or child in seen:
+                    continue
+                if child.buffer is not None or child.op == "param":
+                    index[child] = len(order)
+                    order.append(child)
+                    inputs.append(child)
+                    continue
+                seen.add(child)
+                stack.append((child, iter(child.src)))
+                break
+            else:
+                stack.pop()
                 index[node] = len(order)
                 order.append(node)
     return Trace(order, inputs, list(outputs), index)

@@ -23,7 +23,7 @@ PAR_MIN = 32768     # elements below which a kernel runs on one thread
 RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
 # GEMMs below this many multiply-adds run single-threaded: waking BLAS threads costs
 # more than it saves (MLP step at batch 128: 0.6 ms one thread, 3-4 ms two, 2 vCPUs)
-BLAS_MT_MIN = 2.0 ** 24
+BLAS_MT_MIN = 2.0 ** 22
 
 
 def ctype(dtype: np.dtype) -> str:

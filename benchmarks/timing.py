@@ -1,0 +1,30 @@
+"""Timing shared by the benchmarks: medians of interleaved rounds, each implementation
+starting from idle worker threads."""
+from __future__ import annotations
+
+import statistics
+import time
+
+IDLE_S = 0.3  # OpenBLAS's worker threads spin ~0.1 s after a call before sleeping
+
+
+def medians_ms(fns: list, repeats: int, warmup: int = 2, rounds: int = 3) -> list[float]:
+    """Median wall time in milliseconds of one call of each callable in ``fns``.
+
+    In each of ``rounds`` rounds every callable runs in turn: a pause of ``IDLE_S`` (so
+    the previous library's worker threads, still spinning after its last call, have
+    gone to sleep and do not compete with the next one), ``warmup`` untimed calls, then
+    its share of the ``repeats`` timed calls.  The rounds spread bursts of load from
+    elsewhere on the machine over all implementations."""
+    times: list[list[float]] = [[] for _ in fns]
+    per_round = max(repeats // rounds, 1)
+    for _ in range(rounds):
+        for fn, ts in zip(fns, times, strict=True):
+            time.sleep(IDLE_S)
+            for _ in range(warmup):
+                fn()
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+    return [statistics.median(ts) * 1e3 for ts in times]
