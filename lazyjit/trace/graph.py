@@ -54,13 +54,16 @@ def collect(outputs: list[Node]) -> Trace:
     order: list[Node] = []
     index: dict[Node, int] = {}
     inputs: list[Node] = []
+    def add_input(node: Node) -> None:
+        index[node] = len(order)
+        order.append(node)
+        inputs.append(node)
+
     for root in outputs:
         if root in index:
             continue
         if root.buffer is not None or root.op == "param":
-            index[root] = len(order)
-            order.append(root)
-            inputs.append(root)
+            add_input(root)
             continue
         seen = {root}
         stack = [(root, iter(root.src))]
@@ -70,9 +73,7 @@ def collect(outputs: list[Node]) -> Trace:
                 if child in index or child in seen:
                     continue
                 if child.buffer is not None or child.op == "param":
-                    index[child] = len(order)
-                    order.append(child)
-                    inputs.append(child)
+                    add_input(child)
                     continue
                 seen.add(child)
                 stack.append((child, iter(child.src)))
