@@ -14,6 +14,7 @@ import numpy as np
 
 from lazyjit import functions as F
 from lazyjit.pytree import flatten, unflatten
+from lazyjit.rewrite import rewrite_cost
 from lazyjit.ops import REGISTRY
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import LazyjitError, Node, op_error
@@ -266,16 +267,18 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
 
 def expand_grads(order: list[Node]) -> dict[Node, Node]:
     """Replace the deferred ``grad`` nodes among ``order`` (topologically sorted) by their
-    VJP graphs; return the map from each changed node to its replacement (nodes above a
-    ``grad`` node are rebuilt over the replacements)."""
+    VJP graphs, built from the cost's graph as the optimizer level rewrites it (the
+    ``wrt`` nodes kept; :func:`lazyjit.rewrite.rewrite_cost`), so stabilized forms are
+    differentiated; return the map from each changed node to its replacement (nodes
+    above a ``grad`` node are rebuilt over the replacements)."""
     mapping: dict[Node, Node] = {}
     groups: dict[tuple, dict[Node, Tensor]] = {}
     for n in order:
         if n.op == "grad":
             src = tuple(mapping.get(s, s) for s in n.src)
             grads = groups.get(src)
-            if grads is None:
-                root, targets = src[0], src[1:]
+            if grads is None:  # differentiate the rewritten (stabilized) cost
+                root, targets = rewrite_cost(src[0], set(src[1:])), src[1:]
                 grads = groups[src] = backprop({root: F.ones_like(Tensor(root))}, set(targets),
                                                set())
             parts = [grads[src[1 + i]] for i in n.arg[1] if src[1 + i] in grads]

@@ -67,6 +67,12 @@ CASES = [
      lambda a: _log_softmax(a, 0).T, "any", {"div": (1, 0)}),
     ("log_softmax", "o3", lambda x: lj.log(lj.softmax(x).reshape(6)),
      lambda a: _log_softmax(a).reshape(6), "any", {"div": (1, 0)}),
+    ("logsumexp", "o3", lambda x: lj.log(lj.sum(lj.exp(x), axis=1)),
+     lambda a: np.log(np.exp(a).sum(1)), "any", {"max": (0, 1), "stop_gradient": (0, 1)}),
+    ("logsumexp", "o3", lambda x: lj.log(lj.sum(lj.exp(x), axis=0, keepdims=True)),
+     lambda a: np.log(np.exp(a).sum(0, keepdims=True)), "any", {"max": (0, 1)}),
+    ("logsumexp", "o3", lambda x: lj.log(lj.sum(lj.exp(x))), lambda a: np.log(np.exp(a).sum()),
+     "any", {"max": (0, 1)}),
     ("pow_two", "o4", lambda x: x ** 2, lambda a: a * a, "any", {"pow": (1, 0), "mul": (0, 1)}),
     ("pow_one", "o4", lambda x: x ** 1, lambda a: a, "any", {"pow": (1, 0)}),
     ("pow_neg_one", "o4", lambda x: x ** -1, lambda a: 1 / a, "pos",
@@ -227,3 +233,88 @@ def test_log_softmax_of_large_logits(backend):
     np.testing.assert_array_equal(lj.log(lj.softmax(x).T).numpy(), expected.T)
     with lj.config(optimizer="none"):  # without the rewrite: -inf
         assert np.isinf(lj.log(lj.softmax(x)).numpy()[0, 1])
+
+
+def test_logsumexp_through_log_sum_exp(backend):
+    x = lj.tensor(np.array([[1000.0, 0.0], [-1000.0, -1000.0]], F32))
+    got = lj.log(lj.sum(lj.exp(x), axis=1)).numpy()
+    np.testing.assert_array_equal(got, np.array([1000.0, -1000.0 + np.log(2)], F32))
+    assert lj.log(lj.sum(lj.exp(x[0]))).numpy() == F32(1000.0)
+    edges = lj.tensor(np.array([[-np.inf, -np.inf], [np.inf, 0.0]], F32))  # as unrewritten
+    np.testing.assert_array_equal(lj.log(lj.sum(lj.exp(edges), axis=1)).numpy(),
+                                  [-np.inf, np.inf])
+    with lj.config(optimizer="o2"):  # without the rule: exp overflows
+        assert np.isinf(lj.log(lj.sum(lj.exp(x[0]))).numpy())
+
+
+def test_logsumexp_rule_leaves_stable_forms(rng):
+    # the rule's own output, lj.logsumexp and lj.log_softmax are already shifted by the max
+    x = lj.tensor(_x(rng))
+    with lj.config(optimizer="o4"):
+        assert lj.debug.rewrite_summary(lj.logsumexp(x, axis=1)) == {}
+        assert lj.debug.rewrite_summary(lj.log_softmax(x)) == {}
+        assert lj.debug.rewrite_summary(lj.log(lj.softmax(x))) == {"log_softmax": 1}
+    (once,), _ = run([lj.log(lj.sum(lj.exp(x))).node], phases("o3"), False)
+    (twice,), counts = run([once], phases("o3"), False)
+    assert twice is once and counts == {}
+
+
+# gradients are taken of the stabilized cost (lj.grad sees the rewritten forward graph)
+# ---------------------------------------------------------------------------------------
+
+def _xent_case(rng):
+    z = (rng.standard_normal((4, 5)) * 1e4).astype(F32)
+    labels = np.array([0, 3, 4, 1])
+    onehot = np.eye(5, dtype=F32)[labels]
+    s = np.exp(z - z.max(1, keepdims=True))
+    return z, labels, onehot, s / s.sum(1, keepdims=True) - onehot
+
+
+XENT = {
+    "log(softmax)*onehot": lambda z, y, oh: -(lj.log(lj.softmax(z)) * oh).sum(),
+    "log_softmax*onehot": lambda z, y, oh: -(lj.log_softmax(z) * oh).sum(),
+    "log(softmax)[labels]": lambda z, y, oh: -lj.log(lj.softmax(z))[np.arange(4), y].sum(),
+    "log(softmax).T*onehot": lambda z, y, oh: -(lj.log(lj.softmax(z).T) * oh.T).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(XENT))
+def test_softmax_cross_entropy_gradient_of_large_logits(name, backend, rng):
+    z, labels, onehot, expected = _xent_case(rng)
+    cost_fn = XENT[name]
+    zt = lj.tensor(z)
+    g = lj.grad(cost_fn(zt, labels, lj.tensor(onehot)), zt)
+    if name.startswith("log(softmax)"):
+        assert lj.debug.rewrite_summary(g).get("log_softmax") == 1
+    np.testing.assert_allclose(g.numpy(), expected, atol=1e-6)
+    cost = cost_fn(zt, labels, lj.tensor(onehot))  # computed before grad is taken
+    assert np.isfinite(cost.numpy())
+    np.testing.assert_allclose(lj.grad(cost, zt).numpy(), expected, atol=1e-6)
+    f = lj.jit(lambda p: lj.grad(cost_fn(p, labels, lj.tensor(onehot)), p))
+    np.testing.assert_allclose(f(zt).numpy(), expected, atol=1e-6)
+
+
+def test_cross_entropy_gradient_without_rewrites_is_nan(backend, rng):
+    # what the rewrite of the cost before differentiation fixes (o1 = merge only)
+    z, labels, onehot, _ = _xent_case(rng)
+    zt = lj.tensor(z)
+    with lj.config(optimizer="o1"):
+        g = lj.grad(XENT["log(softmax)*onehot"](zt, labels, lj.tensor(onehot)), zt)
+        assert np.isnan(g.numpy()).any()
+
+
+def test_gradient_of_log_sum_exp_large(backend):
+    x = lj.tensor(np.array([1000.0, 0.0, -1000.0], F32))
+    g = lj.grad(lj.log(lj.sum(lj.exp(x))), x)
+    np.testing.assert_array_equal(g.numpy(), np.array([1.0, 0.0, 0.0], F32))
+
+
+def test_gradient_with_respect_to_an_intermediate_keeps_it(backend, rng):
+    # wrt = softmax(z) itself: log(s) must not be rewritten into log_softmax(z)
+    z = lj.tensor(_x(rng))
+    onehot = np.eye(3, dtype=F32)[[2, 0]]
+    s = lj.softmax(z)
+    g_s, g_z = lj.grad(-(lj.log(s) * onehot).sum(), [s, z])
+    sv = s.numpy()
+    np.testing.assert_allclose(g_s.numpy(), -onehot / sv, rtol=1e-5)
+    np.testing.assert_allclose(g_z.numpy(), sv - onehot, atol=1e-6)

@@ -6,7 +6,10 @@ optimizer level on (the ``optimizer`` flag: ``none``, ``o1`` = ``fast_compile`` 
 nodes are built; ``unsafe`` adds the rules that change results in edge cases.
 
 :func:`optimize` rewrites a trace for :func:`lazyjit.realize.plan_for`, keeping its
-input slots; :func:`rewrite_outputs` rewrites a list of output nodes.  The counts of
+input slots; :func:`rewrite_outputs` rewrites a list of output nodes;
+:func:`rewrite_cost` rewrites the graph of a cost before ``lj.grad``'s deferred
+gradients are expanded, so the backward graph is built from the stable forward one
+(the gradient of ``log(softmax(z))`` is that of ``log_softmax(z)``).  The counts of
 the rules applied for each plan are kept for :func:`lazyjit.debug.rewrite_summary`.
 """
 from __future__ import annotations
@@ -27,9 +30,14 @@ PIPELINE: list[Phase] = [
     Phase("specialize", 4, tuple(specialize.RULES)),
 ]
 
+# the phases rewrite_cost runs: those that keep every derivative convention of lj.grad
+# (specialize would not: x ** -1 has derivative 0 at 0 by convention, 1 / x has -inf)
+BEFORE_GRAD = ("constant_fold", "canonicalize", "stabilize")
+
 LEVELS = {"none": 0, "o1": 1, "o2": 2, "o3": 3, "o4": 4, "unsafe": 5}
 
 _LAST: list = [Counter()]
+_PENDING: Counter = Counter()  # counts of rewrite_cost, added to the next rewrite
 _SUMMARIES: "OrderedDict[int, tuple]" = OrderedDict()  # id(plan) -> (plan, counts)
 _MAX_SUMMARIES = 4096
 
@@ -48,12 +56,29 @@ def rewrite_outputs(outputs: list[Node], level: str | None = None) -> list[Node]
     buffer where it did not before).  The counts are kept for :func:`remember`."""
     level = level or config.optimizer
     active = phases(level)
+    pending = Counter(_PENDING)
+    _PENDING.clear()
     if not any(p.rules for p in active):
-        _LAST[0] = Counter()
+        _LAST[0] = pending
         return list(outputs)
     new, counts = run(list(outputs), active, level == "unsafe")
-    _LAST[0] = counts
+    _LAST[0] = counts + pending
     return [o if is_input(n) else n for o, n in zip(outputs, new)]
+
+
+def rewrite_cost(cost: Node, wrt: set[Node], level: str | None = None) -> Node:
+    """The graph of ``cost`` rewritten by the phases of :data:`BEFORE_GRAD` active at
+    ``level`` (default: the ``optimizer`` flag; the safe rules only),
+    with the nodes of ``wrt`` and their subgraphs kept as they are, for differentiation
+    with respect to them; computed nodes are rewritten too (the gradient reads their
+    sources).  The counts are added to those of the next rewrite (the plan
+    this gradient is compiled into)."""
+    active = [p for p in phases(level) if p.name in BEFORE_GRAD]
+    if not any(p.rules for p in active):
+        return cost
+    (new,), counts = run([cost], active, False, frozenset(wrt), True)
+    _PENDING.update(counts)
+    return new
 
 
 def optimize(trace: Trace, level: str | None = None) -> Trace:
@@ -87,4 +112,4 @@ def summary_of(plan) -> Counter:
 
 
 __all__ = ["PIPELINE", "LEVELS", "Phase", "Rule", "TOTAL", "phases", "rewrite_outputs",
-           "optimize", "remember", "summary_of"]
+           "rewrite_cost", "optimize", "remember", "summary_of"]

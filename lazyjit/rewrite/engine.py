@@ -21,13 +21,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 
 MAX_FIRES = 8  # rule applications on one node per phase (bounds the work per node)
 
 # rule name -> times applied, over the whole process (see lj.debug.rewrite_summary)
 TOTAL: Counter = Counter()
+
+# the running rewrite's ``keep`` nodes and ``through_values`` flag (see :func:`run`)
+_KEEP: list = [frozenset(), False]
 
 # movement ops that keep "every element equals c"
 _CONST_VIEWS = frozenset(("reshape", "expand", "permute", "slice"))
@@ -79,8 +81,35 @@ def rule(rules: list, name: str, *ops: str, unsafe: bool = False):
 
 
 def is_input(n: Node) -> bool:
-    """A node whose value is supplied at run time (never rewritten)."""
-    return n.buffer is not None or n.op == "param"
+    """A node whose value is supplied at run time, or one the running rewrite must keep
+    (never rewritten, and no pattern looks inside it)."""
+    if n in _KEEP[0]:
+        return True
+    if n.buffer is not None:
+        return not (_KEEP[1] and n.src)
+    return n.op == "param"
+
+
+def _toposort(outputs: list[Node]) -> list[Node]:
+    """The nodes of the graph of ``outputs``, sources first, not looking past inputs."""
+    order: list[Node] = []
+    done: set[Node] = set()
+    for root in outputs:
+        if root in done:
+            continue
+        done.add(root)
+        stack = [(root, iter(() if is_input(root) else root.src))]
+        while stack:
+            node, it = stack[-1]
+            for child in it:
+                if child not in done:
+                    done.add(child)
+                    stack.append((child, iter(() if is_input(child) else child.src)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
 
 
 def op_of(n: Node) -> str | None:
@@ -150,7 +179,7 @@ def run_phase(outputs: list[Node], table: dict[str, list[Rule]],
         The rewritten outputs, in order (each of the same shape and dtype).
     """
     memo: dict[Node, Node] = {}
-    for n in collect(outputs).nodes:
+    for n in _toposort(outputs):
         if is_input(n) or not n.src:
             memo[n] = _apply(n, table, counts) if not is_input(n) else n
             continue
@@ -164,14 +193,24 @@ def run_phase(outputs: list[Node], table: dict[str, list[Rule]],
     return [memo[o] for o in outputs]
 
 
-def run(outputs: list[Node], phases: list[Phase], unsafe: bool) -> tuple[list[Node], Counter]:
+def run(outputs: list[Node], phases: list[Phase], unsafe: bool,
+        keep: frozenset = frozenset(), through_values: bool = False
+        ) -> tuple[list[Node], Counter]:
     """Run ``phases`` in order over ``outputs``; returns the new outputs and the counts
-    of the rules applied (also added to :data:`TOTAL`)."""
+    of the rules applied (also added to :data:`TOTAL`).  The nodes of ``keep`` are
+    treated as inputs: kept as they are, with their subgraphs (``lj.grad`` keeps the
+    tensors it differentiates with respect to).  With ``through_values``, computed
+    nodes that have sources are rewritten as if not computed (``lj.grad`` differentiates
+    through them)."""
     counts: Counter = Counter()
-    for phase in phases:
-        table = phase.table(unsafe)
-        if table:  # a phase without rules (merge) is done by hash-consing already
-            outputs = run_phase(outputs, table, counts)
+    saved, _KEEP[:] = list(_KEEP), [frozenset(keep), through_values]
+    try:
+        for phase in phases:
+            table = phase.table(unsafe)
+            if table:  # a phase without rules (merge) is done by hash-consing already
+                outputs = run_phase(outputs, table, counts)
+    finally:
+        _KEEP[:] = saved
     TOTAL.update(counts)
     return outputs, counts
 

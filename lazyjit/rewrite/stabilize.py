@@ -56,3 +56,37 @@ def log_softmax(n: Node) -> Node | None:
     for v in reversed(views):
         out = Node.make(v.op, (out,), v.arg, v.shape, v.dtype)
     return out
+
+
+def _shifted_by_own_max(x: Node) -> bool:
+    """``x`` is ``a - m`` where ``m`` is ``max(a)`` seen through ``expand``, ``reshape``,
+    ``stop_gradient`` and the ``where(isinf(m), 0, m)`` of ``lj.logsumexp``: already
+    stable (keeps the logsumexp rule from firing on its own output)."""
+    if op_of(x) != "sub":
+        return False
+    a, m = x.src
+    while op_of(m) in ("expand", "reshape", "stop_gradient", "where"):
+        m = m.src[2] if m.op == "where" else m.src[0]
+    return op_of(m) == "max" and m.src[0] is a
+
+
+@rule(RULES, "logsumexp", "log")
+def logsumexp(n: Node) -> Node | None:
+    # log(sum(exp(x), axes)) -> logsumexp(x, axes)  (lj.logsumexp: shifted by max(x));
+    # also through the reshape that drops the reduced dims (keepdims=False)
+    views = []
+    s = n.src[0]
+    while op_of(s) == "reshape" and len(views) < _MAX_VIEWS:
+        views.append(s)
+        s = s.src[0]
+    if op_of(s) != "sum" or n.dtype.kind != "f":
+        return None
+    e = s.src[0]
+    if op_of(e) != "exp" or _shifted_by_own_max(e.src[0]):
+        return None
+    from lazyjit.reductions import logsumexp as lse  # composite, built from primitives
+    from lazyjit.tensor import Tensor
+    out = lse(Tensor(e.src[0]), axis=s.arg, keepdims=True).node
+    for v in reversed(views):
+        out = Node.make(v.op, (out,), v.arg, v.shape, v.dtype)
+    return out
