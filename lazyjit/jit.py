@@ -19,7 +19,7 @@ from lazyjit.config import config
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.realize import backend_key, plan_for
 from lazyjit.stats import COUNTERS
-from lazyjit.tensor import Tensor
+from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import LazyjitError, Node
 
@@ -95,8 +95,12 @@ class Jitted:
                     x.realize()
                     node = x.node
                 arr = node.buffer
-            else:
-                arr = np.asarray(x, order="C")
+            else:  # an owned, native-order, read-only copy: the caller keeps theirs
+                arr = np.array(x, order="C", copy=True)
+                if not arr.dtype.isnative:
+                    arr = arr.astype(arr.dtype.newbyteorder("="))
+                check_dtype(arr.dtype, "jit")
+                arr.flags.writeable = False
             arrays.append(arr)
             sig.append((arr.shape, arr.dtype))
         key = (tuple(sig), tree, static, backend_key())
@@ -112,6 +116,8 @@ class Jitted:
         else:
             COUNTERS["trace_cache_hits"] += 1
         if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
+            if len(self._fast) > 64:  # stale config versions
+                self._fast.clear()
             self._fast[(tuple(sig), config._version)] = entry
         return entry.call(arrays)
 

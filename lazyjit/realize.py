@@ -45,9 +45,9 @@ def plan_for(trace: Trace) -> Executable:
     COUNTERS["trace_cache_misses"] += 1
     if any(n.op == "grad" for n in trace.nodes):
         plan, cacheable = _compile_expanded(trace)
-        remember(plan)
-        if not cacheable:
+        if not cacheable:  # neither cached nor remembered: it holds this call's values
             return plan
+        remember(plan)
     else:
         plan = get_backend(config.backend).compile(optimize(trace))
         remember(plan)
@@ -86,8 +86,15 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
     full = Trace(nodes, all_inputs, outputs, {n: i for i, n in enumerate(nodes)})
     plan = get_backend(config.backend).compile(full)
     # leaves created by VJP rules during the expansion are constants; anything older is
-    # user data reached below a computed node
+    # user data reached below a computed node.  And if a cost graph goes through a node
+    # computed earlier, the trace key (which stops at it) does not show the graph below
+    # it, which the expansion differentiated: another trace of the same key may differ
+    # there (other constants, ops or inputs).
     cacheable = all(n.op == "buffer" and not n.src and n.arg > first_new_leaf for n in extras)
+    if cacheable:
+        from lazyjit.autodiff import toposort
+        roots = [s for n in trace.nodes if n.op == "grad" for s in n.src]
+        cacheable = not any(n.buffer is not None and n.src for n in toposort(roots, set()))
     return (_WithExtras(plan, [n.buffer for n in extras]) if extras else plan), cacheable
 
 

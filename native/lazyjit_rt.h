@@ -52,6 +52,9 @@ LJ_INT_OPS(int16_t, int16)
 LJ_INT_OPS(int32_t, int32)
 LJ_INT_OPS(int64_t, int64)
 LJ_UINT_OPS(uint8_t, uint8)
+LJ_UINT_OPS(uint16_t, uint16)
+LJ_UINT_OPS(uint32_t, uint32)
+LJ_UINT_OPS(uint64_t, uint64)
 LJ_UINT_OPS(uint8_t, bool)
 
 /* NumPy's npy_divmod for floats: floor division and a remainder with the sign of b. */

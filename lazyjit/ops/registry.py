@@ -21,7 +21,8 @@ import numpy as np
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg")
 
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
-                         ("bool", "int8", "uint8", "int16", "int32", "int64", "float32", "float64"))
+                         ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                          "uint64", "float32", "float64"))
 
 
 @dataclass(frozen=True)

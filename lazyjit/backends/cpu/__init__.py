@@ -67,7 +67,8 @@ class Program:
                              "indexing)")
         outs = []
         for s, shape in self.outputs:
-            a = inputs[s] if s < n_in else bufs[s - n_in]
+            # an input passed through is returned as a read-only view, never re-flagged
+            a = inputs[s].view() if s < n_in else bufs[s - n_in]
             if a.shape != shape:
                 a = a.reshape(shape)
             a.flags.writeable = False

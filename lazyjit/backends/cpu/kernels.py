@@ -18,7 +18,8 @@ from lazyjit.backends.cpu.views import View, collapse
 from lazyjit.ops import REGISTRY
 
 CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
-         "int32": "int32_t", "int64": "int64_t", "float32": "float", "float64": "double"}
+         "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t",
+         "uint64": "uint64_t", "float32": "float", "float64": "double"}
 PAR_MIN = 32768     # elements below which a kernel runs on one thread
 RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
 # GEMMs below this many multiply-adds run single-threaded: waking BLAS threads costs
@@ -44,7 +45,7 @@ def literal(value, dtype: np.dtype) -> str:
     v = int(value)
     if v == np.iinfo(np.int64).min:
         return "(-9223372036854775807LL-1)"
-    return f"(({ctype(dtype)}){v}LL)"
+    return f"(({ctype(dtype)}){v}{'ULL' if dtype.kind == 'u' else 'LL'})"
 
 
 def const_param(mod: "Module", value, dtype: np.dtype) -> str:
@@ -55,7 +56,10 @@ def const_param(mod: "Module", value, dtype: np.dtype) -> str:
     if dtype.kind == "f":
         bits = int(np.array(value, np.float64).view(np.int64))
         return f"({ctype(dtype)})lj_as_f64({mod.p(bits)})"
-    return f"({ctype(dtype)}){mod.p(int(value))}"
+    v = int(value)
+    if v >= 1 << 63:  # uint64 above int64's range: its two's complement bits
+        v -= 1 << 64
+    return f"({ctype(dtype)}){mod.p(v)}"
 
 
 def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:

@@ -15,6 +15,8 @@ import numpy as np
 MIN_POOLED = 1 << 16          # smaller buffers come from NumPy's allocator
 HUGE = 1 << 21
 MAX_PER_SIZE = 16
+MAX_POOLED_BYTES = 1 << 30    # above this, buffers not in use are released
+_pooled = 0                   # bytes held in the pool (in use or not)
 
 _free: dict[int, list[np.ndarray]] = {}
 
@@ -45,10 +47,30 @@ def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
             return raw.view(dtype).reshape(shape)
     raw = _raw(nbytes)
     if len(lst) < MAX_PER_SIZE:
+        global _pooled
+        if _pooled + nbytes > MAX_POOLED_BYTES:
+            _evict()
+            lst = _free.setdefault(nbytes, lst)
         lst.append(raw)
+        _pooled += nbytes
     return raw.view(dtype).reshape(shape)
+
+
+def _evict() -> None:
+    """Drop every pooled buffer nobody uses (sizes that stopped being asked for would
+    otherwise hold their memory forever)."""
+    global _pooled
+    for nbytes, lst in list(_free.items()):
+        keep = [raw for raw in lst if sys.getrefcount(raw) > 3]  # list, loop var, argument
+        _pooled -= nbytes * (len(lst) - len(keep))
+        if keep:
+            _free[nbytes] = keep
+        else:
+            del _free[nbytes]
 
 
 def clear() -> None:
     """Forget all pooled buffers (those in use stay alive until released)."""
+    global _pooled
     _free.clear()
+    _pooled = 0
