@@ -318,3 +318,20 @@ def test_gradient_with_respect_to_an_intermediate_keeps_it(backend, rng):
     sv = s.numpy()
     np.testing.assert_allclose(g_s.numpy(), -onehot / sv, rtol=1e-5)
     np.testing.assert_allclose(g_z.numpy(), sv - onehot, atol=1e-6)
+
+
+def test_run_pauses_the_garbage_collector_and_restores_it(rng):
+    import gc
+    seen = []
+    x = lj.tensor(_x(rng))
+    y = lj.negative(lj.negative(x)) * 1
+    from lazyjit.rewrite.engine import Phase, Rule
+    probe = Phase("probe", 2, (Rule("probe", ("mul",), lambda n: seen.append(gc.isenabled())),))
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            (out,), _ = run([y.node], [probe] + phases("o2"), False)
+            assert gc.isenabled() is enabled and out is x.node
+        finally:
+            gc.enable()
+    assert seen == [False, False]

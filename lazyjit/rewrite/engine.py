@@ -7,7 +7,10 @@ over the graph: each node is rebuilt from its (already rewritten) sources throug
 :meth:`Node.make`, which hash-conses, so equal rewritten subgraphs merge (CSE for
 free), then the phase's rules are tried on it; a rule may fire again on the node it
 just produced, at most :data:`MAX_FIRES` times.  Every node is therefore visited a
-bounded number of times per phase: optimization time is linear in graph size.
+bounded number of times per phase: optimization time is linear in graph size (the
+cyclic garbage collector is paused during a run: its full collections, triggered by the
+allocations of a pass over a large graph, scan every live object and made the time
+per node grow with the graph, 2.5x from 3,000 to 48,000 nodes).
 
 Helpers for rules: :func:`const_of` recognises "``x`` is a constant ``c``" through the
 ``expand(reshape(const))`` chains the API builds for broadcast scalars,
@@ -15,6 +18,7 @@ Helpers for rules: :func:`const_of` recognises "``x`` is a constant ``c``" throu
 """
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -204,6 +208,8 @@ def run(outputs: list[Node], phases: list[Phase], unsafe: bool,
     through them)."""
     counts: Counter = Counter()
     saved, _KEEP[:] = list(_KEEP), [frozenset(keep), through_values]
+    collecting = gc.isenabled()
+    gc.disable()  # a pass allocates a node per node: full collections would make it O(n^2)
     try:
         for phase in phases:
             table = phase.table(unsafe)
@@ -211,6 +217,8 @@ def run(outputs: list[Node], phases: list[Phase], unsafe: bool,
                 outputs = run_phase(outputs, table, counts)
     finally:
         _KEEP[:] = saved
+        if collecting:
+            gc.enable()
     TOTAL.update(counts)
     return outputs, counts
 
