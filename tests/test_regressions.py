@@ -69,3 +69,11 @@ def test_pool_releases_sizes_no_longer_used():
         assert held <= 8 << 20
     finally:
         pool.MAX_POOLED_BYTES = saved
+
+
+def test_long_fused_chain_does_not_hit_the_recursion_limit(backend):
+    x0 = np.linspace(-1.0, 1.0, 5)
+    x, y = lj.tensor(x0), x0.copy()
+    for _ in range(400):  # one fused kernel of 1,200 ops on cpu
+        x, y = lj.tanh(x * 1.0001 + 0.1), np.tanh(y * 1.0001 + 0.1)
+    np.testing.assert_allclose(np.asarray(x), y, rtol=1e-12)

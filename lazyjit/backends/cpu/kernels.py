@@ -104,23 +104,34 @@ class Body:
         self.names: dict = {}
 
     def value(self, node) -> str:
-        name = self.names.get(node)
-        if name is not None:
-            return name
+        """The C variable holding ``node``, emitting the statements it needs (an explicit
+        stack, not recursion: fused chains can be thousands of ops long)."""
+        names = self.names
+        stack = [(node, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n in names:
+                continue
+            if ready or n in self.leaves:
+                self._emit(n)
+                continue
+            stack.append((n, True))
+            stack.extend((s, False) for s in reversed(n.src) if s not in names)
+        return names[node]
+
+    def _emit(self, node) -> None:
         if node in self.leaves:
             leaf = self.leaves[node]
             if isinstance(leaf, View):
-                j = self.operand_of[leaf]
-                expr = f"L{j}"
+                expr = f"L{self.operand_of[leaf]}"
             else:
                 expr = const_param(self.mod, leaf[1], leaf[2])
         else:
-            args = [self.value(s) for s in node.src]
+            args = [self.names[s] for s in node.src]
             expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype, args)
         name = f"v{len(self.names)}"
         self.stmts.append(f"const {ctype(node.dtype)} {name} = ({ctype(node.dtype)})({expr});")
         self.names[node] = name
-        return name
 
 
 def _decode(dims: list[int], sizes: list[str], var: str) -> list[str]:
