@@ -32,16 +32,24 @@ class Schedule:
     outputs: list[tuple[int, tuple[int, ...]]]      # (slot, shape) per trace output
 
 
+# ops per fused kernel at most: gcc's time on one loop body grows faster than linearly
+# (a 48,000-op kernel took 45 s at -O2), while a memory pass every few hundred ops
+# costs little
+MAX_FUSED = 256
+
+
 def _fusion_roots(trace: Trace) -> dict[Node, Node]:
     """Map each computed node to the root node of the kernel that computes it."""
     users = trace.consumers()
     outputs = set(trace.outputs)
     inputs = set(trace.inputs)
     root_of: dict[Node, Node] = {}
+    size: dict[Node, int] = {}
     for n in reversed(trace.nodes):
         if n in inputs or n.op == "const":
             continue
         root_of[n] = n
+        size[n] = 1
         if REGISTRY[n.op].kind != "elementwise" or n in outputs or not users[n]:
             continue
         us = users[n]
@@ -49,7 +57,10 @@ def _fusion_roots(trace: Trace) -> dict[Node, Node]:
             continue
         roots = {root_of[u] for u in us}
         if len(roots) == 1:
-            root_of[n] = roots.pop()
+            r = roots.pop()
+            if size[r] < MAX_FUSED:
+                root_of[n] = r
+                size[r] += 1
     return root_of
 
 
