@@ -85,8 +85,32 @@ class Module:
         return f"P[{len(self.params) - 1}]"
 
     def add(self, body: str) -> None:
-        self.funcs.append(f"static int k{len(self.funcs)}(void** restrict B, "
-                          f"const int64_t* restrict P) {{\n{body}\n  return 0;\n}}\n")
+        """Add kernel ``k<n>``.  A body ending in a :func:`_parallel` loop becomes two
+        functions: ``k<n>_loop(B, P, w0, w1)`` runs work items ``[w0, w1)`` (emitted
+        once, not inlined), and ``k<n>`` calls it on all items, or per thread chunk
+        under OpenMP when the work is large."""
+        k = len(self.funcs)
+        sig = "(void** restrict B, const int64_t* restrict P"
+        lines = body.split("\n")
+        marks = [i for i, line in enumerate(lines) if line.startswith(_MARK)]
+        if not marks:
+            self.funcs.append(f"static int k{k}{sig}) {{\n{body}\n  return 0;\n}}\n")
+            return
+        i = marks[0]
+        pre, (guard, work, count), loop = lines[:i], lines[i][len(_MARK):].split("|"), lines[i + 1:]
+        pre_text = "\n".join(pre)
+        self.funcs.append(
+            f"static __attribute__((noinline)) void k{k}_loop{sig}, int64_t w0, int64_t w1) "
+            f"{{\n{pre_text}\n  for (int64_t w = w0; w < w1; w++) {{\n"
+            + "\n".join("    " + x for x in loop) + "\n  }\n}\n"
+            f"static int k{k}{sig}) {{\n{pre_text}\n"
+            f"  const int64_t count_ = {count};\n"
+            f"  if ({guard} && {work} > {PAR_MIN}) {{\n"
+            "    #pragma omp parallel\n    {\n      int nt = 1, t = 0;\n"
+            "#ifdef _OPENMP\n      nt = omp_get_num_threads(); t = omp_get_thread_num();\n"
+            "#endif\n"
+            f"      k{k}_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);\n    }}\n"
+            f"  }} else {{\n    k{k}_loop(B, P, 0, count_);\n  }}\n  return 0;\n}}\n")
 
 
 class Body:
@@ -177,15 +201,15 @@ def _operands(mod: Module, views: list[View], shape, flags=None):
     return list(shape2), sizes, st_params, classes, flags2, decls
 
 
+_MARK = "@@parallel "
+
+
 def _parallel(work: str, count: str, body: list[str], guard: str = "1") -> list[str]:
-    """A loop ``for w in [0, count)`` over ``body``: spread over threads by OpenMP when
-    ``work`` (elements) is large and ``guard`` holds, else a plain loop (no OpenMP
-    runtime call at all)."""
-    inner = ["    " + b for b in body]
-    loop = [f"  for (int64_t w = 0; w < {count}; w++) {{", *inner, "  }"]
-    return [f"  if ({guard} && {work} > {PAR_MIN}) {{",
-            "  #pragma omp parallel for schedule(static)", *loop,
-            "  } else {", *loop, "  }"]
+    """The kernel's final loop ``for w in [0, count)`` over ``body``: spread over
+    threads by OpenMP when ``work`` (elements) is large and ``guard`` holds, else a
+    plain call (no OpenMP runtime call at all).  Must end the kernel's lines;
+    :meth:`Module.add` turns it into a loop function emitted once."""
+    return [f"{_MARK}{guard}|{work}|{count}", *body]
 
 
 def _block_size(outer: int, last: int, min_block: int = 4096) -> int:
