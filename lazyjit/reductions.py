@@ -25,7 +25,7 @@ def _reduce(name: str, x, axis, keepdims: bool, dtype=None) -> Tensor:
     axes = _axes(axis, x.ndim, name)
     if dtype is not None:
         x = astype(x, dtype)
-    if name in ("sum", "prod"):
+    if name in ("sum", "prod") and x.dtype.kind != "f":  # floats keep their dtype
         out_dt = ref_dtype(REGISTRY[name], (x.node,), axes)
         if out_dt != x.dtype:
             x = astype(x, out_dt)
