@@ -67,7 +67,12 @@ def _shape_arg(shape) -> tuple[int, ...]:
 def full(shape, fill_value, dtype=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (a broadcast constant, no memory)."""
     dt = check_dtype(dtype if dtype is not None else np.asarray(fill_value).dtype, "full")
-    return broadcast_to(Tensor(Node.const(fill_value, dt)), _shape_arg(shape))
+    shape = _shape_arg(shape)
+    if builtins.any(d < 0 for d in shape):
+        raise op_error("full", f"negative dimensions are not allowed: {shape}")
+    if isinstance(fill_value, (bool, int, float)):  # the cached broadcast constant
+        return Tensor(_node_to(fill_value, dt, shape))
+    return broadcast_to(Tensor(Node.const(fill_value, dt)), shape)
 
 
 def zeros(shape, dtype=np.float64) -> Tensor:
@@ -351,6 +356,9 @@ def where(condition, x, y) -> Tensor:
     """Elements of ``x`` where ``condition`` else of ``y`` (``np.where`` with 3 arguments).
     Both branches are computed; the gradient flows only into the selected one."""
     c = _as_operand(condition)
+    if type(c) is Tensor and type(x) is Tensor and type(y) is Tensor and \
+            c.dtype == np.bool_ and x.dtype == y.dtype and c.shape == x.shape == y.shape:
+        return Tensor(Node.make("where", (c.node, x.node, y.node), None, x.shape, x.dtype))
     if not isinstance(c, Tensor) or c.dtype != np.bool_:
         c = asarray(c).astype(np.bool_)
     xs = [_as_operand(x), _as_operand(y)]
