@@ -231,27 +231,18 @@ def disconnected_zeros(w: Tensor, name: str, policy: str, op: str, source: str) 
 
 def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op: str,
               source: str) -> list[Tensor]:
-    nodes = {n for w in wrts for n in (w.node, w._origin) if n is not None}
-    reach, depends = set(), set()  # nodes that depend on a wrt; through float nodes only
-    for n in toposort([root], set()):
-        if n in nodes:
-            reach.add(n)
-            if n.dtype.kind == "f":
-                depends.add(n)
-            continue
-        r = d = False
-        for s in n.src:
-            if s in reach:
-                r = True
-                if s in depends:
-                    d = True
-                    break
-        if r:
-            reach.add(n)
-            if d and n.dtype.kind == "f":
-                depends.add(n)
+    seen = {root}  # every node the cost depends on (an unordered walk: no toposort)
+    stack = [root]
+    while stack:
+        for s in stack.pop().src:
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+    reach = seen
+    # float wrt in the graph get a grad node (zeros if, on expansion, no float path
+    # leads to them); integer and bool ones carry no gradient graph at all
     targets = tuple(dict.fromkeys(n for w in wrts for n in (w.node, w._origin)
-                                  if n is not None and n in depends))
+                                  if n is not None and n in seen and n.dtype.kind == "f"))
     out = []
     for w, name in zip(wrts, names, strict=True):
         mine = tuple(i for i, t in enumerate(targets) if t is w.node or t is w._origin)
