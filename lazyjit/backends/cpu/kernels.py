@@ -453,18 +453,26 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
     mod.add("\n".join(lines))
 
 
+def _indexed(mod: Module, base: View, idx: View, axis: int) -> list[str] | None:
+    """Declarations shared by gather and scatter: ``base`` seen as ``(A, N, C)`` around
+    ``axis``, ``I`` indices at ``ix``; None when there is nothing to do."""
+    A, C = math.prod(base.shape[:axis]), math.prod(base.shape[axis + 1:])
+    N, n_idx = base.shape[axis], math.prod(idx.shape)
+    if A * n_idx * C == 0:
+        return None
+    return [f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
+            f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, "
+            f"I = {mod.p(n_idx)};"]
+
+
 def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
     """``dst = take(src, idx, axis)`` (src and idx contiguous); out of range -> error 1."""
-    A = math.prod(src.shape[:axis])
-    C = math.prod(src.shape[axis + 1:])
-    N, n_idx = src.shape[axis], math.prod(idx.shape)
-    if A * n_idx * C == 0:
+    head = _indexed(mod, src, idx, axis)
+    if head is None:
         return
     T = ctype(src.dtype)
-    lines = [f"  const {T}* x = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
-             f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
+    lines = [*head, f"  const {T}* x = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
              f"  {T}* out = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
-             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(n_idx)};",
              "  int err = 0;",
              f"  #pragma omp parallel for if(A * I * C > {PAR_MIN}) reduction(|:err)",
              "  for (int64_t w = 0; w < A * I; w++) {",
@@ -481,19 +489,15 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
 
 def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool) -> None:
     """``dst[..., idx, ...] (+)= vals`` along ``axis`` (dst already holds the base)."""
-    A = math.prod(dst.shape[:axis])
-    C = math.prod(dst.shape[axis + 1:])
-    N, n_idx = dst.shape[axis], math.prod(idx.shape)
-    if A * n_idx * C == 0:
+    head = _indexed(mod, dst, idx, axis)
+    if head is None:
         return
     T = ctype(dst.dtype)
     op = "+=" if add else "="
     if add and dst.dtype.kind == "b":
         op = "|="
-    lines = [f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
-             f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
+    lines = [*head, f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
              f"  const {T}* v = (const {T}*)B[{vals.slot}] + {mod.p(vals.offset)};",
-             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, I = {mod.p(n_idx)};",
              "  for (int64_t a = 0; a < A; a++)",
              "    for (int64_t i = 0; i < I; i++) {",
              "      int64_t j = ix[i]; if (j < 0) j += N;",
