@@ -28,8 +28,10 @@ class Interpreter:
             if n.op == "const":
                 self.steps.append((i, None, np.asarray(n.const_value, n.dtype), (), n.dtype))
             else:
-                ref = REGISTRY[n.op].ref
-                self.steps.append((i, ref, n.arg, tuple(index[s] for s in n.src), n.dtype))
+                opdef = REGISTRY[n.op]
+                # a loop's results stay a tuple, for the nodes selecting them
+                dtype = None if opdef.kind == "loop" else n.dtype
+                self.steps.append((i, opdef.ref, n.arg, tuple(index[s] for s in n.src), dtype))
         self.outputs = [index[n] for n in trace.outputs]
         # values no later step reads are dropped right after their last use
         last: dict[int, int] = {}
@@ -52,7 +54,7 @@ class Interpreter:
                     vals[i] = arg
                 else:
                     out = ref(*[vals[s] for s in srcs], arg)
-                    vals[i] = np.asarray(out).astype(dtype, copy=False)
+                    vals[i] = out if dtype is None else np.asarray(out).astype(dtype, copy=False)
                 for s in frees:
                     vals[s] = None
         COUNTERS["kernels_run"] += len(self.steps)

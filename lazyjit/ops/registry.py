@@ -18,7 +18,9 @@ from typing import Any, Callable
 import numpy as np
 
 # kinds: leaf, elementwise, reduce, movement (views), matmul, and "other" kernels
-KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg")
+# "loop": a node running inner graphs (scan, ifelse), whose results "select" nodes pick
+KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
+         "loop", "select")
 
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",

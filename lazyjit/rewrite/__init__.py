@@ -98,6 +98,15 @@ def optimize(trace: Trace, level: str | None = None) -> Trace:
     return Trace(nodes, list(trace.inputs), outputs, {n: i for i, n in enumerate(nodes)})
 
 
+def optimize_body(trace: Trace) -> Trace:
+    """:func:`optimize` for the body of a loop compiled inside another plan: its rule
+    counts are added to those of the enclosing plan."""
+    saved = _LAST[0]
+    out = optimize(trace)
+    _LAST[0] = saved + _LAST[0]
+    return out
+
+
 def remember(plan) -> None:
     """Keep the counts of the last rewrite as the summary of ``plan``."""
     _SUMMARIES[id(plan)] = (plan, _LAST[0])
@@ -112,4 +121,4 @@ def summary_of(plan) -> Counter:
 
 
 __all__ = ["PIPELINE", "LEVELS", "Phase", "Rule", "TOTAL", "phases", "rewrite_outputs",
-           "rewrite_cost", "optimize", "remember", "summary_of"]
+           "rewrite_cost", "optimize", "optimize_body", "remember", "summary_of"]

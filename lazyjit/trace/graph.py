@@ -15,6 +15,10 @@ import xxhash
 from lazyjit.trace.node import Node
 
 
+# ops whose argument is a spec object holding inner graphs (keyed by its ``key`` digest)
+SPEC_OPS = frozenset(("scan", "ifelse"))
+
+
 @dataclass
 class Trace:
     """Nodes in topological order, the input nodes (values supplied at run time, in slot
@@ -29,7 +33,8 @@ class Trace:
         """xxh3-128 digest of structure, shapes, dtypes and constants (not values)."""
         index = self.index
         parts = [("in", n.shape, n.dtype.char) if n.buffer is not None or n.op == "param"
-                 else (n.op, n.arg, n.shape, n.dtype.char, tuple([index[s] for s in n.src]))
+                 else (n.op, n.arg if n.op not in SPEC_OPS else n.arg.key, n.shape,
+                       n.dtype.char, tuple([index[s] for s in n.src]))
                  for n in self.nodes]
         parts.append(tuple([index[o] for o in self.outputs]))
         try:

@@ -1,0 +1,78 @@
+"""Control-flow ops: ``scan`` (a loop; :mod:`lazyjit.scan`), ``scan_out`` (selects one
+result of a multi-result node) and ``ifelse`` (evaluates one branch).
+
+Their NumPy references define the semantics and serve the ``numpy`` backend: the scan
+reference interprets the body once per step.  The derivative rules live in
+:mod:`lazyjit.scan_grad` (a reverse scan and a forward scan).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit.ops.registry import OpDef, register
+
+
+def body_plan(spec, backend: str):
+    """The body trace of ``spec`` optimized and compiled by ``backend`` (cached)."""
+    from lazyjit.backends import get_backend
+    from lazyjit.config import config
+    from lazyjit.rewrite import optimize_body
+    key = (backend, config.optimizer)
+    plan = spec._compiled.get(key)
+    if plan is None:
+        plan = spec._compiled[key] = get_backend(backend).compile(optimize_body(spec.trace()))
+    return plan
+
+
+def run_scan(*arrays_spec):
+    """The reference loop: ``(S_j..., P_i...)`` from ``(X_k..., init_j..., W_m...)``."""
+    *arrays, spec = arrays_spec
+    plan = body_plan(spec, "numpy")
+    T, lags = spec.n_steps, spec.lags()
+    seqs = arrays[:spec.n_seq]
+    inits = arrays[spec.n_seq:spec.n_seq + spec.n_states]
+    invs = list(arrays[spec.n_seq + spec.n_states:])
+    shapes = spec.result_shapes()
+    bufs = []
+    for j, (init, lag) in enumerate(zip(inits, lags)):
+        o = spec.outputs[j]
+        b = np.empty((lag + T, *o.shape), o.dtype)
+        b[:lag] = init
+        bufs.append(b)
+    plains = [np.empty(shape, dt) for shape, dt in shapes[spec.n_states:]]
+    for t in range(T):
+        ins = [s[t] for s in seqs]
+        for j, taps in enumerate(spec.taps):
+            ins += [bufs[j][lags[j] + t + tau] for tau in taps]
+        outs = plan.run(ins + invs)
+        for j in range(spec.n_states):
+            bufs[j][lags[j] + t] = outs[j]
+        for i, p in enumerate(plains):
+            p[t] = outs[spec.n_states + i]
+    res = [b if keep else b[T:T + lag] for b, keep, lag in zip(bufs, spec.keep, lags)]
+    return tuple(res + plains)
+
+
+def _scan_vjp(g, out, *srcs_spec):
+    from lazyjit.scan_grad import scan_vjp
+    return scan_vjp(g, out, *srcs_spec)
+
+
+def _scan_jvp(ts, out, *srcs_spec):
+    from lazyjit.scan_grad import scan_jvp
+    return scan_jvp(ts, out, *srcs_spec)
+
+
+def _select_vjp(g, out, src, i):
+    from lazyjit.scan_grad import Parts
+    return (Parts.one(src, i, g),)
+
+
+def _select_jvp(ts, out, src, i):
+    return None if ts[0] is None else ts[0].parts[i]
+
+
+register(OpDef("scan", "loop", run_scan, vjp=_scan_vjp, jvp=_scan_jvp,
+               doc="a loop over an inner graph (see lazyjit.scan)"))
+register(OpDef("scan_out", "select", lambda parts, i: parts[i], vjp=_select_vjp,
+               jvp=_select_jvp, doc="result i of a multi-result node"))

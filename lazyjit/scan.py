@@ -1,0 +1,449 @@
+"""Loops as graph nodes: ``scan`` (Theano semantics) and ``ifelse``.
+
+A scan is one node, whatever its number of steps: its argument, a :class:`ScanSpec`,
+holds the loop body as an inner graph over placeholder inputs (``param`` nodes with
+argument ``("scan", depth, i)``), and the node's sources are the loop's outer inputs.
+The node has several results; ``scan_out`` nodes select them, one per result.
+
+Inside, every scan has one form, to which the public :func:`scan` reduces its options:
+
+* **sequences** ``X_k`` of shape ``(T, ...)``: the body reads row ``t`` (sequence taps
+  and ``go_backwards`` become slices of the user's sequences);
+* **states** ``j`` with taps ``tau < 0`` (``L_j = -min(taps)``): an initial block of
+  shape ``(L_j, ...)``; the result is the buffer ``S_j`` of shape ``(L_j + T, ...)``,
+  initial rows first, step ``t`` reading rows ``L_j + t + tau`` and writing row
+  ``L_j + t``; a state marked not ``keep`` returns only its last ``L_j`` rows;
+* **invariants** ``W_m``: loop-invariant values the body reads (non-sequences, implicit
+  captures, and every subexpression of the body that does not depend on the step:
+  these are hoisted out of the loop when the body is traced);
+* **plain outputs** of shape ``(T, ...)``: values not fed back (``None`` in Theano's
+  ``outputs_info``).
+
+Gradients and forward derivatives of a scan are scans themselves (back-propagation
+through time runs as one reverse scan: :mod:`lazyjit.scan_grad`).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import xxhash
+
+from lazyjit import functions as F
+from lazyjit.tensor import Tensor
+from lazyjit.trace.graph import Trace, collect
+from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
+
+_DEPTH = [0]  # nesting depth of the body being traced (its placeholders carry it)
+
+
+def placeholder(depth: int, i: int, shape: tuple, dtype) -> Node:
+    return Node.make("param", (), ("scan", depth, i), tuple(shape), np.dtype(dtype))
+
+
+def _is_placeholder(n: Node) -> bool:
+    return n.op == "param" and n.arg[0] == "scan"
+
+
+class ScanSpec:
+    """The static part of a scan node: its body and the roles of its sources.
+
+    Attributes
+    ----------
+    inputs : the body's placeholders: one per sequence, one per (state, tap), one per
+        invariant, in that order.
+    outputs : the body's results: one per state (its new row), then one per plain output.
+    n_seq, taps, n_inv : sequences, the taps of each state, invariants.
+    keep : per state, whether the whole buffer (all rows) is a result, or its last rows.
+    n_steps : the number of steps ``T``.
+    key : a digest of all of the above (structure, shapes, dtypes; no values).
+    """
+
+    __slots__ = ("inputs", "outputs", "n_seq", "taps", "n_inv", "keep", "n_steps", "key",
+                 "_trace", "_compiled", "__weakref__")
+
+    def __init__(self, inputs, outputs, n_seq, taps, n_inv, keep, n_steps):
+        self.inputs, self.outputs = tuple(inputs), tuple(outputs)
+        self.n_seq, self.taps, self.n_inv = n_seq, tuple(map(tuple, taps)), n_inv
+        self.keep, self.n_steps = tuple(keep), int(n_steps)
+        self._trace: Trace | None = None
+        self._compiled: dict = {}
+        body = self.trace().key()
+        meta = repr((n_seq, self.taps, n_inv, self.keep, self.n_steps)).encode()
+        self.key = xxhash.xxh3_128_digest(body + meta)
+
+    # -- structure --
+    @property
+    def n_states(self) -> int:
+        return len(self.taps)
+
+    @property
+    def n_plain(self) -> int:
+        return len(self.outputs) - len(self.taps)
+
+    def lags(self) -> list[int]:
+        return [-min(t) for t in self.taps]
+
+    def tap_slots(self) -> list[list[int]]:
+        """For each state, the body input index of each of its taps."""
+        out, i = [], self.n_seq
+        for taps in self.taps:
+            out.append(list(range(i, i + len(taps))))
+            i += len(taps)
+        return out
+
+    def inv_slots(self) -> range:
+        start = self.n_seq + sum(len(t) for t in self.taps)
+        return range(start, start + self.n_inv)
+
+    def result_shapes(self) -> list[tuple[tuple, np.dtype]]:
+        out = []
+        for j, lag in enumerate(self.lags()):
+            o = self.outputs[j]
+            rows = lag + self.n_steps if self.keep[j] else lag
+            out.append(((rows, *o.shape), o.dtype))
+        for o in self.outputs[self.n_states:]:
+            out.append(((self.n_steps, *o.shape), o.dtype))
+        return out
+
+    def trace(self) -> Trace:
+        """The body as a trace whose inputs are all placeholders, in order."""
+        if self._trace is None:
+            t = collect(list(self.outputs))
+            ins = list(self.inputs)
+            known = set(ins)
+            nodes = ins + [n for n in t.nodes if n not in known]
+            self._trace = Trace(nodes, ins, list(self.outputs),
+                                {n: i for i, n in enumerate(nodes)})
+        return self._trace
+
+    def with_keep(self, keep) -> "ScanSpec":
+        return ScanSpec(self.inputs, self.outputs, self.n_seq, self.taps, self.n_inv, keep,
+                        self.n_steps)
+
+    # -- identity --
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ScanSpec) and other.key == self.key
+
+    def __repr__(self) -> str:
+        return f"ScanSpec({self.key.hex()[:12]}, steps={self.n_steps})"
+
+
+# ---- building the node ------------------------------------------------------------------
+
+def _walk(roots: list[Node]) -> list[Node]:
+    """All nodes below ``roots`` (sources first), not descending below computed leaves."""
+    from lazyjit.autodiff import toposort
+    return toposort(roots, set())
+
+
+def substitute(outputs: Sequence[Node], mapping: dict[Node, Node]) -> list[Node]:
+    """``outputs`` rebuilt with the nodes of ``mapping`` replaced (hash-consed)."""
+    from lazyjit.autodiff import toposort
+    memo = dict(mapping)
+    for n in toposort(list(outputs), set(mapping)):
+        if n in memo or not n.src:
+            continue
+        src = tuple(memo.get(s, s) for s in n.src)
+        if any(a is not b for a, b in zip(src, n.src)):
+            memo[n] = Node.make(n.op, src, n.arg, n.shape, n.dtype)
+    return [memo.get(o, o) for o in outputs]
+
+
+def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int,
+           explicit: list[Node], strict: bool, first_leaf: int, name: str
+           ) -> tuple[list[Node], list[Node], list[Node]]:
+    """Split the traced body into the loop body and its invariants.
+
+    ``variant`` are the placeholders of sequences and states.  Every maximal subgraph
+    that does not depend on them (but on something besides constants) is hoisted: it
+    becomes an invariant input of the scan, read by the body through a new placeholder.
+    Returns the body outputs, their placeholders and the outer invariant nodes."""
+    order = _walk(outputs)
+    dep: dict[Node, bool] = {}
+    const_only: dict[Node, bool] = {}
+    for n in order:
+        if n in variant:
+            dep[n], const_only[n] = True, False
+        elif not n.src or n.buffer is not None:
+            dep[n], const_only[n] = False, n.op == "const"
+        else:
+            dep[n] = any(dep[s] for s in n.src)
+            const_only[n] = all(const_only[s] for s in n.src)
+    hoisted: list[Node] = []
+    seen: set[Node] = set()
+
+    def mark(n: Node) -> None:
+        if not dep[n] and not const_only[n] and n not in seen:
+            seen.add(n)
+            hoisted.append(n)
+    for n in order:
+        if dep[n] and n.src and n not in variant:
+            for s in n.src:
+                mark(s)
+    for o in outputs:
+        mark(o)
+    if strict:
+        _check_strict(hoisted, explicit, first_leaf, name)
+    invariants = list(dict.fromkeys(hoisted))
+    mapping = {n: placeholder(depth, first_inv + i, n.shape, n.dtype)
+               for i, n in enumerate(invariants)}
+    body = substitute(outputs, mapping)
+    return body, [mapping[n] for n in invariants], invariants
+
+
+def _check_strict(hoisted: list[Node], explicit: list[Node], first_leaf: int, name: str):
+    allowed = set(explicit)
+    from lazyjit.autodiff import toposort
+    for n in toposort(hoisted, allowed):
+        if n in allowed or n.src and n.buffer is None:
+            continue
+        if n.op == "const" or (n.op == "buffer" and n.arg >= first_leaf):
+            continue  # a constant made inside the body
+        raise op_error(name, "strict=True: the step function uses a tensor that is not "
+                       "passed in sequences, outputs_info or non_sequences (shape "
+                       f"{n.shape}, {n.dtype}); pass it in non_sequences", (n,))
+
+
+def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor, tuple]],
+               nonseqs: list[Tensor], n_steps: int, *, strict: bool = False,
+               keep: Sequence[bool] | None = None, name: str = "scan",
+               state_casts: bool = True) -> list[Tensor]:
+    """Trace ``body_fn`` and build the scan node; return its results as tensors.
+
+    Parameters
+    ----------
+    body_fn : called with one tensor per sequence row, one per (state, tap) and the
+        ``nonseqs`` themselves; returns a list: one new row per state, then plain outputs.
+    seqs : tensors of shape ``(n_steps, ...)``.
+    states : ``(initial, taps)`` per state, ``initial`` of shape ``(L, ...)`` with
+        ``L = -min(taps)``.
+    n_steps : the number of steps.
+    keep : per state, whether to return the whole buffer (default) or its last rows.
+
+    Returns
+    -------
+    One tensor per state (``(L + n_steps, ...)`` or ``(L, ...)``) then per plain output
+    (``(n_steps, ...)``).
+    """
+    depth = _DEPTH[0] + 1
+    first_leaf = next(_leaf_ids)
+    ph: list[Node] = []
+    args: list[Tensor] = []
+    for s in seqs:
+        p = placeholder(depth, len(ph), s.shape[1:], s.dtype)
+        ph.append(p)
+        args.append(Tensor(p))
+    for init, taps in states:
+        for _ in taps:
+            p = placeholder(depth, len(ph), init.shape[1:], init.dtype)
+            ph.append(p)
+            args.append(Tensor(p))
+    _DEPTH[0] = depth
+    try:
+        res = body_fn(*args, *nonseqs)
+    finally:
+        _DEPTH[0] = depth - 1
+    res = list(res) if isinstance(res, (list, tuple)) else [res]
+    if len(res) < len(states):
+        raise op_error(name, f"the step function returned {len(res)} outputs, expected at "
+                       f"least {len(states)} (one per fed-back output)")
+    outs: list[Node] = []
+    for k, r in enumerate(res):
+        if not isinstance(r, Tensor):
+            try:
+                r = F.asarray(r)
+            except Exception:
+                raise op_error(name, f"output {k} of the step function is a "
+                               f"{type(r).__name__}, not a tensor") from None
+        if k < len(states):
+            init = states[k][0]
+            want = init.shape[1:]
+            if r.shape != want:
+                raise op_error(name, f"output {k} of the step function has shape {r.shape}, "
+                               f"but its initial value gives {want} (dtype {init.dtype})",
+                               (r.node, init.node))
+            if r.dtype != init.dtype:
+                if not state_casts or not np.can_cast(r.dtype, init.dtype, "same_kind"):
+                    raise op_error(name, f"output {k} of the step function has dtype "
+                                   f"{r.dtype}, but its initial value has {init.dtype}",
+                                   (r.node, init.node))
+                r = F.astype(r, init.dtype)
+        outs.append(r.node)
+    variant = set(ph)
+    explicit = [t.node for t in nonseqs]
+    body, inv_ph, invariants = _hoist(outs, variant, depth, len(ph), explicit, strict,
+                                      first_leaf, name)
+    keep = tuple(keep) if keep is not None else (True,) * len(states)
+    spec = ScanSpec(ph + inv_ph, body, len(seqs), [taps for _, taps in states],
+                    len(invariants), keep, n_steps)
+    src = tuple([s.node for s in seqs] + [i.node for i, _ in states] + invariants)
+    return results(spec, src)
+
+
+def results(spec: ScanSpec, src: tuple[Node, ...]) -> list[Tensor]:
+    """The scan node of ``spec`` over ``src`` and one ``scan_out`` tensor per result."""
+    shapes = spec.result_shapes()
+    dtype = np.dtype(np.float64 if any(dt.kind == "f" for _, dt in shapes) else np.int64)
+    node = Node.make("scan", src, spec, (), dtype)
+    return [Tensor(Node.make("scan_out", (node,), i, shape, dt))
+            for i, (shape, dt) in enumerate(shapes)]
+
+
+# ---- the public API ----------------------------------------------------------------------
+
+def _as_list(x) -> list:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _taps(value, default, what: str) -> tuple[int, ...]:
+    taps = value if value is not None else default
+    taps = [taps] if isinstance(taps, int) else list(taps)
+    if not taps or not all(isinstance(t, (int, np.integer)) for t in taps):
+        raise op_error("scan", f"{what}: taps must be a non-empty list of ints, got {value!r}")
+    return tuple(int(t) for t in taps)
+
+
+def _steps(n_steps) -> int | None:
+    if n_steps is None:
+        return None
+    if isinstance(n_steps, Tensor):
+        if n_steps.ndim != 0 or n_steps.dtype.kind not in "iu":
+            raise op_error("scan", f"n_steps must be an integer scalar, got shape "
+                           f"{n_steps.shape} {n_steps.dtype}", (n_steps.node,))
+        n_steps = n_steps.item()
+    if not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+        raise op_error("scan", f"n_steps must be a non-negative int, got {n_steps!r}")
+    return int(n_steps)
+
+
+def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
+         n_steps=None, go_backwards: bool = False, strict: bool = False,
+         name: str | None = None):
+    """Apply ``fn`` repeatedly, along the first axis of ``sequences`` and carrying
+    outputs from step to step: a loop as one graph node (Theano's ``scan``).
+
+    Parameters
+    ----------
+    fn : the step function.  Called with, in order: for each sequence, its row at each
+        of its taps; for each fed-back output, its values at each of its taps; then the
+        ``non_sequences``.  Returns one tensor or a list of tensors, one per output.
+    sequences : a tensor, or a list of tensors and ``dict(input=x, taps=[-1, 0, 1])``;
+        iterated over the first axis.  At step ``t`` a sequence with taps ``[a..b]``
+        gives ``x[t - min(taps) + tap]`` for each tap.
+    outputs_info : per output: ``None`` (not fed back), an initial value ``h0`` (taps
+        ``[-1]``), or ``dict(initial=h0, taps=[-2, -1])`` with ``h0`` of shape
+        ``(2, ...)``, ``h0[0]`` being the value at step -2 and ``h0[1]`` at step -1.
+        Omitted entries (a list shorter than the outputs) are ``None``.
+    non_sequences : tensors passed unchanged to every step.
+    n_steps : the number of steps (an int); with sequences the smallest count wins.
+    go_backwards : read the sequences from last to first (outputs in computed order).
+    strict : refuse tensors used by ``fn`` that are not passed in (implicit captures).
+    name : names the scan in errors.
+
+    Returns
+    -------
+    ``(outputs, updates)``: ``outputs`` is one tensor (one output) or a list, each of
+    shape ``(n_steps, *step_shape)`` (initial values excluded); ``updates`` is a dict of
+    shared-variable updates made in the body (empty: no shared variables yet).
+
+    Raises
+    ------
+    LazyjitError
+        For a 0-d sequence, non-negative output taps, an initial value shorter than its
+        taps, no way to know the number of steps, a step function whose outputs do not
+        match the initial values in shape or dtype, or with ``strict``, an implicit
+        capture.
+
+    Notes
+    -----
+    The loop is one ``scan`` node, of a size independent of the number of steps; the
+    body is traced once.  Its gradient is one reverse scan, its JVP one forward scan.
+    Subexpressions of the body that do not depend on the step are computed once, before
+    the loop.  On the ``cpu`` backend the whole loop runs inside the compiled code.
+    """
+    name = name or "scan"
+    seq_items = _as_list(sequences)
+    info = _as_list(outputs_info) if outputs_info is not None else []
+    nonseqs = [F.asarray(x) for x in _as_list(non_sequences)]
+    steps = _steps(n_steps)
+    # sequences: each (sequence, tap) becomes one internal sequence (a slice)
+    seq_parts = []
+    for k, item in enumerate(seq_items):
+        if isinstance(item, dict):
+            x, taps = item.get("input"), _taps(item.get("taps"), [0], f"sequences[{k}]")
+        else:
+            x, taps = item, (0,)
+        x = F.asarray(x)
+        if x.ndim == 0:
+            raise op_error(name, f"sequences[{k}] is 0-d: a sequence needs a first axis to "
+                           "iterate over", (x.node,))
+        if go_backwards:
+            x = x[::-1]
+        span = max(taps) - min(taps)
+        count = max(x.shape[0] - span, 0)
+        steps = count if steps is None else min(steps, count)
+        seq_parts.append((x, taps))
+    if steps is None:
+        raise op_error(name, "no sequences and no n_steps: the number of steps is unknown")
+    seqs = [x[t - min(taps): t - min(taps) + steps] for x, taps in seq_parts for t in taps]
+    # outputs: states (fed back) and plain ones, in outputs_info order
+    states: list[tuple[Tensor, tuple]] = []
+    roles: list[tuple[str, int]] = []
+    for k, item in enumerate(info):
+        if item is None:
+            roles.append(("plain", 0))
+            continue
+        if isinstance(item, dict):
+            if item.get("initial") is None:
+                roles.append(("plain", 0))
+                continue
+            init = F.asarray(item["initial"])
+            taps = _taps(item.get("taps"), [-1], f"outputs_info[{k}]")
+        else:
+            init, taps = F.asarray(item), (-1,)
+        if any(t >= 0 for t in taps):
+            raise op_error(name, f"outputs_info[{k}]: output taps must be negative, got "
+                           f"{list(taps)}")
+        lag = -min(taps)
+        if lag == 1:  # the initial value is the state itself
+            init = F.reshape(init, (1, *init.shape))
+        else:
+            if init.ndim == 0 or init.shape[0] < lag:
+                raise op_error(name, f"outputs_info[{k}]: taps {list(taps)} need an initial "
+                               f"value with at least {lag} rows, got shape {init.shape}",
+                               (init.node,))
+            init = init[init.shape[0] - lag:]
+        roles.append(("state", len(states)))
+        states.append((init, taps))
+    n_state = len(states)
+
+    def body(*args):
+        res = fn(*args)
+        res = list(res) if isinstance(res, (list, tuple)) else [res]
+        if len(res) < len(roles):
+            raise op_error(name, f"the step function returned {len(res)} outputs, but "
+                           f"outputs_info has {len(roles)} entries")
+        roles.extend([("plain", 0)] * (len(res) - len(roles)))
+        fed = [r for r, (kind, _) in zip(res, roles) if kind == "state"]
+        plain = [r for r, (kind, _) in zip(res, roles) if kind == "plain"]
+        return fed + plain
+
+    outs = build_scan(body, seqs, states, nonseqs, steps, strict=strict, name=name)
+    result, p = [], n_state
+    for kind, j in roles:
+        if kind == "state":
+            lag = -min(states[j][1])
+            result.append(outs[j][lag:])
+        else:
+            result.append(outs[p])
+            p += 1
+    return (result[0] if len(result) == 1 else result), {}
+
+
+__all__ = ["scan", "ScanSpec", "build_scan", "substitute", "LazyjitError"]

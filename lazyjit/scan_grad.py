@@ -1,0 +1,252 @@
+"""Derivatives of scan: the VJP is one reverse scan (back-propagation through time), the
+JVP one forward scan (Theano's ``scan`` gradient and ``R_op``).
+
+Notation of :mod:`lazyjit.scan`: sequences ``X_k``, states ``S_j`` (taps ``tau``, lag
+``L_j``, buffer rows ``L_j + t``), invariants ``W_m``, plain outputs ``P_i``.
+
+**Reverse scan.**  It runs ``t = T-1 .. 0`` (a forward scan over reversed sequences).
+Its sequences are the forward sequences, the rows of every state buffer that step ``t``
+read (``S_j[L_j + t + tau]``, stored by the forward scan) and the cotangents of the
+forward results at step ``t``.  Its states are, for each state ``j``, ``L_j`` carries:
+``c_j[m]`` holds what steps after ``t`` sent to row ``L_j + t - m``; and one accumulator
+per invariant.  Step ``t`` recomputes the body's graph at step ``t``, seeds the row
+``L_j + t`` with ``gS_j[L_j + t] + c_j[0]`` (and plain outputs with ``gP_i[t]``),
+back-propagates through the body to get ``d_j[tau]`` for each tap, ``dX_k[t]`` and
+``dW_m``, and moves on with ``c_j[m] <- c_j[m+1] + d_j[-(m+1)]`` (``c_j[L_j-1] <-
+d_j[-L_j]``) and ``acc_m <- acc_m + dW_m``.  After step 0 the carries hold the
+cotangents of the initial rows.  The graph size does not depend on ``T``.
+
+**Forward scan.**  The JVP scan carries each state and its tangent, and reads each
+sequence and invariant with its tangent; its body is the body with its tangents pushed
+forward (:func:`lazyjit.forward.push_tangents`).
+"""
+from __future__ import annotations
+
+from lazyjit import functions as F
+from lazyjit.autodiff import backprop, reached_targets
+from lazyjit.scan import build_scan, results, substitute
+from lazyjit.tensor import Tensor
+from lazyjit.trace.node import Node
+
+
+class Parts:
+    """Cotangents (or tangents) of the results of a multi-result node: one entry per
+    result, ``None`` for zero.  Shaped like the node (``()``) for the autodiff drivers."""
+
+    __slots__ = ("parts", "shape", "dtype")
+
+    def __init__(self, parts, like):
+        self.parts = list(parts)
+        self.shape, self.dtype = like.shape, like.dtype
+
+    @staticmethod
+    def one(src: Tensor, i: int, g: Tensor) -> "Parts":
+        parts = [None] * len(src.node.arg.result_shapes())
+        parts[i] = g
+        return Parts(parts, src.node)
+
+    def __add__(self, other: "Parts") -> "Parts":
+        return Parts([a if b is None else b if a is None else a + b
+                      for a, b in zip(self.parts, other.parts)], self)
+
+
+def _float(n: Node) -> bool:
+    return n.dtype.kind == "f"
+
+
+def _reaches(spec, outputs: list[int], inputs: list[int]) -> set[int]:
+    """The body inputs (indices) among ``inputs`` that body ``outputs`` depend on."""
+    roots = [spec.outputs[i] for i in outputs]
+    targets = {spec.inputs[i]: i for i in inputs}
+    if not roots or not targets:
+        return set()
+    return {targets[n] for n in reached_targets(roots, set(targets), set())}
+
+
+def _active_states(spec, start: set[int], inputs_on: set[int], plain: list[int]
+                   ) -> set[int]:
+    """States whose derivative may be nonzero, for the VJP (``plain``: plain outputs
+    with a cotangent; ``start``: states with a cotangent) — a fixpoint over the taps."""
+    slots = spec.tap_slots()
+    active = {j for j in start if _float(spec.outputs[j])}
+    changed = True
+    while changed:
+        changed = False
+        outs = sorted(active) + [spec.n_states + i for i in plain]
+        for j in range(spec.n_states):
+            if j not in active and _float(spec.outputs[j]) and _reaches(spec, outs, slots[j]):
+                active.add(j)
+                changed = True
+    return active
+
+
+def _zeros_rows(x: Tensor) -> Tensor:
+    return F.zeros((1, *x.shape[1:]), x.dtype)
+
+
+def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
+    *srcs, spec = srcs_spec
+    nQ, nS, T, lags = spec.n_seq, spec.n_states, spec.n_steps, spec.lags()
+    seqs, inits, invs = srcs[:nQ], srcs[nQ:nQ + nS], srcs[nQ + nS:]
+    gS, gP = g.parts[:nS], g.parts[nS:]
+    # the whole state buffers (the forward scan keeps them unless told otherwise)
+    if all(spec.keep):
+        full = [Tensor(Node.make("scan_out", (out.node,), j, *spec.result_shapes()[j]))
+                for j in range(nS)]
+    else:
+        full = results(spec.with_keep([True] * nS), out.node.src)[:nS]
+        gS = [None if gs is None else gs if spec.keep[j] else
+              F.concatenate([F.zeros((T, *gs.shape[1:]), gs.dtype), gs])
+              for j, gs in enumerate(gS)]
+    plain_on = [i for i, gp in enumerate(gP) if gp is not None]
+    active = sorted(_active_states(spec, {j for j, gs in enumerate(gS) if gs is not None},
+                                   set(), plain_on))
+    outs_on = active + [nS + i for i in plain_on]
+    seq_on = sorted(k for k in _reaches(spec, outs_on, list(range(nQ)))
+                    if _float(spec.inputs[k]))
+    inv_slots = list(spec.inv_slots())
+    inv_on = sorted(m for m, s in enumerate(inv_slots)
+                    if s in _reaches(spec, outs_on, [s]) and _float(spec.inputs[s]))
+    if not seq_on and not active and not inv_on:
+        return (None,) * len(srcs)
+    slots = spec.tap_slots()
+    gs_on = [j for j in active if gS[j] is not None]
+    # the reverse scan's sequences, in time order reversed
+    rseqs = [x for x in seqs]
+    for j, taps in enumerate(spec.taps):
+        rseqs += [full[j][lags[j] + tau: lags[j] + tau + T] for tau in taps]
+    rseqs += [gP[i] for i in plain_on] + [gS[j][lags[j]:] for j in gs_on]
+    rseqs = [x[::-1] for x in rseqs]
+    rstates = [(_zeros_rows(inits[j]), (-1,)) for j in active for _ in range(lags[j])]
+    rstates += [(F.zeros((1, *invs[m].shape), invs[m].dtype), (-1,)) for m in inv_on]
+
+    def body(*args):
+        it = iter(args)
+        xs = [next(it) for _ in range(nQ)]
+        taps = [[next(it) for _ in t] for t in spec.taps]
+        gps = {i: next(it) for i in plain_on}
+        gss = {j: next(it) for j in gs_on}
+        carries = {j: [next(it) for _ in range(lags[j])] for j in active}
+        accs = [next(it) for _ in inv_on]
+        ws = list(it)
+        mapping = {spec.inputs[k]: xs[k].node for k in range(nQ)}
+        for j in range(nS):
+            for s, v in zip(slots[j], taps[j]):
+                mapping[spec.inputs[s]] = v.node
+        for m, s in enumerate(inv_slots):
+            mapping[spec.inputs[s]] = ws[m].node
+        fwd = substitute(spec.outputs, mapping)
+        seeds: dict[Node, Tensor] = {}
+
+        def seed(node: Node, ct: Tensor) -> None:
+            seeds[node] = ct if node not in seeds else seeds[node] + ct
+        for j in active:
+            seed(fwd[j], carries[j][0] + gss[j] if j in gss else carries[j][0])
+        for i in plain_on:
+            seed(fwd[nS + i], gps[i])
+        targets = {xs[k].node for k in seq_on} | {ws[m].node for m in inv_on}
+        targets |= {v.node for j in active for v in taps[j]}
+        grads = backprop(seeds, targets, {w.node for w in ws})
+
+        def ct(t: Tensor) -> Tensor:
+            v = grads.get(t.node)
+            return F.zeros_like(t) if v is None else v
+        new = []
+        for j in active:
+            d = {tau: ct(v) for tau, v in zip(spec.taps[j], taps[j])}
+            c = carries[j]
+            for m in range(lags[j]):
+                dm = d.get(-(m + 1))
+                nxt = c[m + 1] if m + 1 < lags[j] else None
+                new.append(dm if nxt is None else nxt if dm is None else nxt + dm)
+        new += [a + ct(ws[m]) for a, m in zip(accs, inv_on)]
+        return new + [ct(xs[k]) for k in seq_on]
+
+    routs = build_scan(body, rseqs, rstates, list(invs), T, keep=[False] * len(rstates),
+                       name="scan (gradient)")
+    cts: list = [None] * len(srcs)
+    k = 0
+    for j in active:
+        rows = [routs[k + m] for m in reversed(range(lags[j]))]  # carry m -> row L-1-m
+        k += lags[j]
+        gi = rows[0] if len(rows) == 1 else F.concatenate(rows)
+        if gS[j] is not None:
+            gi = gi + gS[j][:lags[j]]
+        cts[nQ + j] = gi
+    for m in inv_on:
+        cts[nQ + nS + m] = F.reshape(routs[k], invs[m].shape)
+        k += 1
+    for q in seq_on:
+        cts[q] = routs[k][::-1]
+        k += 1
+    return tuple(cts)
+
+
+def scan_jvp(ts, out: Tensor, *srcs_spec):
+    from lazyjit.forward import push_tangents
+    *srcs, spec = srcs_spec
+    nQ, nS = spec.n_seq, spec.n_states
+    seqs, inits, invs = srcs[:nQ], srcs[nQ:nQ + nS], srcs[nQ + nS:]
+    t_seq = [k for k in range(nQ) if ts[k] is not None]
+    t_inv = [m for m in range(spec.n_inv) if ts[nQ + nS + m] is not None]
+    inv_slots = list(spec.inv_slots())
+    slots = spec.tap_slots()
+    on_inputs = set(t_seq) | {inv_slots[m] for m in t_inv}
+    active = {j for j in range(nS) if ts[nQ + j] is not None and _float(spec.outputs[j])}
+    changed = True
+    while changed:  # states whose tangent may be nonzero: a fixpoint over the taps
+        changed = False
+        ins = on_inputs | {s for j in active for s in slots[j]}
+        for j in range(nS):
+            if j not in active and _float(spec.outputs[j]) and _reaches(spec, [j], sorted(ins)):
+                active.add(j)
+                changed = True
+    active = sorted(active)
+    ins = sorted(on_inputs | {s for j in active for s in slots[j]})
+    plain_on = [i for i in range(spec.n_plain) if _float(spec.outputs[nS + i])
+                and _reaches(spec, [nS + i], ins)]
+    if not active and not plain_on:
+        return None
+    tseqs = list(seqs) + [ts[k] for k in t_seq]
+    states = [(inits[j], spec.taps[j]) for j in range(nS)]
+    states += [(ts[nQ + j] if ts[nQ + j] is not None else F.zeros_like(inits[j]), spec.taps[j])
+               for j in active]
+    nonseqs = list(invs) + [ts[nQ + nS + m] for m in t_inv]
+
+    def body(*args):
+        it = iter(args)
+        xs = [next(it) for _ in range(nQ)]
+        txs = [next(it) for _ in t_seq]
+        taps = [[next(it) for _ in t] for t in spec.taps]
+        ttaps = {j: [next(it) for _ in spec.taps[j]] for j in active}
+        ws = [next(it) for _ in range(spec.n_inv)]
+        tws = list(it)
+        mapping = {spec.inputs[k]: xs[k].node for k in range(nQ)}
+        for j in range(nS):
+            for s, v in zip(slots[j], taps[j]):
+                mapping[spec.inputs[s]] = v.node
+        for m, s in enumerate(inv_slots):
+            mapping[spec.inputs[s]] = ws[m].node
+        fwd = substitute(spec.outputs, mapping)
+        seeds = {xs[k].node: tx for k, tx in zip(t_seq, txs)}
+        seeds.update({ws[m].node: tw for m, tw in zip(t_inv, tws)})
+        for j in active:
+            seeds.update({v.node: tv for v, tv in zip(taps[j], ttaps[j])})
+        tan = push_tangents(fwd, seeds)
+
+        def tangent(n: Node) -> Tensor:
+            v = tan.get(n)
+            return F.zeros(n.shape, n.dtype) if v is None else v
+        primal = [Tensor(fwd[j]) for j in range(nS)]
+        return (primal + [tangent(fwd[j]) for j in active] +
+                [tangent(fwd[nS + i]) for i in plain_on])
+
+    keep = list(spec.keep) + [spec.keep[j] for j in active]
+    outs = build_scan(body, tseqs, states, nonseqs, spec.n_steps, keep=keep,
+                      name="scan (forward derivative)")
+    parts: list = [None] * (nS + spec.n_plain)
+    for k, j in enumerate(active):
+        parts[j] = outs[nS + k]
+    for k, i in enumerate(plain_on):
+        parts[nS + i] = outs[nS + len(active) + k]
+    return Parts(parts, out.node)
