@@ -64,7 +64,7 @@ def time_lazyjit(n: int, size: int) -> dict:
         opt = optimize(trace)
         t1 = time.perf_counter()
         sched = schedule(opt)
-        source = render(sched.module.funcs)
+        source = render(sched.module)
         t2 = time.perf_counter()
         load(source)
         t3 = time.perf_counter()

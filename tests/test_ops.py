@@ -173,6 +173,23 @@ OPS["cast"] = [Case(f"cast-{a}-{b}", (lambda d: lambda x: x.astype(d))(b),
 OPS["cast"] += [Case(f"cast-{dt}-fraction-to-int", lambda x: x.astype("int32"),
                      lambda x: x.astype("int32"), values=(np.array([-2.7, -0.5, 0.5, 2.7], dt),))
                 for dt in FLOATS]
+OPS["scan"] = [Case(f"scan-cumsum-{dt}", lambda x: lj.scan(
+    lambda a, s: s + a, sequences=x, outputs_info=lj.zeros(x.shape[1:], x.dtype))[0],
+    lambda x: np.cumsum(x, 0, dtype=x.dtype), ((5, 3),), dt) for dt in ("float32", "int64")]
+OPS["scan_out"] = [Case("scan_out-taps-plain", lambda x: lj.scan(
+    lambda a, s2, s1: [s1 - s2 * a, s1 * 2], sequences=x,
+    outputs_info=[dict(initial=lj.ones(2), taps=[-2, -1]), None])[0][1],
+    lambda x: 2 * np.array(_fib(x)), ((6,),), "float64")]
+
+
+def _fib(x):
+    out, s2, s1 = [], 1.0, 1.0
+    for a in x:
+        s2, s1 = s1, s1 - s2 * a
+        out.append(s2)
+    return out
+
+
 OPS["stop_gradient"] = [Case(f"stop_gradient-{dt}", lj.stop_gradient, lambda x: x, ((3, 4),), dt)
                         for dt in DTYPES]
 

@@ -22,9 +22,9 @@ from lazyjit.trace.graph import Trace
 name = "cpu"
 
 
-def render(funcs: list[str]) -> str:
-    calls = "\n".join(f"  if ((e = k{i}(B, P))) return e;" for i in range(len(funcs)))
-    return (prelude() + "\n".join(funcs) +
+def render(module) -> str:
+    calls = "\n".join(f"  if ((e = k{i}(B, P))) return e;" for i in module.calls)
+    return (prelude() + "\n".join(module.funcs) +
             f"\nint lj_run(void** B, const int64_t* P) {{\n  int e = 0;\n{calls}\n"
             f"  return e;\n}}\n")
 
@@ -78,5 +78,5 @@ class Program:
 
 def compile(trace: Trace) -> Program:  # noqa: A001 - the backend interface name
     sched = schedule(trace)
-    source = render(sched.module.funcs)
+    source = render(sched.module)
     return Program(sched, load(source), source)

@@ -79,6 +79,9 @@ class Module:
     def __init__(self):
         self.funcs: list[str] = []
         self.params: list[int] = []
+        # the kernels the current program level calls in order (``lj_run``, or a loop
+        # body: see :mod:`.loops`)
+        self.calls: list[int] = []
 
     def p(self, value) -> str:
         self.params.append(int(value))
@@ -90,6 +93,7 @@ class Module:
         once, not inlined), and ``k<n>`` calls it on all items, or per thread chunk
         under OpenMP when the work is large."""
         k = len(self.funcs)
+        self.calls.append(k)
         sig = "(void** restrict B, const int64_t* restrict P"
         lines = body.split("\n")
         marks = [i for i, line in enumerate(lines) if line.startswith(_MARK)]

@@ -65,9 +65,9 @@ def _fusion_roots(trace: Trace) -> dict[Node, Node]:
 
 
 class Scheduler:
-    def __init__(self, trace: Trace):
+    def __init__(self, trace: Trace, mod: K.Module | None = None):
         self.trace = trace
-        self.mod = K.Module()
+        self.mod = mod if mod is not None else K.Module()
         self.slots: list[tuple[tuple[int, ...], np.dtype]] = []
         self.n_inputs = len(trace.inputs)
         self.vals: dict[Node, object] = {}
@@ -160,6 +160,11 @@ class Scheduler:
             return dst
         if kind == "matmul":
             return self.matmul(n)
+        if kind == "loop":
+            from lazyjit.backends.cpu.loops import emit_scan
+            return emit_scan(self, n)
+        if kind == "select":
+            return self.vals[n.src[0]][n.arg]
         if kind == "concat":
             dst = self.new_buffer(n.shape, n.dtype)
             start = 0

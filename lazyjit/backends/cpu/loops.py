@@ -1,0 +1,104 @@
+"""Loops on the ``cpu`` backend: a scan node runs entirely inside the compiled module.
+
+The body's trace is scheduled into kernels of the same module (its sizes and constants
+go to the same parameter table), and one loop kernel calls them once per step with a
+private buffer table ``Bi``: sequence rows, state rows and invariants are pointers into
+the outer buffers, set per step; the body's intermediates are workspace buffers of the
+outer program, allocated once per call.  Each body output is computed straight into
+its row of the result (state buffer or plain output) when the body's schedule gives it
+a buffer of its own, else copied there.  A state not kept whole (only its last ``L``
+rows are a result) lives in a ring of ``L + 1`` rows.  No Python runs between steps,
+and the source does not depend on the number of steps or on any size.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit.backends.cpu import kernels as K
+from lazyjit.backends.cpu.views import View, c_strides
+from lazyjit.rewrite import optimize_body
+from lazyjit.trace.node import Node
+
+
+def _rows_contiguous(v: View) -> bool:
+    return all(st == c for st, c, d in zip(v.strides[1:], c_strides(v.shape[1:]), v.shape[1:])
+               if d != 1)
+
+
+def emit_scan(s, n: Node) -> list[View]:
+    """Emit the kernels of scan node ``n`` into scheduler ``s``; return its results."""
+    from lazyjit.backends.cpu.schedule import Scheduler
+    spec, mod = n.arg, s.mod
+    nQ, nS, T, lags = spec.n_seq, spec.n_states, spec.n_steps, spec.lags()
+    seqs = []
+    for src in n.src[:nQ]:
+        v = s.materialize(src)
+        seqs.append(v if _rows_contiguous(v) else s.contiguous(src))
+    invs = [s.contiguous(src) for src in n.src[nQ + nS:]]
+    bufs, finals = [], []
+    for j in range(nS):
+        o, lag = spec.outputs[j], lags[j]
+        buf = s.new_buffer((lag + T if spec.keep[j] else lag + 1, *o.shape), o.dtype)
+        init = n.src[nQ + j]
+        region = buf.slice(((0, lag, 1),) + tuple((0, d, 1) for d in o.shape))
+        K.elementwise(mod, region, init.shape, [], init, {init: s.vals[init]})
+        bufs.append(buf)
+        finals.append(None if spec.keep[j] else s.new_buffer((lag, *o.shape), o.dtype))
+    plains = [s.new_buffer((T, *o.shape), o.dtype) for o in spec.outputs[nS:]]
+
+    saved, mod.calls = mod.calls, []
+    inner = Scheduler(optimize_body(spec.trace()), mod).run()
+    calls, mod.calls = mod.calls, saved
+
+    n_in = inner.n_inputs
+    p = mod.p
+    nbytes = lambda shape, dt: p(int(np.prod(shape)) * np.dtype(dt).itemsize)  # noqa: E731
+    out_slots = [slot for slot, _ in inner.outputs]
+    direct = {slot for slot in out_slots if slot >= n_in and out_slots.count(slot) == 1}
+    lines = [f"  void* Bi[{n_in + len(inner.slots) or 1}];",
+             f"  const int64_t T = {p(T)};", "  int e = 0;"]
+    for i, (shape, dt) in enumerate(inner.slots):
+        if n_in + i not in direct:
+            w = s.new_buffer(shape, dt)
+            lines.append(f"  Bi[{n_in + i}] = B[{w.slot}];")
+    inv_first = spec.inv_slots().start
+    for m, v in enumerate(invs):
+        lines.append(f"  Bi[{inv_first + m}] = (char*)B[{v.slot}] + "
+                     f"{p(v.offset * v.dtype.itemsize)};")
+    rows = []
+    for j, buf in enumerate(bufs):
+        lines.append(f"  char* S{j} = (char*)B[{buf.slot}]; "
+                     f"const int64_t R{j} = {nbytes(buf.shape[1:], buf.dtype)};")
+        ring = "" if spec.keep[j] else f" % {lags[j] + 1}"
+        rows.append(lambda r, j=j, ring=ring: f"S{j} + (({r}){ring}) * R{j}")
+    for i, v in enumerate(plains):
+        lines.append(f"  char* Q{i} = (char*)B[{v.slot}]; "
+                     f"const int64_t RQ{i} = {nbytes(v.shape[1:], v.dtype)};")
+    step = ["  for (int64_t t = 0; t < T; t++) {"]
+    for k, v in enumerate(seqs):
+        isz = v.dtype.itemsize
+        step.append(f"    Bi[{k}] = (char*)B[{v.slot}] + {p(v.offset * isz)} + "
+                    f"t * {p(v.strides[0] * isz)};")
+    for j, slots in enumerate(spec.tap_slots()):
+        for slot, tau in zip(slots, spec.taps[j]):
+            step.append(f"    Bi[{slot}] = {rows[j](f'{lags[j]} + t + ({tau})')};")
+    dests = [rows[j](f"{lags[j]} + t") for j in range(nS)]
+    dests += [f"Q{i} + t * RQ{i}" for i in range(len(plains))]
+    sizes = [f"R{j}" for j in range(nS)] + [f"RQ{i}" for i in range(len(plains))]
+    for slot, dest in zip(out_slots, dests):
+        if slot in direct:
+            step.append(f"    Bi[{slot}] = {dest};")
+    step += [f"    if ((e = k{c}(Bi, P))) return e;" for c in calls]
+    for slot, dest, size in zip(out_slots, dests, sizes):
+        if slot not in direct:
+            step.append(f"    memcpy({dest}, Bi[{slot}], {size});")
+    step.append("  }")
+    lines += step
+    for j, fin in enumerate(finals):
+        if fin is not None:
+            lines += [f"  for (int64_t r = 0; r < {lags[j]}; r++)",
+                      f"    memcpy((char*)B[{fin.slot}] + r * R{j}, {rows[j]('T + r')}, R{j});"]
+    lines.append("  (void)e;")
+    mod.add("\n".join(lines))
+    results = [fin if fin is not None else buf for buf, fin in zip(bufs, finals)]
+    return results + plains
