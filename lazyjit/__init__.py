@@ -16,6 +16,7 @@ from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_
 from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.jit import jit
 from lazyjit.scan import scan
+from lazyjit.ifelse import ifelse
 from lazyjit import debug  # noqa: F401
 from lazyjit.realize import realize as _realize
 from lazyjit.stats import reset_stats, stats
@@ -34,5 +35,5 @@ __all__ = [
     "config", "Tensor", "tensor", "grad", "value_and_grad", "stop_gradient", "jit", "stats",
     "reset_stats", "realize", "set_subtensor", "inc_subtensor", "getitem", "LazyjitError",
     "DisconnectedInputError",
-    "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan",
+    "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse",
 ]

@@ -281,14 +281,15 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     spec = ScanSpec(ph + inv_ph, body, len(seqs), [taps for _, taps in states],
                     len(invariants), keep, n_steps)
     src = tuple([s.node for s in seqs] + [i.node for i, _ in states] + invariants)
-    return results(spec, src)
+    return results_of("scan", spec, src)
 
 
-def results(spec: ScanSpec, src: tuple[Node, ...]) -> list[Tensor]:
-    """The scan node of ``spec`` over ``src`` and one ``scan_out`` tensor per result."""
+def results_of(op: str, spec, src: tuple[Node, ...]) -> list[Tensor]:
+    """The multi-result node ``op`` (``scan``, ``ifelse``) of ``spec`` over ``src``, and
+    one ``scan_out`` tensor selecting each of its results."""
     shapes = spec.result_shapes()
     dtype = np.dtype(np.float64 if any(dt.kind == "f" for _, dt in shapes) else np.int64)
-    node = Node.make("scan", src, spec, (), dtype)
+    node = Node.make(op, src, spec, (), dtype)
     return [Tensor(Node.make("scan_out", (node,), i, shape, dt))
             for i, (shape, dt) in enumerate(shapes)]
 

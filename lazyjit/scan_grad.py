@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from lazyjit import functions as F
 from lazyjit.autodiff import backprop, reached_targets
-from lazyjit.scan import build_scan, results, substitute
+from lazyjit.scan import build_scan, results_of, substitute
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import Node
 
@@ -41,7 +41,8 @@ class Parts:
 
     @staticmethod
     def one(src: Tensor, i: int, g: Tensor) -> "Parts":
-        parts = [None] * len(src.node.arg.result_shapes())
+        arg = src.node.arg  # ifelse: the number of results; scan: its spec
+        parts = [None] * (arg if isinstance(arg, int) else len(arg.result_shapes()))
         parts[i] = g
         return Parts(parts, src.node)
 
@@ -94,7 +95,7 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
         full = [Tensor(Node.make("scan_out", (out.node,), j, *spec.result_shapes()[j]))
                 for j in range(nS)]
     else:
-        full = results(spec.with_keep([True] * nS), out.node.src)[:nS]
+        full = results_of("scan", spec.with_keep([True] * nS), out.node.src)[:nS]
         gS = [None if gs is None else gs if spec.keep[j] else
               F.concatenate([F.zeros((T, *gs.shape[1:]), gs.dtype), gs])
               for j, gs in enumerate(gS)]

@@ -108,6 +108,9 @@ GRADS = {
                                     sequences=dict(input=x, taps=[-1, 0]),
                                     outputs_info=[dict(initial=w[:2], taps=[-2, -1]), None],
                                     non_sequences=w[2])[0], (5, 2), (3, 2))],
+    "ifelse": [G(lambda x, y: lj.ifelse(x.sum() > 0, lj.exp(x) * y, y * y), (3,), (3,)),
+               G(lambda x, y: lj.ifelse(x.sum() < 0, [lj.exp(x), y], [x * y, y * 2])[0],
+                 (3,), (3,))],
     "scan_out": [G(lambda x, h: lj.scan(lambda a, s: [s * a, a * a], sequences=x,
                                         outputs_info=[h, None])[0][1], (3, 2), (2,))],
 }
@@ -161,7 +164,7 @@ def test_double_vjp_fallback(group, rng, monkeypatch):
     """Forward mode with no JVP rule at all: every op's JVP is its transposed VJP
     (``lazyjit.forward.transposed_vjp``), to order 2."""
     for name, opdef in REGISTRY.items():
-        if opdef.kind not in ("loop", "select"):  # multi-result nodes: their own JVP only
+        if opdef.kind not in ("loop", "branch", "select"):  # multi-result: own JVP only
             monkeypatch.setitem(REGISTRY, name, dataclasses.replace(opdef, jvp=None))
     with lj.config(backend="numpy"):
         check_ops(OP_GROUPS[group], rng, modes=("fwd",))

@@ -176,6 +176,9 @@ OPS["cast"] += [Case(f"cast-{dt}-fraction-to-int", lambda x: x.astype("int32"),
 OPS["scan"] = [Case(f"scan-cumsum-{dt}", lambda x: lj.scan(
     lambda a, s: s + a, sequences=x, outputs_info=lj.zeros(x.shape[1:], x.dtype))[0],
     lambda x: np.cumsum(x, 0, dtype=x.dtype), ((5, 3),), dt) for dt in ("float32", "int64")]
+OPS["ifelse"] = [Case(f"ifelse-{dt}", lambda x: lj.ifelse(x.sum() > 0, x * 2, -x),
+                     lambda x: x * 2 if x.sum() > 0 else -x, ((4,),), dt)
+                for dt in ("float32", "int32")]
 OPS["scan_out"] = [Case("scan_out-taps-plain", lambda x: lj.scan(
     lambda a, s2, s1: [s1 - s2 * a, s1 * 2], sequences=x,
     outputs_info=[dict(initial=lj.ones(2), taps=[-2, -1]), None])[0][1],

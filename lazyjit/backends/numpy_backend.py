@@ -1,6 +1,8 @@
 """The reference backend: interprets a trace node by node with each op's NumPy reference.
 
-No compiler is involved; this defines what every other backend must compute.
+No compiler is involved; this defines what every other backend must compute.  Nodes
+that only one branch of an ``ifelse`` needs (:func:`lazyjit.ifelse.gates`) are
+interpreted only when that branch is taken.
 """
 from __future__ import annotations
 
@@ -14,50 +16,77 @@ name = "numpy"
 
 
 class Interpreter:
-    """A trace prepared for interpretation: one step per non-input node."""
+    """A trace prepared for interpretation: one step per non-input node; a conditional's
+    step holds the steps of each of its sides."""
 
     def __init__(self, trace: Trace):
+        from lazyjit.ifelse import gates
         index = trace.index
         slots = {n: i for i, n in enumerate(trace.inputs)}
+        gate = gates(trace)
         self.n_values = len(trace.nodes)
         self.inputs = [index[n] for n in trace.inputs]
-        self.steps = []
+        blocks: dict = {None: []}
         for i, n in enumerate(trace.nodes):
             if n in slots:
                 continue
             if n.op == "const":
-                self.steps.append((i, None, np.asarray(n.const_value, n.dtype), (), n.dtype))
+                step = [i, None, np.asarray(n.const_value, n.dtype), (), n.dtype, None, []]
             else:
                 opdef = REGISTRY[n.op]
-                # a loop's results stay a tuple, for the nodes selecting them
-                dtype = None if opdef.kind == "loop" else n.dtype
-                self.steps.append((i, opdef.ref, n.arg, tuple(index[s] for s in n.src), dtype))
+                # a loop's or a conditional's results stay a tuple, for "select" nodes
+                dtype = None if opdef.kind in ("loop", "branch") else n.dtype
+                sides = None
+                if n.op == "ifelse":
+                    sides = (blocks.setdefault((n, 0), []), blocks.setdefault((n, 1), []))
+                step = [i, opdef.ref, n.arg, tuple(index[s] for s in n.src), dtype, sides, []]
+            blocks.setdefault(gate.get(n), []).append(step)
+        self.steps = blocks[None]
         self.outputs = [index[n] for n in trace.outputs]
-        # values no later step reads are dropped right after their last use
-        last: dict[int, int] = {}
-        for k, (_, _, _, srcs, _) in enumerate(self.steps):
-            for s in srcs:
-                last[s] = k
+        # values no later step reads are dropped right after their last use (in the
+        # order of a run that takes both sides of every conditional)
+        flat: list = []
+
+        def flatten(steps):
+            for st in steps:
+                if st[5] is not None:
+                    flatten(st[5][0])
+                    flatten(st[5][1])
+                flat.append(st)
+        flatten(self.steps)
+        self.n_steps = len(flat)
+        last: dict[int, list] = {}
+        for st in flat:
+            for s in st[3]:
+                last[s] = st
         keep = set(self.outputs)
-        self.frees = [[] for _ in self.steps]
-        for s, k in last.items():
+        for s, st in last.items():
             if s not in keep:
-                self.frees[k].append(s)
+                st[6].append(s)
+
+    def _exec(self, steps, vals) -> None:
+        for i, ref, arg, srcs, dtype, sides, frees in steps:
+            if ref is None:
+                vals[i] = arg
+            elif sides is not None:  # ifelse: run the side taken, then pick its values
+                taken = 0 if bool(vals[srcs[0]]) else 1
+                self._exec(sides[taken], vals)
+                k = arg
+                picked = srcs[1:1 + k] if taken == 0 else srcs[1 + k:]
+                vals[i] = tuple(vals[s] for s in picked)
+            else:
+                out = ref(*[vals[s] for s in srcs], arg)
+                vals[i] = out if dtype is None else np.asarray(out).astype(dtype, copy=False)
+            for s in frees:
+                vals[s] = None
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         vals: list = [None] * self.n_values
         for i, a in zip(self.inputs, inputs):
             vals[i] = a
         with np.errstate(all="ignore"):
-            for (i, ref, arg, srcs, dtype), frees in zip(self.steps, self.frees):
-                if ref is None:
-                    vals[i] = arg
-                else:
-                    out = ref(*[vals[s] for s in srcs], arg)
-                    vals[i] = out if dtype is None else np.asarray(out).astype(dtype, copy=False)
-                for s in frees:
-                    vals[s] = None
-        COUNTERS["kernels_run"] += len(self.steps)
+            self._exec(self.steps, vals)
+        COUNTERS["kernels_run"] += self.n_steps
         outs = []
         for i in self.outputs:
             a = np.asarray(vals[i], order="C")

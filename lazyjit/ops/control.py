@@ -1,5 +1,5 @@
 """Control-flow ops: ``scan`` (a loop; :mod:`lazyjit.scan`), ``scan_out`` (selects one
-result of a multi-result node) and ``ifelse`` (evaluates one branch).
+result of a multi-result node) and ``ifelse`` (evaluates one branch; :mod:`lazyjit.ifelse`).
 
 Their NumPy references define the semantics and serve the ``numpy`` backend: the scan
 reference interprets the body once per step.  The derivative rules live in
@@ -13,7 +13,8 @@ from lazyjit.ops.registry import OpDef, register
 
 
 def body_plan(spec, backend: str):
-    """The body trace of ``spec`` optimized and compiled by ``backend`` (cached)."""
+    """The body trace of ``spec`` optimized and compiled by ``backend`` (cached on the
+    spec)."""
     from lazyjit.backends import get_backend
     from lazyjit.config import config
     from lazyjit.rewrite import optimize_body
@@ -22,6 +23,13 @@ def body_plan(spec, backend: str):
     if plan is None:
         plan = spec._compiled[key] = get_backend(backend).compile(optimize_body(spec.trace()))
     return plan
+
+
+def run_ifelse(cond, *branches_n):
+    """The reference conditional: the ``a`` values if ``cond``, else the ``b`` values
+    (the backend computes only the side taken: :func:`lazyjit.ifelse.gates`)."""
+    *branches, n = branches_n
+    return tuple(branches[:n] if bool(cond) else branches[n:])
 
 
 def run_scan(*arrays_spec):
@@ -63,6 +71,16 @@ def _scan_jvp(ts, out, *srcs_spec):
     return scan_jvp(ts, out, *srcs_spec)
 
 
+def _ifelse_vjp(g, out, *srcs_spec):
+    from lazyjit.ifelse import ifelse_vjp
+    return ifelse_vjp(g, out, *srcs_spec)
+
+
+def _ifelse_jvp(ts, out, *srcs_spec):
+    from lazyjit.ifelse import ifelse_jvp
+    return ifelse_jvp(ts, out, *srcs_spec)
+
+
 def _select_vjp(g, out, src, i):
     from lazyjit.scan_grad import Parts
     return (Parts.one(src, i, g),)
@@ -74,5 +92,7 @@ def _select_jvp(ts, out, src, i):
 
 register(OpDef("scan", "loop", run_scan, vjp=_scan_vjp, jvp=_scan_jvp,
                doc="a loop over an inner graph (see lazyjit.scan)"))
+register(OpDef("ifelse", "branch", run_ifelse, vjp=_ifelse_vjp, jvp=_ifelse_jvp,
+               doc="a conditional running one of two inner graphs (see lazyjit.ifelse)"))
 register(OpDef("scan_out", "select", lambda parts, i: parts[i], vjp=_select_vjp,
                jvp=_select_jvp, doc="result i of a multi-result node"))

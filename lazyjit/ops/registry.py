@@ -18,9 +18,10 @@ from typing import Any, Callable
 import numpy as np
 
 # kinds: leaf, elementwise, reduce, movement (views), matmul, and "other" kernels
-# "loop": a node running inner graphs (scan, ifelse), whose results "select" nodes pick
+# "loop": a node running an inner graph (scan); "branch": a conditional (ifelse);
+# "select": picks one result of those multi-result nodes
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "select")
+         "loop", "branch", "select")
 
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",

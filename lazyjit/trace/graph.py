@@ -16,7 +16,7 @@ from lazyjit.trace.node import Node
 
 
 # ops whose argument is a spec object holding inner graphs (keyed by its ``key`` digest)
-SPEC_OPS = frozenset(("scan", "ifelse"))
+SPEC_OPS = frozenset(("scan",))
 
 
 @dataclass

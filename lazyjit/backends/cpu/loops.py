@@ -25,9 +25,38 @@ def _rows_contiguous(v: View) -> bool:
                if d != 1)
 
 
-def emit_scan(s, n: Node) -> list[View]:
-    """Emit the kernels of scan node ``n`` into scheduler ``s``; return its results."""
+def _subprogram(s, trace):
+    """Schedule ``trace`` into the module of ``s`` as a group of kernels that the
+    current kernel calls itself; returns the schedule and the kernel numbers."""
     from lazyjit.backends.cpu.schedule import Scheduler
+    mod = s.mod
+    saved, mod.calls = mod.calls, []
+    inner = Scheduler(optimize_body(trace), mod).run()
+    calls, mod.calls = mod.calls, saved
+    return inner, calls
+
+
+def _table(s, inner, indent: str) -> tuple[list[str], list[int], set[int]]:
+    """Declare the buffer table ``Bi`` of a subprogram: workspace buffers are outer
+    buffers, except those holding an output alone, which will point at the output's
+    destination.  Returns the lines, the output slots and the direct ones."""
+    n_in = inner.n_inputs
+    out_slots = [slot for slot, _ in inner.outputs]
+    direct = {slot for slot in out_slots if slot >= n_in and out_slots.count(slot) == 1}
+    lines = [f"{indent}void* Bi[{n_in + len(inner.slots) or 1}];"]
+    for i, (shape, dt) in enumerate(inner.slots):
+        if n_in + i not in direct:
+            w = s.new_buffer(shape, dt)
+            lines.append(f"{indent}Bi[{n_in + i}] = B[{w.slot}];")
+    return lines, out_slots, direct
+
+
+def _nbytes(mod, shape, dt) -> str:
+    return mod.p(int(np.prod(shape)) * np.dtype(dt).itemsize)
+
+
+def emit_scan(s, n: Node) -> list[View]:
+    """The kernels of scan node ``n``: copies of the initial rows, then the loop."""
     spec, mod = n.arg, s.mod
     nQ, nS, T, lags = spec.n_seq, spec.n_states, spec.n_steps, spec.lags()
     seqs = []
@@ -46,21 +75,10 @@ def emit_scan(s, n: Node) -> list[View]:
         finals.append(None if spec.keep[j] else s.new_buffer((lag, *o.shape), o.dtype))
     plains = [s.new_buffer((T, *o.shape), o.dtype) for o in spec.outputs[nS:]]
 
-    saved, mod.calls = mod.calls, []
-    inner = Scheduler(optimize_body(spec.trace()), mod).run()
-    calls, mod.calls = mod.calls, saved
-
-    n_in = inner.n_inputs
+    inner, calls = _subprogram(s, spec.trace())
     p = mod.p
-    nbytes = lambda shape, dt: p(int(np.prod(shape)) * np.dtype(dt).itemsize)  # noqa: E731
-    out_slots = [slot for slot, _ in inner.outputs]
-    direct = {slot for slot in out_slots if slot >= n_in and out_slots.count(slot) == 1}
-    lines = [f"  void* Bi[{n_in + len(inner.slots) or 1}];",
-             f"  const int64_t T = {p(T)};", "  int e = 0;"]
-    for i, (shape, dt) in enumerate(inner.slots):
-        if n_in + i not in direct:
-            w = s.new_buffer(shape, dt)
-            lines.append(f"  Bi[{n_in + i}] = B[{w.slot}];")
+    table, out_slots, direct = _table(s, inner, "  ")
+    lines = [*table, f"  const int64_t T = {p(T)};", "  int e = 0;"]
     inv_first = spec.inv_slots().start
     for m, v in enumerate(invs):
         lines.append(f"  Bi[{inv_first + m}] = (char*)B[{v.slot}] + "
@@ -68,12 +86,12 @@ def emit_scan(s, n: Node) -> list[View]:
     rows = []
     for j, buf in enumerate(bufs):
         lines.append(f"  char* S{j} = (char*)B[{buf.slot}]; "
-                     f"const int64_t R{j} = {nbytes(buf.shape[1:], buf.dtype)};")
+                     f"const int64_t R{j} = {_nbytes(mod, buf.shape[1:], buf.dtype)};")
         ring = "" if spec.keep[j] else f" % {lags[j] + 1}"
         rows.append(lambda r, j=j, ring=ring: f"S{j} + (({r}){ring}) * R{j}")
     for i, v in enumerate(plains):
         lines.append(f"  char* Q{i} = (char*)B[{v.slot}]; "
-                     f"const int64_t RQ{i} = {nbytes(v.shape[1:], v.dtype)};")
+                     f"const int64_t RQ{i} = {_nbytes(mod, v.shape[1:], v.dtype)};")
     step = ["  for (int64_t t = 0; t < T; t++) {"]
     for k, v in enumerate(seqs):
         isz = v.dtype.itemsize

@@ -72,6 +72,12 @@ class Scheduler:
         self.n_inputs = len(trace.inputs)
         self.vals: dict[Node, object] = {}
         self.root_of = _fusion_roots(trace)
+        from lazyjit.ifelse import gates
+        self.gate = gates(trace)  # nodes computed only when one side of an ifelse is taken
+        self.gated: dict[tuple, list[Node]] = {}
+        for n in trace.nodes:
+            if n in self.gate:
+                self.gated.setdefault(self.gate[n], []).append(n)
         self.members: dict[Node, list[Node]] = {}
         for n in trace.nodes:
             r = self.root_of.get(n)
@@ -105,13 +111,7 @@ class Scheduler:
     def run(self) -> Schedule:
         for i, n in enumerate(self.trace.inputs):
             self.vals[n] = View.contiguous(i, n.dtype, n.shape)
-        for n in self.trace.nodes:
-            if n in self.vals:
-                continue
-            if n.op == "const":
-                self.vals[n] = ("const", n.const_value, n.dtype)
-            elif self.root_of[n] is n:
-                self.vals[n] = self.emit(n)
+        self.walk([n for n in self.trace.nodes if n not in self.gate])
         outputs = []
         for n in self.trace.outputs:
             v = self.vals[n]
@@ -126,6 +126,38 @@ class Scheduler:
                 v = dst
             outputs.append((v.slot, n.shape))
         return Schedule(self.mod, self.slots, self.n_inputs, outputs)
+
+    def walk(self, nodes: list[Node]) -> None:
+        for n in nodes:
+            if n in self.vals:
+                continue
+            if n.op == "const":
+                self.vals[n] = ("const", n.const_value, n.dtype)
+            elif self.root_of[n] is n:
+                self.vals[n] = self.emit(n)
+
+    def branch(self, n: Node) -> list[View]:
+        """``ifelse``: each side's gated nodes and a copy of its values into the results,
+        run under a test of the condition."""
+        k = n.arg
+        cond = self.contiguous(n.src[0])
+        outs = [self.new_buffer(x.shape, x.dtype) for x in n.src[1:1 + k]]
+        sides = []
+        for side, srcs in ((0, n.src[1:1 + k]), (1, n.src[1 + k:])):
+            before = dict(self.vals)  # values made inside a side are not valid outside it
+            saved, self.mod.calls = self.mod.calls, []
+            self.walk(self.gated.get((n, side), []))
+            for o, x in zip(outs, srcs):
+                K.elementwise(self.mod, o, x.shape, [], x, {x: self.vals[x]})
+            sides.append(self.mod.calls)
+            self.mod.calls = saved
+            self.vals = {m: before.get(m, v) for m, v in self.vals.items()}
+        call = lambda ks: [f"    if ((e = k{c}(B, P))) return e;" for c in ks]  # noqa: E731
+        self.mod.add("\n".join([
+            "  int e = 0;",
+            f"  if (*((const uint8_t*)B[{cond.slot}] + {self.mod.p(cond.offset)})) {{",
+            *call(sides[0]), "  } else {", *call(sides[1]), "  }", "  (void)e;"]))
+        return outs
 
     def leaves(self, root: Node) -> tuple[list[Node], dict]:
         members = self.members.get(root, [])
@@ -163,6 +195,8 @@ class Scheduler:
         if kind == "loop":
             from lazyjit.backends.cpu.loops import emit_scan
             return emit_scan(self, n)
+        if kind == "branch":
+            return self.branch(n)
         if kind == "select":
             return self.vals[n.src[0]][n.arg]
         if kind == "concat":

@@ -1,0 +1,147 @@
+"""``ifelse``: a conditional that evaluates only the taken branch (Theano's lazy
+``ifelse``).
+
+The node ``ifelse(cond, a_1..a_n, b_1..b_n)`` has ``n`` results (selected by
+``scan_out`` nodes): the ``a`` values when ``cond`` is true, else the ``b`` values.  As
+in Theano, the branches are ordinary sources, so every graph tool (gradients with
+respect to intermediates, rewrites, merging) sees through it, and laziness is the
+backends' part: :func:`gates` finds, in a trace, the nodes that only one branch of one
+``ifelse`` needs, and backends compute them only when that branch is taken.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit import functions as F
+from lazyjit.tensor import Tensor
+from lazyjit.trace.graph import Trace
+from lazyjit.trace.node import Node, op_error
+
+
+def ifelse(cond, then_branch, else_branch, name: str | None = None):
+    """``then_branch`` if ``cond`` is true, else ``else_branch``, computing only the
+    branch taken (Theano's ``ifelse``).
+
+    Parameters
+    ----------
+    cond : a 0-d tensor (any dtype; nonzero is true) or a Python bool or number.
+    then_branch, else_branch : a tensor, or a list or tuple of tensors; the same number
+        of them, with equal shapes pairwise (dtypes are promoted as NumPy does when
+        they differ).
+
+    Returns
+    -------
+    A tensor, or a list of tensors (for list inputs), holding the taken branch's values.
+
+    Raises
+    ------
+    LazyjitError
+        If ``cond`` is not 0-d, or the branches differ in number or shape.
+
+    Notes
+    -----
+    When the result is computed, the part of a branch's graph that nothing else needs
+    runs only if that branch is taken (so its NaNs do not matter otherwise); what the
+    branches share with each other, with the condition or with other results is
+    computed before the test.  Derivatives flow into the taken branch only: the
+    gradient of ``ifelse(c, a, b)`` is ``ifelse(c, g, 0)`` for ``a`` and ``ifelse(c, 0,
+    g)`` for ``b``.
+    """
+    name = name or "ifelse"
+    single = not isinstance(then_branch, (list, tuple))
+    a = [F.asarray(x) for x in ([then_branch] if single else then_branch)]
+    b = [F.asarray(x) for x in ([else_branch] if single else else_branch)]
+    cond = F.asarray(cond)
+    if cond.ndim != 0:
+        raise op_error(name, f"cond must be a scalar (0-d), got shape {cond.shape}",
+                       (cond.node,))
+    if len(a) != len(b) or not a:
+        raise op_error(name, f"the branches have {len(a)} and {len(b)} outputs (need the "
+                       "same number, at least one)")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x.shape != y.shape:
+            raise op_error(name, f"output {i}: the branches have shapes {x.shape} and "
+                           f"{y.shape}", (x.node, y.node))
+        if x.dtype != y.dtype:
+            dt = np.result_type(x.dtype, y.dtype)
+            a[i], b[i] = F.astype(x, dt), F.astype(y, dt)
+    c = cond if cond.dtype == np.bool_ else cond != 0
+    out = build(c, a, b)
+    return out[0] if single else out
+
+
+def build(cond: Tensor, a: list[Tensor], b: list[Tensor]) -> list[Tensor]:
+    n = len(a)
+    dtype = np.dtype(np.float64 if any(x.dtype.kind == "f" for x in a) else np.int64)
+    node = Node.make("ifelse", (cond.node, *[x.node for x in a], *[y.node for y in b]), n,
+                     (), dtype)
+    return [Tensor(Node.make("scan_out", (node,), i, x.shape, x.dtype))
+            for i, x in enumerate(a)]
+
+
+def ifelse_vjp(g, out: Tensor, cond: Tensor, *branches_n):
+    *branches, n = branches_n
+    a = branches[:n]
+    cts: list = [None] * (1 + 2 * n)
+    on = [i for i in range(n) if g.parts[i] is not None and a[i].dtype.kind == "f"]
+    if not on:
+        return tuple(cts)
+    zeros = [F.zeros_like(a[i]) for i in on]
+    ga = build(cond, [g.parts[i] for i in on], zeros)
+    gb = build(cond, zeros, [g.parts[i] for i in on])
+    for k, i in enumerate(on):
+        cts[1 + i], cts[1 + n + i] = ga[k], gb[k]
+    return tuple(cts)
+
+
+def ifelse_jvp(ts, out: Tensor, cond: Tensor, *branches_n):
+    from lazyjit.scan_grad import Parts
+    *branches, n = branches_n
+    ta, tb = ts[1:1 + n], ts[1 + n:]
+    on = [i for i in range(n) if ta[i] is not None or tb[i] is not None]
+    if not on:
+        return None
+    pick = [[t[i] if t[i] is not None else F.zeros_like(branches[i]) for i in on]
+            for t in (ta, tb)]
+    res = build(cond, pick[0], pick[1])
+    parts: list = [None] * n
+    for k, i in enumerate(on):
+        parts[i] = res[k]
+    return Parts(parts, out.node)
+
+
+def gates(trace: Trace) -> dict[Node, tuple[Node, int]]:
+    """The gate of each node of ``trace`` that only one branch needs: ``(ifelse node,
+    side)`` (side 0: computed only when the condition is true, 1: only when false).
+
+    A node is gated by ``(X, s)`` when every use of it is by side ``s`` of ``X``'s
+    branch operands, or by nodes gated by ``(X, s)``; outputs of the trace and inputs
+    are never gated.  Nested conditionals give nested gates (a node gated by an inner
+    ``ifelse`` that is itself gated)."""
+    if not any(n.op == "ifelse" for n in trace.nodes):
+        return {}
+    users = trace.consumers()
+    outputs = set(trace.outputs)
+    inputs = set(trace.inputs)
+    gate: dict[Node, tuple[Node, int] | None] = {}
+    for n in reversed(trace.nodes):
+        if n in inputs or n in outputs or not users[n]:
+            gate[n] = None
+            continue
+        g: object = ...
+        for u in users[n]:
+            if u.op == "ifelse":
+                k = u.arg
+                sides = {0 if 1 <= i <= k else 1 for i, s in enumerate(u.src)
+                         if s is n and i > 0}
+                mine = (u, sides.pop()) if len(sides) == 1 and n is not u.src[0] else None
+            else:
+                mine = gate[u]
+            if g is ...:
+                g = mine
+            elif g != mine:
+                g = None
+            if g is None:
+                break
+        gate[n] = g  # type: ignore[assignment]
+    return {n: g for n, g in gate.items() if g is not None}
