@@ -43,6 +43,20 @@ def test_chain_with_trailing_reduction_is_one_kernel(cpu, rng):
     np.testing.assert_allclose(np.asarray(y), (np.exp(np.asarray(x)) * 2 + 1).sum(1))
 
 
+def test_large_shared_elementwise_is_recomputed_not_stored(cpu, rng):
+    """``z = a + b`` read by three kernels (two reductions and an elementwise output) is
+    recomputed inside each (no kernel of its own) when large; values as NumPy."""
+    a = lj.tensor(rng.standard_normal((300, 400)).astype(np.float32))
+    b = lj.tensor(rng.standard_normal(400).astype(np.float32))
+    z = a + b
+    m, s, out = z.max(axis=1), lj.exp(z).sum(axis=1), z * 2 - 1
+    assert kernels_of(m, s, out) == 3
+    zn = np.asarray(a) + np.asarray(b)
+    np.testing.assert_allclose(np.asarray(m), zn.max(1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(s), np.exp(zn).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(out), zn * 2 - 1, rtol=1e-6)
+
+
 @pytest.mark.parametrize("axis", [0, 1, (0, 2), None, 2])
 def test_large_reductions(cpu, rng, axis):
     x = rng.standard_normal((64, 300, 17)).astype(np.float32)

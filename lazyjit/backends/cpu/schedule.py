@@ -38,12 +38,22 @@ class Schedule:
 MAX_FUSED = 256
 
 
-def _fusion_roots(trace: Trace) -> dict[Node, Node]:
-    """Map each computed node to the root node of the kernel that computes it."""
+# an elementwise node read by several kernels is recomputed in each of them (not
+# written to memory) when it is this large: a pass over memory costs more than the
+# arithmetic (smaller values stay in cache, where recomputing costs more than storing)
+INLINE_MIN = 65536
+INLINE_MAX_USERS = 4
+
+
+def _fusion_roots(trace: Trace) -> tuple[dict[Node, Node], set[Node]]:
+    """Map each computed node to the root node of the kernel that computes it; and the
+    set of inlined nodes (recomputed inside every kernel that reads them, with the nodes
+    fused into them)."""
     users = trace.consumers()
     outputs = set(trace.outputs)
     inputs = set(trace.inputs)
     root_of: dict[Node, Node] = {}
+    inline: set[Node] = set()
     size: dict[Node, int] = {}
     for n in reversed(trace.nodes):
         if n in inputs or n.op == "const":
@@ -61,7 +71,10 @@ def _fusion_roots(trace: Trace) -> dict[Node, Node]:
             if size[r] < MAX_FUSED:
                 root_of[n] = r
                 size[r] += 1
-    return root_of
+        elif n.size >= INLINE_MIN and len(roots) <= INLINE_MAX_USERS and \
+                all(size[r] < MAX_FUSED for r in roots):
+            inline.add(n)
+    return root_of, inline
 
 
 class Scheduler:
@@ -71,7 +84,7 @@ class Scheduler:
         self.slots: list[tuple[tuple[int, ...], np.dtype]] = []
         self.n_inputs = len(trace.inputs)
         self.vals: dict[Node, object] = {}
-        self.root_of = _fusion_roots(trace)
+        self.root_of, self.inline = _fusion_roots(trace)
         from lazyjit.ifelse import gates
         self.gate = gates(trace)  # nodes computed only when one side of an ifelse is taken
         self.gated: dict[tuple, list[Node]] = {}
@@ -81,7 +94,7 @@ class Scheduler:
         self.members: dict[Node, list[Node]] = {}
         for n in trace.nodes:
             r = self.root_of.get(n)
-            if r is not None and r is not n:
+            if r is not None and r is not n or n in self.inline:
                 self.members.setdefault(r, []).append(n)
 
     # ---- buffers ----
@@ -133,7 +146,7 @@ class Scheduler:
                 continue
             if n.op == "const":
                 self.vals[n] = ("const", n.const_value, n.dtype)
-            elif self.root_of[n] is n:
+            elif self.root_of[n] is n and n not in self.inline:
                 self.vals[n] = self.emit(n)
 
     def branch(self, n: Node) -> list[View]:
@@ -160,8 +173,24 @@ class Scheduler:
         return outs
 
     def leaves(self, root: Node) -> tuple[list[Node], dict]:
-        members = self.members.get(root, [])
-        inside = set(members) | {root}
+        """The nodes fused into ``root``'s kernel (topological order; inlined groups
+        included) and the values it reads."""
+        inside = {root}
+        members = []
+        stack = [root]
+        while stack:  # the kernel's group, and the groups of inlined nodes it reads
+            m = stack.pop()
+            for x in [m, *self.members.get(m, [])]:
+                for s in x.src:
+                    g = self.root_of.get(s)
+                    if s in inside or g is None or (g is not root and g not in self.inline):
+                        continue
+                    inside.add(s)
+                    members.append(s)
+                    if s in self.inline:
+                        stack.append(s)
+        order = self.trace.index
+        members.sort(key=order.__getitem__)
         leaves = {}
         for m in members + [root]:
             for s in m.src:
