@@ -156,6 +156,67 @@ def log_softmax(x, axis=-1) -> Tensor:
     return shifted - log(sum(exp(shifted), axis, keepdims=True))
 
 
+def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
+    """Cross-entropy of ``softmax(logits)`` against ``labels``, per example: ``-log
+    softmax(logits)[label]`` (optax's ``softmax_cross_entropy_with_integer_labels``,
+    torch's ``cross_entropy`` with ``reduction='none'``).
+
+    Parameters
+    ----------
+    logits : floating tensor, classes along ``axis``.
+    labels : integer class indices, of the shape of ``logits`` without ``axis``; or
+        floating probabilities (one-hot or soft) of the shape of ``logits``.
+    axis : the class axis.
+
+    Returns
+    -------
+    The losses (nats), of the shape of ``logits`` without ``axis``, in its dtype.
+
+    Raises
+    ------
+    LazyjitError
+        For non-floating logits or labels of another shape.
+    IndexError
+        For constant integer labels outside ``[0, classes)`` (computed labels out of
+        range give ``logsumexp(logits)``: they pick nothing).
+
+    Notes
+    -----
+    Stable for any magnitude: ``logsumexp(z) - z[label]`` with both terms shifted by the
+    row's max.  The label's logit is picked by a masked sum, not a gather, so the
+    gradient ``softmax(z) - onehot(label)`` is one elementwise pass, fused with the
+    recomputed softmax (no scatter, no materialized log-probabilities).
+    """
+    z = asarray(logits)
+    if z.dtype.kind != "f":
+        raise op_error("softmax_cross_entropy", f"logits must be floating point, got "
+                       f"{z.dtype}", (z.node,))
+    (axis,) = _axes(axis, z.ndim, "softmax_cross_entropy")
+    y = asarray(labels)
+    shifted = z - _finite_max(z, axis)
+    lse = log(sum(exp(shifted), axis, keepdims=True))
+    if y.dtype.kind == "f":
+        if y.shape != z.shape:
+            raise op_error("softmax_cross_entropy", "probability labels must have the "
+                           "logits' shape", (z.node, y.node))
+        loss = -sum(astype(y, z.dtype) * (shifted - lse), axis, keepdims=True)
+    else:
+        want = z.shape[:axis] + z.shape[axis + 1:]
+        if y.shape != want:
+            raise op_error("softmax_cross_entropy", f"integer labels must have shape {want} "
+                           "(the logits' without the class axis)", (z.node, y.node))
+        n = z.shape[axis]
+        if y.node.buffer is not None:
+            from lazyjit.indexing import check_bounds
+            check_bounds(np.where(y.node.buffer < 0, n, y.node.buffer), axis, n)
+        from lazyjit.shape_ops import arange, expand_dims
+        iota = reshape(arange(n, dtype=y.dtype), tuple(n if i == axis else 1
+                                                          for i in range(z.ndim)))
+        picked = sum(where(iota == expand_dims(y, axis), shifted, 0), axis, keepdims=True)
+        loss = lse - picked
+    return _squeeze_axes(loss, (axis,))
+
+
 def softmax(x, axis=-1) -> Tensor:
     """``exp(x - max) / sum(exp(x - max))`` along ``axis``, stable."""
     x = asarray(x)

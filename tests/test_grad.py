@@ -260,6 +260,22 @@ def test_softmax_cross_entropy(backend, rng):
     # the same loss by indexing the log-probabilities
     g2 = lj.grad(-lj.mean(lj.log_softmax(z)[np.arange(4), labels]), z).numpy()
     np.testing.assert_allclose(g2, g, rtol=1e-12, atol=1e-14)
+    # the fused function, with integer and with one-hot labels, to order 2 in both modes
+    check_grads(lambda z: lj.softmax_cross_entropy(z, labels), [logits], order=2)
+    g3 = lj.grad(lj.softmax_cross_entropy(z, labels).mean(), z).numpy()
+    np.testing.assert_allclose(g3, g, rtol=1e-12, atol=1e-14)
+    g4 = lj.grad(lj.softmax_cross_entropy(z, onehot).mean(), z).numpy()
+    np.testing.assert_allclose(g4, g, rtol=1e-12, atol=1e-14)
+
+
+def test_softmax_cross_entropy_gradient_finite_at_1e4(backend):
+    """Logits of magnitude 1e4 in float32: finite loss and gradient (softmax - onehot)."""
+    z = lj.tensor([[1e4, -1e4, 0.0], [-1e4, 1e4, 5e3]], dtype="float32")
+    loss = lj.softmax_cross_entropy(z, np.array([1, 1])).sum()
+    g = lj.grad(loss, z).numpy()
+    np.testing.assert_allclose(g, [[1, -1, 0], [0, 0, 0]], atol=1e-6)
+    np.testing.assert_allclose(lj.softmax_cross_entropy(z, np.array([1, 1])).numpy(),
+                               [2e4, 0.0], rtol=1e-6)
 
 
 def test_softmax_grad_at_extremes(backend):

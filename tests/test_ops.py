@@ -460,6 +460,20 @@ for dt in FLOATS:
              lambda x: special.logsumexp(x, axis=1),
              values=(LSE.astype(dt),)),
     ]
+    COMPOSITES += [
+        Case(f"softmax_cross_entropy-int-{dt}",
+             lambda z: lj.softmax_cross_entropy(z, np.array([4, 0, 2])),
+             lambda z: -special.log_softmax(z, axis=-1)[np.arange(3), [4, 0, 2]],
+             ((3, 5),), dt),
+        Case(f"softmax_cross_entropy-axis0-extremes-{dt}",
+             lambda z: lj.softmax_cross_entropy(z, np.array([0, 1, 2]), axis=0),
+             lambda z: -special.log_softmax(z, axis=0)[[0, 1, 2], np.arange(3)],
+             values=(SOFT[:3].T.astype(dt),)),
+        Case(f"softmax_cross_entropy-probs-{dt}",
+             lambda z, p: lj.softmax_cross_entropy(z, p),
+             lambda z, p: -(p * special.log_softmax(z, axis=-1)).sum(-1),
+             ((3, 5), (3, 5)), dt, domain=("any", "pos")),
+    ]
     COMPOSITES += [Case(f"logsumexp-{dt}-axis{ax}-keep{kd}",
                         lambda x, a=ax, k=kd: lj.logsumexp(x, axis=a, keepdims=k),
                         lambda x, a=ax, k=kd: special.logsumexp(x, axis=a, keepdims=k),
