@@ -30,11 +30,13 @@ import numpy as np
 import xxhash
 
 from lazyjit import functions as F
+from lazyjit.scan_pushout import push_out
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
 
 _DEPTH = [0]  # nesting depth of the body being traced (its placeholders carry it)
+PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
 
 
 def placeholder(depth: int, i: int, shape: tuple, dtype) -> Node:
@@ -153,8 +155,7 @@ def substitute(outputs: Sequence[Node], mapping: dict[Node, Node]) -> list[Node]
     return [memo.get(o, o) for o in outputs]
 
 
-def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int,
-           explicit: list[Node], strict: bool, first_leaf: int, name: str
+def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int
            ) -> tuple[list[Node], list[Node], list[Node]]:
     """Split the traced body into the loop body and its invariants.
 
@@ -173,33 +174,28 @@ def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int,
         else:
             dep[n] = any(dep[s] for s in n.src)
             const_only[n] = all(const_only[s] for s in n.src)
-    hoisted: list[Node] = []
-    seen: set[Node] = set()
-
-    def mark(n: Node) -> None:
-        if not dep[n] and not const_only[n] and n not in seen:
-            seen.add(n)
-            hoisted.append(n)
+    hoisted: dict[Node, None] = {}
     for n in order:
         if dep[n] and n.src and n not in variant:
             for s in n.src:
-                mark(s)
+                if not dep[s] and not const_only[s]:
+                    hoisted[s] = None
     for o in outputs:
-        mark(o)
-    if strict:
-        _check_strict(hoisted, explicit, first_leaf, name)
-    invariants = list(dict.fromkeys(hoisted))
+        if not dep[o] and not const_only[o]:
+            hoisted[o] = None
+    invariants = list(hoisted)
     mapping = {n: placeholder(depth, first_inv + i, n.shape, n.dtype)
                for i, n in enumerate(invariants)}
     body = substitute(outputs, mapping)
     return body, [mapping[n] for n in invariants], invariants
 
 
-def _check_strict(hoisted: list[Node], explicit: list[Node], first_leaf: int, name: str):
-    allowed = set(explicit)
+def _check_strict(outputs: list[Node], allowed: set[Node], first_leaf: int, name: str):
+    """Raise for a tensor the body reads that is not one of its placeholders (``allowed``)
+    nor a constant created while tracing it."""
     from lazyjit.autodiff import toposort
-    for n in toposort(hoisted, allowed):
-        if n in allowed or n.src and n.buffer is None:
+    for n in toposort(outputs, allowed):
+        if n in allowed or n.src:
             continue
         if n.op == "const" or (n.op == "buffer" and n.arg >= first_leaf):
             continue  # a constant made inside the body
@@ -242,9 +238,12 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
             p = placeholder(depth, len(ph), init.shape[1:], init.dtype)
             ph.append(p)
             args.append(Tensor(p))
+    # with strict, the body sees its non-sequences as placeholders too, so that any other
+    # tensor it reaches is an implicit capture
+    ns_ph = [placeholder(depth, ("ns", i), t.shape, t.dtype) for i, t in enumerate(nonseqs)]
     _DEPTH[0] = depth
     try:
-        res = body_fn(*args, *nonseqs)
+        res = body_fn(*args, *([Tensor(p) for p in ns_ph] if strict else nonseqs))
     finally:
         _DEPTH[0] = depth - 1
     res = list(res) if isinstance(res, (list, tuple)) else [res]
@@ -273,14 +272,31 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
                                    (r.node, init.node))
                 r = F.astype(r, init.dtype)
         outs.append(r.node)
-    variant = set(ph)
-    explicit = [t.node for t in nonseqs]
-    body, inv_ph, invariants = _hoist(outs, variant, depth, len(ph), explicit, strict,
-                                      first_leaf, name)
+    if strict:
+        _check_strict(outs, set(ph) | set(ns_ph), first_leaf, name)
+        outs = substitute(outs, {p: t.node for p, t in zip(ns_ph, nonseqs)})
+    body, inv_ph, invariants = _hoist(outs, set(ph), depth, len(ph))
+    seq_ph, state_ph = ph[:len(seqs)], ph[len(seqs):]
+    seq_nodes = [s.node for s in seqs]
+    if PUSH_OUT:
+        count = [len(ph) + len(inv_ph)]
+
+        def make(shape, dtype):
+            count[0] += 1
+            return placeholder(depth, count[0], shape, dtype)
+        body, new_ph, new_seqs = push_out(body, dict(zip(seq_ph, seq_nodes)), set(state_ph),
+                                          dict(zip(inv_ph, invariants)), n_steps, make)
+        seq_ph, seq_nodes = seq_ph + new_ph, seq_nodes + new_seqs
+        # sequences and invariants the body no longer reads are dropped
+        used = set(_walk(body))
+        keep_seq = [k for k, p in enumerate(seq_ph) if p in used]
+        keep_inv = [m for m, p in enumerate(inv_ph) if p in used]
+        seq_ph, seq_nodes = [seq_ph[k] for k in keep_seq], [seq_nodes[k] for k in keep_seq]
+        inv_ph, invariants = [inv_ph[m] for m in keep_inv], [invariants[m] for m in keep_inv]
     keep = tuple(keep) if keep is not None else (True,) * len(states)
-    spec = ScanSpec(ph + inv_ph, body, len(seqs), [taps for _, taps in states],
-                    len(invariants), keep, n_steps)
-    src = tuple([s.node for s in seqs] + [i.node for i, _ in states] + invariants)
+    spec = ScanSpec(seq_ph + state_ph + inv_ph, body, len(seq_ph),
+                    [taps for _, taps in states], len(invariants), keep, n_steps)
+    src = tuple(seq_nodes + [i.node for i, _ in states] + invariants)
     return results_of("scan", spec, src)
 
 
