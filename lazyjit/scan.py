@@ -142,10 +142,13 @@ def _walk(roots: list[Node]) -> list[Node]:
     return toposort(roots, set())
 
 
-def substitute(outputs: Sequence[Node], mapping: dict[Node, Node]) -> list[Node]:
-    """``outputs`` rebuilt with the nodes of ``mapping`` replaced (hash-consed)."""
+def substitute(outputs: Sequence[Node], mapping: dict[Node, Node],
+               memo: dict | None = None) -> list[Node]:
+    """``outputs`` rebuilt with the nodes of ``mapping`` replaced (hash-consed); ``memo``
+    (if given) receives the map from every rebuilt node to its new node."""
     from lazyjit.autodiff import toposort
-    memo = dict(mapping)
+    memo = memo if memo is not None else {}
+    memo.update(mapping)
     for n in toposort(list(outputs), set(mapping)):
         if n in memo or not n.src:
             continue

@@ -110,6 +110,10 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
                     if s in _reaches(spec, outs_on, [s]) and _float(spec.inputs[s]))
     if not seq_on and not active and not inv_on:
         return (None,) * len(srcs)
+    # products x @ W_m by an invariant: their W_m cotangents are summed after the loop as
+    # one GEMM, from the per-step x and product cotangents (outputs of the loop)
+    gemms = _invariant_gemms(spec, [inv_slots[m] for m in inv_on])
+    acc_on = [m for m in inv_on if inv_slots[m] not in gemms[1]]
     slots = spec.tap_slots()
     gs_on = [j for j in active if gS[j] is not None]
     # the reverse scan's sequences, in time order reversed
@@ -119,7 +123,9 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
     rseqs += [gP[i] for i in plain_on] + [gS[j][lags[j]:] for j in gs_on]
     rseqs = [x[::-1] for x in rseqs]
     rstates = [(_zeros_rows(inits[j]), (-1,)) for j in active for _ in range(lags[j])]
-    rstates += [(F.zeros((1, *invs[m].shape), invs[m].dtype), (-1,)) for m in inv_on]
+    rstates += [(F.zeros((1, *invs[m].shape), invs[m].dtype), (-1,)) for m in acc_on]
+    n_rseq = len(rseqs)
+    outer_of: dict[Node, Tensor] = {}  # body placeholder -> its outer (reversed) sequence
 
     def body(*args):
         it = iter(args)
@@ -128,15 +134,22 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
         gps = {i: next(it) for i in plain_on}
         gss = {j: next(it) for j in gs_on}
         carries = {j: [next(it) for _ in range(lags[j])] for j in active}
-        accs = [next(it) for _ in inv_on]
+        accs = [next(it) for _ in acc_on]
         ws = list(it)
+        outer_of.update({a.node: x for a, x in zip(args[:n_rseq], rseqs)})
         mapping = {spec.inputs[k]: xs[k].node for k in range(nQ)}
         for j in range(nS):
             for s, v in zip(slots[j], taps[j]):
                 mapping[spec.inputs[s]] = v.node
         for m, s in enumerate(inv_slots):
             mapping[spec.inputs[s]] = ws[m].node
-        fwd = substitute(spec.outputs, mapping)
+        memo: dict = {}
+        fwd = substitute(spec.outputs, mapping, memo)
+        # the products by invariants stop their gradient to the invariant in the loop
+        prods = [memo.get(g, g) for g in gemms[0]]
+        cut = {p: Node.make("matmul", (p.src[0], F.stop_gradient(Tensor(p.src[1])).node),
+                            None, p.shape, p.dtype) for p in prods}
+        fwd = substitute(fwd, cut)
         seeds: dict[Node, Tensor] = {}
 
         def seed(node: Node, ct: Tensor) -> None:
@@ -145,8 +158,9 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
             seed(fwd[j], carries[j][0] + gss[j] if j in gss else carries[j][0])
         for i in plain_on:
             seed(fwd[nS + i], gps[i])
-        targets = {xs[k].node for k in seq_on} | {ws[m].node for m in inv_on}
+        targets = {xs[k].node for k in seq_on} | {ws[m].node for m in acc_on}
         targets |= {v.node for j in active for v in taps[j]}
+        targets |= set(cut.values())
         grads = backprop(seeds, targets, {w.node for w in ws})
 
         def ct(t: Tensor) -> Tensor:
@@ -160,9 +174,17 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
                 dm = d.get(-(m + 1))
                 nxt = c[m + 1] if m + 1 < lags[j] else None
                 new.append(dm if nxt is None else nxt if dm is None else nxt + dm)
-        new += [a + ct(ws[m]) for a, m in zip(accs, inv_on)]
-        return new + [ct(xs[k]) for k in seq_on]
+        new += [a + ct(ws[m]) for a, m in zip(accs, acc_on)]
+        extra = []
+        for p in prods:  # per step: the product's cotangent, and x unless it is a sequence
+            extra.append(ct(Tensor(cut[p])))
+            if p.src[0] not in outer_of:
+                extra.append(Tensor(p.src[0]))
+        left.clear()
+        left.extend(p.src[0] for p in prods)
+        return new + [ct(xs[k]) for k in seq_on] + extra
 
+    left: list[Node] = []  # the x of each product, as the body saw it
     routs = build_scan(body, rseqs, rstates, list(invs), T, keep=[False] * len(rstates),
                        name="scan (gradient)")
     cts: list = [None] * len(srcs)
@@ -174,13 +196,48 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
         if gS[j] is not None:
             gi = gi + gS[j][:lags[j]]
         cts[nQ + j] = gi
-    for m in inv_on:
+    for m in acc_on:
         cts[nQ + nS + m] = F.reshape(routs[k], invs[m].shape)
         k += 1
     for q in seq_on:
         cts[q] = routs[k][::-1]
         k += 1
+    for g, x in zip(gemms[0], left):  # sum over steps of x_t^T @ g_t: one GEMM
+        gs = routs[k]
+        k += 1
+        if x in outer_of:
+            xs_all = outer_of[x]
+        else:
+            xs_all = routs[k]
+            k += 1
+        rows = T * x.shape[0]
+        term = F.matmul(F.reshape(xs_all, (rows, x.shape[1])).T, F.reshape(gs, (rows, g.shape[1])))
+        m = inv_slots.index(spec.inputs.index(g.src[1]))
+        prev = cts[nQ + nS + m]
+        cts[nQ + nS + m] = term if prev is None else prev + term
     return tuple(cts)
+
+
+def _invariant_gemms(spec, slots: list[int]) -> tuple[list[Node], set[int]]:
+    """The body's products ``x @ W`` (both 2-d) of an invariant ``W`` among ``slots`` by a
+    float ``x`` that depends on the step, and the slots of the invariants used only so."""
+    from lazyjit.autodiff import toposort
+    ph = {spec.inputs[s]: s for s in slots}
+    found, other = [], set()
+    for n in toposort(list(spec.outputs), set(spec.inputs)):
+        for i, s in enumerate(n.src):
+            if s not in ph:
+                continue
+            if n.op == "matmul" and i == 1 and len(n.shape) == 2 and len(s.shape) == 2 \
+                    and n.src[0] not in ph and n.dtype.kind == "f":
+                found.append(n)
+            else:
+                other.add(ph[s])
+    for o in spec.outputs:
+        if o in ph:
+            other.add(ph[o])
+    found = list(dict.fromkeys(found))
+    return found, {s for s in slots if s not in other}
 
 
 def scan_jvp(ts, out: Tensor, *srcs_spec):
