@@ -11,6 +11,8 @@ anything, then computes them in one ``lj.realize`` (one trace: one compile on ``
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -372,6 +374,37 @@ def test_rnn_matmul(backend, rng):
     np.testing.assert_allclose(got[1], np.array(expect), rtol=1e-4, atol=1e-5)
     for a_, b_, w in zip(got[2:7], got[7:], wrt):
         assert a_.shape == w.shape
+        _close(a_, b_)
+
+
+def _scan_nodes(*tensors):
+    from lazyjit.autodiff import toposort
+    return [n for n in toposort([t.node for t in tensors], set()) if n.op == "scan"]
+
+
+def test_rnn_rewrites_keep_values(backend, rng, monkeypatch):
+    """The loop rewrites of the tiny RNN: ``x_t @ W`` is pushed out of the body (one
+    product left inside: ``h @ U``), and the reverse scan carries no accumulator for
+    ``U`` (its products are summed after the loop); values and gradients equal those
+    without the push-out."""
+    scan_module = sys.modules["lazyjit.scan"]  # (lj.scan is the function)
+    T, B, D, H = 6, 3, 4, 5
+    Xv, Wv = rng.standard_normal((T, B, D)), rng.standard_normal((D, H)) * 0.5
+    Uv, h0v = rng.standard_normal((H, H)) * 0.5, rng.standard_normal((B, H)) * 0.1
+    step = lambda x_t, h, W, U: lj.tanh(x_t @ W + h @ U)  # noqa: E731
+    results = []
+    for push in (True, False):
+        monkeypatch.setattr(scan_module, "PUSH_OUT", push)
+        X, W, U, h0 = map(lj.tensor, (Xv, Wv, Uv, h0v))
+        out, _ = lj.scan(step, sequences=X, outputs_info=h0, non_sequences=[W, U])
+        (fwd,) = _scan_nodes(out)
+        products = [n for n in fwd.arg.trace().nodes if n.op == "matmul"]
+        assert len(products) == (1 if push else 2)
+        g = lj.Lop(lj.sum(out * out), [X, W, U, h0], lj.tensor(1.0))
+        rev = [n for n in _scan_nodes(*g) if n is not fwd]
+        assert len(rev) == 1 and rev[0].arg.n_states == 1  # the carry of h only
+        results.append(_np(out, *g))
+    for a_, b_ in zip(*results):
         _close(a_, b_)
 
 
