@@ -10,6 +10,7 @@ from the pool and makes one cffi call, which releases the GIL.
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 
@@ -33,7 +34,7 @@ class Program:
     """A compiled trace bound to concrete shapes (its parameter table)."""
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
-                 "n_slots")
+                 "n_slots", "block", "blocks")
 
     def __init__(self, sched, lib, source: str):
         self.lib = lib
@@ -46,6 +47,13 @@ class Program:
         self.n_slots = self.n_in + len(self.slots)
         self.outputs = sched.outputs
         self.n_kernels = len(sched.module.funcs)
+        self.block, sizes = sched.memory_plan()
+        # per block: (shape, dtype, bytes) of its array: an output's own, or raw bytes
+        self.blocks = [((n,), np.dtype(np.uint8), n) for n in sizes]
+        sharing = Counter(self.block)
+        for i, b in enumerate(self.block):
+            if sharing[b] == 1:
+                self.blocks[b] = self.slots[i]
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         B = ffi.new("void*[]", self.n_slots or 1)
@@ -56,9 +64,10 @@ class Program:
             i += 1
         n_in = self.n_in
         alloc = pool.alloc
-        bufs = [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.slots]
-        for b in bufs:
-            B[i] = from_buffer(b)
+        blocks = [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.blocks]
+        ptrs = [from_buffer(b) for b in blocks]
+        for b in self.block:
+            B[i] = ptrs[b]
             i += 1
         err = self.lib.lj_run(B, self.P)
         COUNTERS["kernels_run"] += self.n_kernels
@@ -68,7 +77,7 @@ class Program:
         outs = []
         for s, shape in self.outputs:
             # an input passed through is returned as a read-only view, never re-flagged
-            a = inputs[s].view() if s < n_in else bufs[s - n_in]
+            a = inputs[s].view() if s < n_in else blocks[self.block[s - n_in]]
             if a.shape != shape:
                 a = a.reshape(shape)
             a.flags.writeable = False

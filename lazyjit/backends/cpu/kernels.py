@@ -11,6 +11,7 @@ libmvec's vector math.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -73,6 +74,9 @@ def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
                        I=ctype(in_dt), n=in_dt.name)
 
 
+_BUFFER = re.compile(r"\bB\[(\d+)\]")
+
+
 class Module:
     """Accumulates kernel functions, their calls and the runtime parameter table."""
 
@@ -82,6 +86,10 @@ class Module:
         # the kernels the current program level calls in order (``lj_run``, or a loop
         # body: see :mod:`.loops`)
         self.calls: list[int] = []
+        self.uses: list[set[int]] = []  # per kernel, the buffers (B[i]) its code names
+        # per elementwise kernel: (output buffer, input buffers it may overwrite in place:
+        # each read only at the very element written)
+        self.inplace: dict[int, tuple[int, set[int]]] = {}
 
     def p(self, value) -> str:
         self.params.append(int(value))
@@ -94,6 +102,7 @@ class Module:
         under OpenMP when the work is large."""
         k = len(self.funcs)
         self.calls.append(k)
+        self.uses.append({int(i) for i in _BUFFER.findall(body)})
         sig = "(void** restrict B, const int64_t* restrict P"
         lines = body.split("\n")
         marks = [i for i, line in enumerate(lines) if line.startswith(_MARK)]
@@ -254,6 +263,10 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
                  f"  {_load(0, cls[0], st[0][-1])} = {res};",
                  "}"])]
     mod.add("\n".join(lines))
+    geom = lambda v: (v.offset, v.shape, v.strides, v.dtype.itemsize)  # noqa: E731
+    ok = {v.slot for v in loads if geom(v) == geom(dst)}
+    ok -= {v.slot for v in loads if geom(v) != geom(dst)} | {dst.slot}
+    mod.inplace[len(mod.funcs) - 1] = (dst.slot, ok)
 
 
 _INIT = {"sum": lambda dt: literal(0, dt), "prod": lambda dt: literal(1, dt),

@@ -31,6 +31,65 @@ class Schedule:
     n_inputs: int
     outputs: list[tuple[int, tuple[int, ...]]]      # (slot, shape) per trace output
 
+    def memory_plan(self) -> tuple[list[int], list[int]]:
+        """Buffer reuse planned from liveness: non-input slots whose lifetimes (the
+        span of top-level kernels naming them) do not overlap share one memory block.
+        Output slots get blocks of their own.  Returns the block of each non-input slot
+        and each block's size in bytes."""
+        mod, n_in = self.module, self.n_inputs
+        first: dict[int, int] = {}
+        last: dict[int, int] = {}
+        for pos, k in enumerate(mod.calls):
+            for s in mod.uses[k]:
+                first.setdefault(s, pos)
+                last[s] = pos
+        outs = {s for s, _ in self.outputs}
+        nbytes = [int(np.prod(shape)) * np.dtype(dt).itemsize for shape, dt in self.slots]
+        block = [-1] * len(self.slots)
+        sizes: list[int] = []
+        free: list[int] = []
+        ending: dict[int, list[int]] = {}
+        order = sorted((first.get(n_in + i, -1), i) for i in range(len(self.slots)))
+        pos_done = -1
+        for pos, i in order:
+            s = n_in + i
+            while pos_done < pos - 1:  # blocks whose last use is before this kernel
+                pos_done += 1
+                free.extend(ending.pop(pos_done, []))
+            if s in outs or s not in first:
+                block[i] = len(sizes)
+                sizes.append(nbytes[i])
+                continue
+            b = self._in_place(s, pos, last, block, sizes, nbytes[i], ending, outs)
+            if b is None:
+                fits = [b for b in free if nbytes[i] <= sizes[b] <= 2 * nbytes[i] + 4096]
+                if fits:
+                    b = min(fits, key=sizes.__getitem__)
+                    free.remove(b)
+                else:
+                    b = len(sizes)
+                    sizes.append(nbytes[i])
+            block[i] = b
+            ending.setdefault(last[s], []).append(b)
+        return block, sizes
+
+    def _in_place(self, s, pos, last, block, sizes, nbytes, ending, outs):
+        """A block that kernel ``pos`` may write ``s`` into in place: that of an input it
+        reads last, element for element (its block then ends with ``s``)."""
+        mod, n_in = self.module, self.n_inputs
+        dst, ok = mod.inplace.get(mod.calls[pos], (None, ()))
+        if dst != s:
+            return None
+        for a in sorted(ok):
+            if a < n_in or a in outs or last.get(a) != pos:
+                continue
+            b = block[a - n_in]
+            if b < 0 or sizes[b] != nbytes or b not in ending.get(pos, []):
+                continue
+            ending[pos].remove(b)
+            return b
+        return None
+
 
 # ops per fused kernel at most: gcc's time on one loop body grows faster than linearly
 # (a 48,000-op kernel took 45 s at -O2), while a memory pass every few hundred ops
@@ -170,6 +229,8 @@ class Scheduler:
             "  int e = 0;",
             f"  if (*((const uint8_t*)B[{cond.slot}] + {self.mod.p(cond.offset)})) {{",
             *call(sides[0]), "  } else {", *call(sides[1]), "  }", "  (void)e;"]))
+        for k in sides[0] + sides[1]:  # the sides' kernels use this program's buffers
+            self.mod.uses[-1] |= self.mod.uses[k]
         return outs
 
     def leaves(self, root: Node) -> tuple[list[Node], dict]:
