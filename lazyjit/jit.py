@@ -19,6 +19,7 @@ from lazyjit.config import config
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.realize import backend_key, plan_for
 from lazyjit.stats import COUNTERS
+from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import LazyjitError, Node
@@ -34,12 +35,17 @@ class _Entry:
     """One traced signature: its plan, where each plan input comes from (``slots``:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
-    __slots__ = ("plan", "slots", "captured", "out_tree", "direct")
+    __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough")
 
     def call(self, arrays: list) -> Any:
         ins = arrays if self.direct else [arrays[s] if s >= 0 else self.captured[-s - 1]
                                           for s in self.slots]
         outs = self.plan.run(ins)
+        if self.passthrough:  # an input returned as is: a copy, never the caller's array
+            outs = [o.copy() if any(np.may_share_memory(o, a) for a in ins) else o
+                    for o in outs]
+            for o in outs:
+                o.flags.writeable = False
         if self.out_tree == "*":
             return Tensor(Node.leaf(outs[0], site=False))
         return unflatten(self.out_tree, [Tensor(Node.leaf(a, site=False)) for a in outs])
@@ -95,6 +101,10 @@ class Jitted:
                     x.realize()
                     node = x.node
                 arr = node.buffer
+            elif isinstance(x, np.ndarray) and x.flags.c_contiguous and x.flags.aligned \
+                    and x.dtype.isnative and x.dtype in SUPPORTED_DTYPES:
+                arr = x.view()  # read in place during the call (outputs never alias it)
+                arr.flags.writeable = False
             else:  # an owned, native-order, read-only copy: the caller keeps theirs
                 arr = np.array(x, order="C", copy=True)
                 if not arr.dtype.isnative:
@@ -152,6 +162,7 @@ class Jitted:
                 slots.append(-len(entry.captured))
         entry.slots = slots
         entry.direct = slots == list(range(len(arrays)))
+        entry.passthrough = any(n in trace.inputs for n in trace.outputs)
         entry.out_tree = out_tree
         return entry
 

@@ -290,17 +290,20 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
         body, new_ph, new_seqs = push_out(body, dict(zip(seq_ph, seq_nodes)), set(state_ph),
                                           dict(zip(inv_ph, invariants)), n_steps, make)
         seq_ph, seq_nodes = seq_ph + new_ph, seq_nodes + new_seqs
-        # sequences and invariants the body no longer reads are dropped
-        used = set(_walk(body))
-        keep_seq = [k for k, p in enumerate(seq_ph) if p in used]
-        keep_inv = [m for m, p in enumerate(inv_ph) if p in used]
-        seq_ph, seq_nodes = [seq_ph[k] for k in keep_seq], [seq_nodes[k] for k in keep_seq]
-        inv_ph, invariants = [inv_ph[m] for m in keep_inv], [invariants[m] for m in keep_inv]
+    # sequences and invariants the body does not read are dropped
+    used = set(_walk(body))
+    keep_seq = [k for k, p in enumerate(seq_ph) if p in used]
+    keep_inv = [m for m, p in enumerate(inv_ph) if p in used]
+    seq_ph, seq_nodes = [seq_ph[k] for k in keep_seq], [seq_nodes[k] for k in keep_seq]
+    inv_ph, invariants = [inv_ph[m] for m in keep_inv], [invariants[m] for m in keep_inv]
     keep = tuple(keep) if keep is not None else (True,) * len(states)
-    spec = ScanSpec(seq_ph + state_ph + inv_ph, body, len(seq_ph),
+    n_st = len(states)
+    plain = list(dict.fromkeys(body[n_st:]))  # a value returned twice is stored once
+    spec = ScanSpec(seq_ph + state_ph + inv_ph, body[:n_st] + plain, len(seq_ph),
                     [taps for _, taps in states], len(invariants), keep, n_steps)
     src = tuple(seq_nodes + [i.node for i, _ in states] + invariants)
-    return results_of("scan", spec, src)
+    outs = results_of("scan", spec, src)
+    return outs[:n_st] + [outs[n_st + plain.index(p)] for p in body[n_st:]]
 
 
 def results_of(op: str, spec, src: tuple[Node, ...]) -> list[Tensor]:

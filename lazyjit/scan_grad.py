@@ -121,6 +121,12 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
     for j, taps in enumerate(spec.taps):
         rseqs += [full[j][lags[j] + tau: lags[j] + tau + T] for tau in taps]
     rseqs += [gP[i] for i in plain_on] + [gS[j][lags[j]:] for j in gs_on]
+    # the rows each step wrote (states) or produced (plain outputs), as stored: the body's
+    # derivative graph reads them instead of recomputing them
+    shapes = spec.result_shapes()
+    rseqs += [full[j][lags[j]:lags[j] + T] for j in range(nS)]
+    rseqs += [Tensor(Node.make("scan_out", (out.node,), nS + i, *shapes[nS + i]))
+              for i in range(spec.n_plain)]
     rseqs = [x[::-1] for x in rseqs]
     rstates = [(_zeros_rows(inits[j]), (-1,)) for j in active for _ in range(lags[j])]
     rstates += [(F.zeros((1, *invs[m].shape), invs[m].dtype), (-1,)) for m in acc_on]
@@ -133,6 +139,7 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
         taps = [[next(it) for _ in t] for t in spec.taps]
         gps = {i: next(it) for i in plain_on}
         gss = {j: next(it) for j in gs_on}
+        stored = [next(it) for _ in range(nS + spec.n_plain)]
         carries = {j: [next(it) for _ in range(lags[j])] for j in active}
         accs = [next(it) for _ in acc_on]
         ws = list(it)
@@ -182,7 +189,10 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
                 extra.append(Tensor(p.src[0]))
         left.clear()
         left.extend(p.src[0] for p in prods)
-        return new + [ct(xs[k]) for k in seq_on] + extra
+        res = new + [ct(xs[k]) for k in seq_on] + extra
+        inputs = set(mapping.values())
+        known = {f: r.node for f, r in zip(fwd, stored) if f not in inputs and f.src}
+        return [Tensor(n) for n in substitute([r.node for r in res], known)]
 
     left: list[Node] = []  # the x of each product, as the body saw it
     routs = build_scan(body, rseqs, rstates, list(invs), T, keep=[False] * len(rstates),

@@ -62,3 +62,17 @@ def expand_expand(n: Node) -> Node | None:
     if op_of(x) != "expand" or x.src[0].ndim != n.ndim:
         return None
     return Node.make("expand", (x.src[0],), n.arg, n.shape, n.dtype)
+
+
+@rule(RULES, "slice_of_write", "slice")
+def slice_of_write(n: Node) -> Node | None:
+    # slice(set_slice(x, v, sl), sl) -> v ; slice(inc_slice(0, v, sl), sl) -> v
+    # (a gradient padded into zeros and cut back out: slice's VJP read by a slice)
+    x = n.src[0]
+    op = op_of(x)
+    if op not in ("set_slice", "inc_slice") or x.arg != n.arg:
+        return None
+    if op == "inc_slice" and not is_const(x.src[0], 0):
+        return None
+    v = x.src[1]
+    return v if v.shape == n.shape else None
