@@ -77,6 +77,31 @@ def test_buffers_planned_from_liveness_and_in_place(cpu, rng):
     np.testing.assert_allclose(np.asarray(out), (hn @ wn).sum(0), rtol=1e-4, atol=1e-4)
 
 
+def test_scan_state_read_only_at_the_end_lives_in_a_ring(cpu, rng):
+    """A state of which only the last row is read is not stored for every step (a ring
+    of two rows); one read at an earlier row is; both equal a NumPy loop."""
+    from lazyjit.realize import plan_for
+    from lazyjit.trace.graph import collect
+    xv = rng.standard_normal((50, 4, 8)).astype(np.float32)
+    wv = (np.eye(8) * 0.5).astype(np.float32)
+    zeros = lj.zeros((4, 8), "float32")
+    (hs, cs), _ = lj.scan(lambda x_t, h, c, w: [lj.tanh(x_t + h @ w), c + h],
+                          sequences=lj.tensor(xv), outputs_info=[zeros, zeros],
+                          non_sequences=lj.tensor(wv))
+    outs = [hs[-1], cs[-1], cs[-2]]
+    rows = sorted(shape[0] for shape, _, _ in plan_for(collect([o.node for o in outs])).slots
+                  if len(shape) == 3)
+    assert rows == [1, 2, 51]  # h: ring (2) and its last row (1); c: all 51 rows
+    h, c, cl = np.zeros((4, 8), np.float32), np.zeros((4, 8), np.float32), []
+    for t in range(50):
+        c = c + h
+        h = np.tanh(xv[t] + h @ wv)
+        cl.append(c)
+    lj.realize(*outs)
+    for got, want in zip(outs, [h, c, cl[-2]]):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("axis", [0, 1, (0, 2), None, 2])
 def test_large_reductions(cpu, rng, axis):
     x = rng.standard_normal((64, 300, 17)).astype(np.float32)

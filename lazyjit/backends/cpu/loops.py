@@ -65,14 +65,16 @@ def emit_scan(s, n: Node) -> list[View]:
         seqs.append(v if _rows_contiguous(v) else s.contiguous(src))
     invs = [s.contiguous(src) for src in n.src[nQ + nS:]]
     bufs, finals = [], []
+    ring = _ring_states(s, n, T)
     for j in range(nS):
         o, lag = spec.outputs[j], lags[j]
-        buf = s.new_buffer((lag + T if spec.keep[j] else lag + 1, *o.shape), o.dtype)
+        keep = spec.keep[j] and j not in ring
+        buf = s.new_buffer((lag + T if keep else lag + 1, *o.shape), o.dtype)
         init = n.src[nQ + j]
         region = buf.slice(((0, lag, 1),) + tuple((0, d, 1) for d in o.shape))
         K.elementwise(mod, region, init.shape, [], init, {init: s.vals[init]})
         bufs.append(buf)
-        finals.append(None if spec.keep[j] else s.new_buffer((lag, *o.shape), o.dtype))
+        finals.append(None if keep else s.new_buffer((lag, *o.shape), o.dtype))
     plains = [s.new_buffer((T, *o.shape), o.dtype) for o in spec.outputs[nS:]]
 
     inner, calls = _subprogram(s, spec.trace())
@@ -87,7 +89,7 @@ def emit_scan(s, n: Node) -> list[View]:
     for j, buf in enumerate(bufs):
         lines.append(f"  char* S{j} = (char*)B[{buf.slot}]; "
                      f"const int64_t R{j} = {_nbytes(mod, buf.shape[1:], buf.dtype)};")
-        ring = "" if spec.keep[j] else f" % {lags[j] + 1}"
+        ring = "" if finals[j] is None else f" % {lags[j] + 1}"
         rows.append(lambda r, j=j, ring=ring: f"S{j} + (({r}){ring}) * R{j}")
     for i, v in enumerate(plains):
         lines.append(f"  char* Q{i} = (char*)B[{v.slot}]; "
@@ -118,5 +120,42 @@ def emit_scan(s, n: Node) -> list[View]:
                       f"    memcpy((char*)B[{fin.slot}] + r * R{j}, {rows[j]('T + r')}, R{j});"]
     lines.append("  (void)e;")
     mod.add("\n".join(lines))
-    results = [fin if fin is not None else buf for buf, fin in zip(bufs, finals)]
+    results = []
+    for j, (buf, fin) in enumerate(zip(bufs, finals)):
+        if fin is not None and spec.keep[j]:  # the whole buffer, of which only the last
+            row = int(np.prod(fin.shape[1:]))  # rows exist (the only ones read)
+            fin = View(fin.slot, fin.dtype, -T * row, (lags[j] + T, *fin.shape[1:]),
+                       c_strides((lags[j] + T, *fin.shape[1:])))
+        results.append(fin if fin is not None else buf)
     return results + plains
+
+
+def _ring_states(s, n: Node, T: int) -> set[int]:
+    """The states of scan ``n`` kept whole whose readers only read rows ``>= T`` (their
+    last rows: ``h[-1]`` of a forward pass): those live in a ring of ``L + 1`` rows."""
+    users = s.users
+    outputs = set(s.trace.outputs)
+
+    def lowest(node: Node, offset: int, step: int) -> int:
+        """The lowest row of the state buffer read through ``node`` (whose row ``i`` is
+        row ``offset + step * i`` of the buffer)."""
+        span = min(offset, offset + step * (node.shape[0] - 1))
+        if node in outputs:
+            return span
+        best = 1 << 62
+        for u in users.get(node, ()):
+            if u.op == "slice":
+                start, stop, st = u.arg[0]
+                if not range(start, stop, st):
+                    continue
+                best = min(best, lowest(u, offset + step * start, step * st))
+            else:
+                best = min(best, span)
+        return best
+
+    ring = set()
+    for u in users.get(n, ()):
+        if u.op == "scan_out" and u.arg < n.arg.n_states and n.arg.keep[u.arg]:
+            if u.shape[0] and lowest(u, 0, 1) >= T:
+                ring.add(u.arg)
+    return ring

@@ -144,6 +144,7 @@ class Scheduler:
         self.n_inputs = len(trace.inputs)
         self.vals: dict[Node, object] = {}
         self.root_of, self.inline = _fusion_roots(trace)
+        self.users = trace.consumers()
         from lazyjit.ifelse import gates
         self.gate = gates(trace)  # nodes computed only when one side of an ifelse is taken
         self.gated: dict[tuple, list[Node]] = {}
