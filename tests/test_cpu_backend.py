@@ -102,6 +102,27 @@ def test_scan_state_read_only_at_the_end_lives_in_a_ring(cpu, rng):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
 
 
+def test_fast_compile_runs_before_the_compile_and_after(cpu, rng):
+    """At ``fast_compile`` a new trace runs at once on the reference interpreter while gcc
+    compiles in the background; once the module is ready, it runs it; values agree."""
+    from lazyjit.backends.cpu import Tiered
+    from lazyjit.realize import plan_for
+    from lazyjit.trace.graph import collect
+    x = lj.tensor(rng.standard_normal((64, 33)).astype(np.float32))
+    with lj.config(optimizer="fast_compile"):
+        y = lj.exp(x * 0.5).sum(axis=1) + lj.tanh(x).max(axis=1)
+        plan = plan_for(collect([y.node]))
+        assert isinstance(plan, Tiered)
+        first = plan.run([x.node.buffer])[0]
+        plan.future.result(timeout=120)
+        second = plan.run([x.node.buffer])[0]
+        assert plan.program is not None
+    xn = np.asarray(x)
+    want = np.exp(xn * 0.5).sum(1) + np.tanh(xn).max(1)
+    np.testing.assert_allclose(first, want, rtol=1e-5)
+    np.testing.assert_allclose(second, want, rtol=1e-5)
+
+
 @pytest.mark.parametrize("axis", [0, 1, (0, 2), None, 2])
 def test_large_reductions(cpu, rng, axis):
     x = rng.standard_normal((64, 300, 17)).astype(np.float32)

@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 
 from lazyjit.backends.cpu import pool
-from lazyjit.backends.cpu.compiler import ffi, load, prelude
+from lazyjit.backends.cpu.compiler import ffi, is_cached, load, prelude, settings
 from lazyjit.backends.cpu.schedule import schedule
 from lazyjit.stats import COUNTERS
 from lazyjit.trace.graph import Trace
@@ -85,7 +85,42 @@ class Program:
         return outs
 
 
-def compile(trace: Trace) -> Program:  # noqa: A001 - the backend interface name
+class Tiered:
+    """A plan of the ``fast_compile`` level (``o1``): it runs on the reference interpreter
+    (no compile at all, as Theano's FAST_COMPILE ran Python implementations) until the
+    C module, compiled in a background thread, is ready, and on the module from then on.
+    A failed compile raises at the next call."""
+
+    __slots__ = ("interp", "sched", "source", "future", "program")
+
+    def __init__(self, trace: Trace, sched, source: str):
+        from lazyjit.backends import numpy_backend
+        self.interp = numpy_backend.compile(trace)
+        self.sched, self.source, self.program = sched, source, None
+        self.future = _executor().submit(load, source, settings())
+
+    def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if self.program is None:
+            if not self.future.done():
+                return self.interp.run(inputs)
+            self.program = Program(self.sched, self.future.result(), self.source)
+        return self.program.run(inputs)
+
+
+_EXECUTOR: list = []
+
+
+def _executor():
+    if not _EXECUTOR:
+        from concurrent.futures import ThreadPoolExecutor
+        _EXECUTOR.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="lazyjit-cc"))
+    return _EXECUTOR[0]
+
+
+def compile(trace: Trace) -> "Program | Tiered":  # noqa: A001 - the backend interface name
+    from lazyjit.config import config
     sched = schedule(trace)
     source = render(sched.module)
+    if config.optimizer == "o1" and not is_cached(source, settings()):
+        return Tiered(trace, sched, source)
     return Program(sched, load(source), source)

@@ -148,14 +148,35 @@ def _header_text() -> str:
 _HEADER = None
 
 
-def load(source: str):
-    """Return the loaded cffi library for ``source``, compiling it only on a true miss
-    (neither in memory nor on disk)."""
-    global _BLAS, _HEADER
+def settings() -> tuple:
+    """The flags a compile depends on, read from the configuration now (a compile in
+    another thread must not read the configuration, which may have changed)."""
+    return (config.compiler, tuple(cflags()), config.disk_cache, config.cache_dir)
+
+
+def _key(source: str, opts: tuple) -> str:
+    global _HEADER
     if _HEADER is None:
         _HEADER = _header_text()
-    cmd = [config.compiler, *cflags(), *_libs()]
-    key = xxhash.xxh3_128_hexdigest("\0".join([source, _HEADER, " ".join(cmd), _MACHINE]).encode())
+    cmd = [opts[0], *opts[1], *_libs()]
+    return xxhash.xxh3_128_hexdigest("\0".join([source, _HEADER, " ".join(cmd), _MACHINE]).encode())
+
+
+def is_cached(source: str, opts: tuple) -> bool:
+    """Whether ``source`` is loaded already or compiled on disk (a cheap :func:`load`)."""
+    key = _key(source, opts)
+    return key in _LOADED or (opts[2] and os.path.exists(
+        os.path.join(opts[3], key[:2], key[2:] + ".so")))
+
+
+def load(source: str, opts: tuple | None = None):
+    """Return the loaded cffi library for ``source``, compiling it only on a true miss
+    (neither in memory nor on disk); ``opts`` are :func:`settings` (default: now)."""
+    global _BLAS
+    opts = opts or settings()
+    compiler, flags, disk_cache, cache_dir = opts
+    cmd = [compiler, *flags, *_libs()]
+    key = _key(source, opts)
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
@@ -163,7 +184,7 @@ def load(source: str):
         lib = _LOADED.get(key)
         if lib is not None:
             return lib
-        path = _compiled_path(key, source, cmd)
+        path = _compiled_path(key, source, cmd, disk_cache, cache_dir)
         # never unloaded: OpenMP worker threads may still sit in a module's code at exit
         lib = ffi.dlopen(path, ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0))
         if _BLAS is None:
@@ -173,9 +194,10 @@ def load(source: str):
         return lib
 
 
-def _compiled_path(key: str, source: str, cmd: list[str]) -> str:
-    if config.disk_cache:
-        folder = os.path.join(config.cache_dir, key[:2])
+def _compiled_path(key: str, source: str, cmd: list[str], disk_cache: bool,
+                   cache_dir: str) -> str:
+    if disk_cache:
+        folder = os.path.join(cache_dir, key[:2])
         path = os.path.join(folder, key[2:] + ".so")
         if os.path.exists(path):
             COUNTERS["disk_cache_hits"] += 1
