@@ -57,6 +57,12 @@ CASES = [
      lambda a: a[:2], "any", {"inc_slice": (1, 0)}),
     ("slice_of_write", "o2", lambda x: lj.set_subtensor(x[::2], x[1::2] * 2)[::2],
      lambda a: a[1::2] * 2, "any", {"set_slice": (1, 0)}),
+    ("const_right", "o2", lambda x: 2.0 * x + 3.0 * x, lambda a: 5 * a, "any",
+     {"mul": (2, 2)}),
+    ("sum_of_scaled", "o2", lambda x: lj.sum(x * 3.0, axis=1), lambda a: (a * 3).sum(1), "any",
+     {"sum": (1, 1), "mul": (1, 1)}),
+    ("broadcast_sinking", "o2", lambda x: lj.exp(lj.broadcast_to(x[:, :1], (2, 3))) * 2.0,
+     lambda a: np.exp(np.broadcast_to(a[:, :1], (2, 3))) * 2, "any", {"expand": (2, 2)}),
     ("fold_elementwise", "o2", lambda x: x + lj.exp(lj.full((2, 3), 2.0, "float32")),
      lambda a: a + np.exp(F32(2)), "any", {"exp": (1, 0)}),
     ("fold_view", "o2", lambda x: x + lj.full((3, 2), 2.0, "float32").T,
@@ -142,7 +148,7 @@ def test_o1_and_none_leave_the_graph(rng):
             assert lj.debug.rewrite_summary(y) == {}
     with lj.config(optimizer="o4"):
         assert lj.debug.rewrite_summary(y) == {"neg_neg": 1, "mul_one": 1, "log1p": 1,
-                                               "pow_two": 1}
+                                               "pow_two": 1, "const_right": 1}
 
 
 def test_merge_of_rewritten_subgraphs(rng):

@@ -1,7 +1,9 @@
 """Canonicalization: remove identities and collapse chains, so later phases see one form."""
 from __future__ import annotations
 
-from lazyjit.rewrite.engine import is_const, op_of, rule
+from lazyjit.ops import REGISTRY
+from lazyjit.rewrite.engine import (const_like, const_of, const_shaped, ew, is_const, op_of,
+                                    rule)
 from lazyjit.trace.node import Node
 
 RULES: list = []
@@ -76,3 +78,50 @@ def slice_of_write(n: Node) -> Node | None:
         return None
     v = x.src[1]
     return v if v.shape == n.shape else None
+
+
+@rule(RULES, "const_right", "add", "mul", "maximum", "minimum")
+def const_right(n: Node) -> Node | None:
+    # c + x -> x + c ; c * x -> x * c  (one form for commuted operands: they then merge)
+    a, b = n.src
+    if a.dtype == b.dtype and const_of(a) is not None and const_of(b) is None:
+        return Node.make(n.op, (b, a), n.arg, n.shape, n.dtype)
+    return None
+
+
+@rule(RULES, "sum_of_scaled", "sum")
+def sum_of_scaled(n: Node) -> Node | None:
+    # sum(x * c) -> sum(x) * c  (c a constant: one multiply per result, not per element)
+    m = n.src[0]
+    if op_of(m) != "mul" or m.dtype != n.dtype or n.dtype.kind not in "fiu":
+        return None
+    x, c = m.src
+    value = const_of(c)
+    if value is None or const_of(x) is not None:
+        return None
+    s = Node.make("sum", (x,), n.arg, n.shape, n.dtype)
+    return ew("mul", s, const_like(value, s))
+
+
+_SINKABLE = tuple(name for name, d in REGISTRY.items() if d.kind == "elementwise")
+
+
+@rule(RULES, "broadcast_sinking", *_SINKABLE)
+def broadcast_sinking(n: Node) -> Node | None:
+    # f(expand(a), expand(b), c) -> expand(f(a, b, c))  (computed before broadcasting)
+    shape = None
+    for s in n.src:
+        if const_of(s) is not None:
+            continue
+        if op_of(s) != "expand" or s.src[0].ndim != n.ndim:
+            return None
+        if shape is None:
+            shape = s.src[0].shape
+        elif s.src[0].shape != shape:
+            return None
+    if shape is None or shape == n.shape:
+        return None
+    small = tuple(s.src[0] if const_of(s) is None else const_shaped(const_of(s), shape, s.dtype)
+                  for s in n.src)
+    inner = Node.make(n.op, small, n.arg, shape, n.dtype)
+    return Node.make("expand", (inner,), n.shape, n.shape, n.dtype)

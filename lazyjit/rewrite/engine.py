@@ -139,13 +139,17 @@ def is_const(n: Node, value: float) -> bool:
 def const_like(value: Any, like: Node) -> Node:
     """The constant ``value`` broadcast to the shape and dtype of ``like``, built as the
     API builds it: ``expand(reshape(const))`` (only the parts that are needed)."""
-    c = Node.const(value, like.dtype)
-    if not like.shape:
+    return const_shaped(value, like.shape, like.dtype)
+
+
+def const_shaped(value: Any, shape: tuple, dtype) -> Node:
+    """The constant ``value`` as a node of ``shape`` and ``dtype`` (see :func:`const_like`)."""
+    c = Node.const(value, dtype)
+    if not shape:
         return c
-    ones = (1,) * len(like.shape)
-    r = Node.make("reshape", (c,), ones, ones, like.dtype)
-    return r if like.shape == ones else Node.make("expand", (r,), like.shape, like.shape,
-                                                  like.dtype)
+    ones = (1,) * len(shape)
+    r = Node.make("reshape", (c,), ones, ones, c.dtype)
+    return r if shape == ones else Node.make("expand", (r,), shape, shape, c.dtype)
 
 
 def ew(op: str, *srcs: Node) -> Node:
