@@ -55,10 +55,11 @@ class Jitted:
     """A jit-compiled function; call it like the original."""
 
     def __init__(self, fn: Callable, static_argnums: Sequence[int] = (),
-                 donate_argnums: Sequence[int] = ()):
+                 donate_argnums: Sequence[int] = (), optimizer: str | None = None):
         self.fn = fn
         self.static_argnums = frozenset(static_argnums)
         self.donate_argnums = frozenset(donate_argnums)
+        self.optimizer = optimizer
         self._cache: dict = {}
         self._fast: dict = {}   # (shapes and dtypes, config version) -> entry
         functools.update_wrapper(self, fn)
@@ -148,7 +149,11 @@ class Jitted:
         nodes = [F.asarray(x).node for x in out_leaves]
         trace = collect(nodes)
         entry = _Entry()
-        entry.plan = plan_for(trace)
+        if self.optimizer is None:
+            entry.plan = plan_for(trace)
+        else:  # this function's own optimizer level, for its plans only
+            with config(optimizer=self.optimizer):
+                entry.plan = plan_for(trace)
         entry.captured = []
         slots = []
         for n in trace.inputs:
@@ -168,6 +173,7 @@ class Jitted:
 
 
 def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+        optimizer: str | None = None,
         donate_argnums: int | Sequence[int] = ()) -> Any:
     """Compile ``fn`` (a function of tensors, NumPy arrays and nested tuples, lists and
     dicts of them) into one native call per input signature.
@@ -178,15 +184,20 @@ def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
     static_argnums : positions of arguments that are Python values baked into the trace
         (part of the cache key; must be hashable).
     donate_argnums : accepted for JAX compatibility (buffers are not reused yet).
+    optimizer : this function's optimizer level (``'fast_compile'``, ``'o1'``..``'o4'``,
+        ``'fast_run'``, ``'unsafe'``, ``'none'``), overriding the ``optimizer`` flag for
+        its plans (Theano's ``mode`` per function).
 
     Non-array arguments that are not static are also part of the cache key.  Inside
     ``fn``, values cannot be read (``float(t)``, ``bool(t)`` raise), since they are not
     known until the call.
     """
+    if optimizer is not None:
+        optimizer = config._parse({"optimizer": optimizer})["optimizer"]  # fails here
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     if isinstance(donate_argnums, int):
         donate_argnums = (donate_argnums,)
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, donate_argnums)
-    return Jitted(fn, static_argnums, donate_argnums)
+        return lambda f: Jitted(f, static_argnums, donate_argnums, optimizer)
+    return Jitted(fn, static_argnums, donate_argnums, optimizer)

@@ -346,3 +346,16 @@ def test_run_pauses_the_garbage_collector_and_restores_it(rng):
         finally:
             gc.enable()
     assert seen == [False, False]
+
+
+def test_optimizer_level_per_jit_function(backend):
+    """``lj.jit(optimizer=...)`` rewrites that function's plans at its own level: the
+    unsafe ``x * y / y -> x`` applies to it alone; a bad level fails at ``lj.jit``."""
+    x, y = np.array([1.0, 2.0]), np.array([0.0, 3.0])
+    safe = lj.jit(lambda x, y: x * y / y + 1)
+    unsafe = lj.jit(lambda x, y: x * y / y + 1, optimizer="unsafe")
+    assert np.isnan(np.asarray(safe(x, y))[0])
+    np.testing.assert_array_equal(np.asarray(unsafe(x, y)), x + 1)
+    assert np.isnan(np.asarray(safe(x, y))[0])  # the flag itself is unchanged
+    with pytest.raises(lj.LazyjitError):
+        lj.jit(lambda x: x, optimizer="o9")
