@@ -119,7 +119,9 @@ _unary("ceil", np.ceil, {"f": "ceil{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"
 _unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
        {"f": "(({0} > 0 || {0} != {0}) ? {0} : 0)", "i": "({0} > 0 ? {0} : 0)",
         "u": "{0}", "b": "{0}"},
-       lambda g, out, x, arg: (F.where(x > 0, g, F.zeros_like(g)),),
+       # the mask from the output (out > 0 iff x > 0): the input may be freed after the
+       # forward pass (or overwritten by it in place)
+       lambda g, out, x, arg: (F.where(out > 0, g, F.zeros_like(g)),),
        doc="max(x, 0); derivative 0 at 0")
 _unary("logical_not", np.logical_not, "(!{0})", promote=False)
 _unary("invert", np.invert, {"b": "(!{0})", "i": "(~{0})", "u": "(({T})~{0})"})
