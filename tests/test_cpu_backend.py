@@ -77,6 +77,27 @@ def test_buffers_planned_from_liveness_and_in_place(cpu, rng):
     np.testing.assert_allclose(np.asarray(out), (hn @ wn).sum(0), rtol=1e-4, atol=1e-4)
 
 
+def test_chained_indexed_updates_run_in_place(cpu, rng):
+    """Several inc_subtensor / set_subtensor on one tensor that dies at each update all
+    write into one buffer (the copies of the base are skipped), with NumPy's values."""
+    from lazyjit.realize import plan_for
+    from lazyjit.trace.graph import collect
+    xv = rng.standard_normal((500, 40)).astype(np.float32)
+    y = lj.tensor(xv) * 3.0
+    for i in range(4):
+        y = lj.inc_subtensor(y[i * 10:(i + 1) * 10], lj.tensor(np.float32(i + 1)))
+    y = lj.set_subtensor(y[-5:], lj.tensor(np.float32(-1.0)))
+    out = lj.exp(y)
+    plan = plan_for(collect([out.node]))
+    big = {b for b, (shape, _, _) in zip(plan.block, plan.slots) if shape == (500, 40)}
+    assert len(big) == 2  # the updated tensor (one block for all updates) and the result
+    want = xv * 3
+    for i in range(4):
+        want[i * 10:(i + 1) * 10] += i + 1
+    want[-5:] = -1
+    np.testing.assert_allclose(np.asarray(out), np.exp(want), rtol=1e-6)
+
+
 def test_scan_state_read_only_at_the_end_lives_in_a_ring(cpu, rng):
     """A state of which only the last row is read is not stored for every step (a ring
     of two rows); one read at an earlier row is; both equal a NumPy loop."""

@@ -247,10 +247,16 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
     n_outer = math.prod(dims[:-1])
     bs = mod.p(_block_size(n_outer, dims[-1]))
     nO = " * ".join(sizes[:-1]) or "1"
+    geom = lambda v: (v.offset, v.shape, v.strides, v.dtype.itemsize)  # noqa: E731
+    # a copy onto itself (its buffers planned in place: an indexed update of a dead
+    # tensor) does nothing
+    same = not members and len(loads) == 1 and leaves.get(root) is loads[0] and \
+        geom(loads[0]) == geom(dst)
+    count = "(p0 == p1 ? 0 : nO * nb)" if same else "nO * nb"
     lines = [*("  " + d for d in decls),
              f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
              "  const int64_t nb = (nL + bs - 1) / bs;",
-             *_parallel("nO * nL", "nO * nb", [
+             *_parallel(count.replace("nb", "nL"), count, [
                  "const int64_t o = w / nb, kb = (w - o * nb) * bs;",
                  "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
                  *_decode(outer, sizes, "o"),
@@ -263,7 +269,6 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
                  f"  {_load(0, cls[0], st[0][-1])} = {res};",
                  "}"])]
     mod.add("\n".join(lines))
-    geom = lambda v: (v.offset, v.shape, v.strides, v.dtype.itemsize)  # noqa: E731
     ok = {v.slot for v in loads if geom(v) == geom(dst)}
     ok -= {v.slot for v in loads if geom(v) != geom(dst)} | {dst.slot}
     mod.inplace[len(mod.funcs) - 1] = (dst.slot, ok)
