@@ -218,6 +218,25 @@ def test_out_of_bounds_index_raises_not_crashes(cpu):
         lj.put_add(x, lj.tensor(np.array([-9])), 1.0).numpy()
 
 
+def test_index_checks_kept_except_unsafe(cpu):
+    """Index bounds are checked at run time at every optimizer level but ``unsafe``,
+    which compiles the checks away."""
+    from lazyjit.realize import plan_for
+    from lazyjit.trace.graph import collect
+    x = lj.tensor(np.arange(10.0))
+    for level in ("fast_compile", "o2", "fast_run"):
+        with lj.config(optimizer=level):
+            i = lj.tensor(np.array([12])) + 0  # a computed index: checked when run
+            with pytest.raises(IndexError):
+                lj.take(x, i).numpy()
+    with lj.config(optimizer="unsafe"):
+        i = lj.tensor(np.array([3])) + 0
+        y = lj.take(x, i) * 2
+        plan = plan_for(collect([y.node]))
+        assert "(0 && (j < 0 || j >= N))" in plan.source
+        np.testing.assert_array_equal(np.asarray(y), [6.0])
+
+
 def test_integer_division_by_zero_does_not_trap(cpu):
     a = lj.tensor(np.array([7, -7, 0, np.iinfo(np.int64).min], np.int64))
     b = lj.tensor(np.array([0, 0, 0, -1], np.int64))

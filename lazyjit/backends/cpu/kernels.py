@@ -90,6 +90,10 @@ class Module:
         # per elementwise kernel: (output buffer, input buffers it may overwrite in place:
         # each read only at the very element written)
         self.inplace: dict[int, tuple[int, set[int]]] = {}
+        # run-time checks that guard user input (index bounds): 0 at the ``unsafe``
+        # optimizer level, which removes them
+        from lazyjit.config import config
+        self.checks = int(config.optimizer != "unsafe")
 
     def p(self, value) -> str:
         self.params.append(int(value))
@@ -500,7 +504,7 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
              "  for (int64_t w = 0; w < A * I; w++) {",
              "    const int64_t a = w / I, i = w - a * I;",
              "    int64_t j = ix[i]; if (j < 0) j += N;",
-             "    if (j < 0 || j >= N) {",
+             f"    if ({mod.checks} && (j < 0 || j >= N)) {{",
              "      err = 1;", "      memset(out + w * C, 0, C * sizeof(*out));",
              "      continue;", "    }",
              "    memcpy(out + w * C, x + (a * N + j) * C, C * sizeof(*out));",
@@ -523,7 +527,7 @@ def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool)
              "  for (int64_t a = 0; a < A; a++)",
              "    for (int64_t i = 0; i < I; i++) {",
              "      int64_t j = ix[i]; if (j < 0) j += N;",
-             "      if (j < 0 || j >= N) return 1;",
+             f"      if ({mod.checks} && (j < 0 || j >= N)) return 1;",
              f"      {T}* q = x + (a * N + j) * C; const {T}* r = v + (a * I + i) * C;",
              f"      for (int64_t c = 0; c < C; c++) q[c] {op} r[c];",
              "    }"]
