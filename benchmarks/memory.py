@@ -5,7 +5,8 @@ Run from the repository root::
     python benchmarks/memory.py [--batch 4096] [--steps 100]
 
 Each workload runs twice in fresh Python processes: the first run fills the compile caches
-(lazyjit's disk cache); the second builds its inputs, resets the kernel's peak-RSS mark
+(lazyjit's disk cache); the second imports every library it uses (lazyjit's backend
+included), builds its inputs, resets the kernel's peak-RSS mark
 (``echo 5 > /proc/self/clear_refs``), records the resident size, runs three calls
 (lazyjit's first one traces its function and loads the compiled code) and reports
 ``VmHWM - VmRSS before``: the extra memory the steps needed at their peak, in MiB, all
@@ -42,6 +43,10 @@ def measure(step, repeats=3):
         step()
         print(0.0)
         return
+    if "lazyjit" in sys.modules:  # imports are not the step's memory (cffi's parser: 3 MiB)
+        import lazyjit as lj
+        from lazyjit.backends import get_backend
+        get_backend(lj.config.backend)
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
     before = status("VmRSS")
