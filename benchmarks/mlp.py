@@ -34,7 +34,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+if __name__ == "__main__":  # before NumPy loads OpenBLAS: this machine's BLAS kernels
+    from timing import native_blas
+    native_blas()
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402

@@ -2,8 +2,27 @@
 starting from idle worker threads."""
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 import time
+
+# set in some environments (CI): OpenBLAS then runs Haswell kernels with a 512 KiB L2
+# on any CPU, 2x slower GEMMs on AVX-512 machines; torch's MKL ignores them
+BLAS_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def native_blas() -> None:
+    """Re-run the benchmark without :data:`BLAS_ENV` if set, so that NumPy's OpenBLAS
+    (which lazyjit calls for GEMMs) uses this machine's kernels, as the peers do.  Call
+    before NumPy is imported; ``LAZYJIT_KEEP_BLAS_ENV=1`` keeps them."""
+    found = {k: os.environ[k] for k in BLAS_ENV if k in os.environ}
+    if not found or os.environ.get("LAZYJIT_KEEP_BLAS_ENV") == "1":
+        return
+    print("(re-running without " + ", ".join(f"{k}={v}" for k, v in found.items()) +
+          ": NumPy's OpenBLAS would use another CPU's kernels)", flush=True)
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_ENV}
+    os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
 IDLE_S = 0.3  # OpenBLAS's worker threads spin ~0.1 s after a call before sleeping
 

@@ -22,6 +22,11 @@ CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int1
          "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t",
          "uint64": "uint64_t", "float32": "float", "float64": "double"}
 PAR_MIN = 32768     # elements below which a kernel runs on one thread
+# ... inside a loop body (a scan step): each parallel region wakes the OpenMP team,
+# which then competes with OpenBLAS's threads for the cores at every step (a medium
+# PTB LSTM step went from 0.33 to 2 s next to two busy processes); steps run their
+# elementwise kernels on one thread unless they are this large
+PAR_MIN_LOOP = 1 << 20
 RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
 # GEMMs below this many multiply-adds run single-threaded: waking BLAS threads costs
 # more than it saves (MLP step at batch 128: 0.6 ms one thread, 3-4 ms two, 2 vCPUs)
@@ -90,6 +95,8 @@ class Module:
         # per elementwise kernel: (output buffer, input buffers it may overwrite in place:
         # each read only at the very element written)
         self.inplace: dict[int, tuple[int, set[int]]] = {}
+        self.par_min = PAR_MIN  # raised while a loop body is emitted (see PAR_MIN_LOOP)
+        self.blas_mt_min = BLAS_MT_MIN
         # run-time checks that guard user input (index bounds): 0 at the ``unsafe``
         # optimizer level, which removes them
         from lazyjit.config import config
@@ -122,7 +129,7 @@ class Module:
             + "\n".join("    " + x for x in loop) + "\n  }\n}\n"
             f"static int k{k}{sig}) {{\n{pre_text}\n"
             f"  const int64_t count_ = {count};\n"
-            f"  if ({guard} && {work} > {PAR_MIN}) {{\n"
+            f"  if ({guard} && {work} > {self.par_min}) {{\n"
             "    #pragma omp parallel\n    {\n      int nt = 1, t = 0;\n"
             "#ifdef _OPENMP\n      nt = omp_get_num_threads(); t = omp_get_thread_num();\n"
             "#endif\n"
@@ -347,7 +354,7 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
         # one output element: spread the blocks of the single reduced dim over threads
         return [f"  const int64_t nL = {sizes[-1]};", f"  {T} acc = {init};",
                 *("  " + s for s in ptrs([])),
-                f"  #pragma omp parallel for if(nL > {PAR_MIN}) reduction({simd}:acc)",
+                f"  #pragma omp parallel for if(nL > {mod.par_min}) reduction({simd}:acc)",
                 *("  " + s for s in blocks), "  p0[0] = acc;"]
     nK = " * ".join(sizes[d] for d in kept) or "1"
     nR = " * ".join(sizes[d] for d in red)
@@ -398,7 +405,7 @@ def argreduce(mod: Module, dst: View, node, src: View) -> None:
     lines = [f"  const {T}* p = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
              f"  int64_t* out = (int64_t*)B[{dst.slot}] + {mod.p(dst.offset)};",
              f"  const int64_t nK = {nK}, n = {sizes[axis]}, s = {strides[axis]};",
-             f"  #pragma omp parallel for if(nK * n > {PAR_MIN}) schedule(static)",
+             f"  #pragma omp parallel for if(nK * n > {mod.par_min}) schedule(static)",
              "  for (int64_t w = 0; w < nK; w++) {",
              *("    " + s for s in _decode(kept, sizes, "w")),
              f"    const {T}* q = p{off};",
@@ -457,7 +464,7 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
                   "      continue;", "    }",
                   f"    if ({fn}) {{",
                   "      int prev = 0, small = lj_blas_threads && (double)M * N * K < "
-                  f"{BLAS_MT_MIN:.1f};",
+                  f"{mod.blas_mt_min:.1f};",
                   "      if (small) prev = lj_blas_threads(1);",
                   f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, 1, "
                   f"pa + oa, {mod.p(lda)}, pb + ob, {mod.p(ldb)}, 0, pc + oc, N);",
@@ -467,7 +474,7 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
     sb = [mod.p(s) for s in b.strides[-2:]]
     acc_t = "int64_t" if dst.dtype.kind == "b" else T
     result = "acc != 0" if dst.dtype.kind == "b" else "acc"
-    lines += [f"    #pragma omp parallel for if(M * N * K > {PAR_MIN}) schedule(static)",
+    lines += [f"    #pragma omp parallel for if(M * N * K > {mod.par_min}) schedule(static)",
               "    for (int64_t i = 0; i < M; i++)",
               "      for (int64_t j = 0; j < N; j++) {",
               f"        {acc_t} acc = 0;",
@@ -500,7 +507,7 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
     lines = [*head, f"  const {T}* x = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
              f"  {T}* out = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
              "  int err = 0;",
-             f"  #pragma omp parallel for if(A * I * C > {PAR_MIN}) reduction(|:err)",
+             f"  #pragma omp parallel for if(A * I * C > {mod.par_min}) reduction(|:err)",
              "  for (int64_t w = 0; w < A * I; w++) {",
              "    const int64_t a = w / I, i = w - a * I;",
              "    int64_t j = ix[i]; if (j < 0) j += N;",

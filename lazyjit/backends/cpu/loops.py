@@ -31,8 +31,11 @@ def _subprogram(s, trace):
     from lazyjit.backends.cpu.schedule import Scheduler
     mod = s.mod
     saved, mod.calls = mod.calls, []
-    inner = Scheduler(optimize_body(trace), mod).run()
-    calls, mod.calls = mod.calls, saved
+    saved_par, mod.par_min = mod.par_min, max(mod.par_min, K.PAR_MIN_LOOP)
+    try:
+        inner = Scheduler(optimize_body(trace), mod).run()
+    finally:
+        calls, mod.calls, mod.par_min = mod.calls, saved, saved_par
     return inner, calls
 
 
