@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,17 +88,26 @@ def time_jax(n: int, size: int) -> float | None:
 
 
 def time_pytensor(n: int) -> float | None:
+    """PyTensor's compile of the chain, in a child process with a fresh compile
+    directory (PyTensor reads it once, at import)."""
     try:
-        import pytensor
-        import pytensor.tensor as pt
+        import pytensor  # noqa: F401
     except ImportError:
         return None
+    code = (f"import sys, time; sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
+            "import pytensor, pytensor.tensor as pt\n"
+            "from compile_scaling import chain\n"
+            "x = pt.vector('x', dtype='float32')\n"
+            "t0 = time.perf_counter()\n"
+            f"pytensor.function([x], chain(x, {n}, pt.tanh))\n"
+            "print(time.perf_counter() - t0)\n")
     with tempfile.TemporaryDirectory() as d:
-        pytensor.config.compiledir = d
-        x = pt.vector("x", dtype="float32")
-        t0 = time.perf_counter()
-        pytensor.function([x], chain(x, n, pt.tanh))
-        return time.perf_counter() - t0
+        env = dict(os.environ, PYTENSOR_FLAGS=f"base_compiledir={d}")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed")
+    return float(proc.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
