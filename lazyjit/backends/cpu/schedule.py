@@ -324,6 +324,15 @@ class Scheduler:
             if K.gemm_operand(b) is None:
                 b = self.contiguous(n.src[1])
         dst = self.new_buffer(n.shape, n.dtype)
+        nb = len(n.shape) - 2
+        if nb > 0 and not any(b.strides[:nb]) and a.is_contiguous() and K.gemm_operand(b):
+            # (..., M, K) @ broadcast (K, N): one GEMM over all rows, not one per batch
+            rows = int(np.prod(n.shape[:-1]))
+            a2 = View(a.slot, a.dtype, a.offset, (rows, a.shape[-1]),
+                      (a.shape[-1], 1))
+            b2 = View(b.slot, b.dtype, b.offset, b.shape[-2:], b.strides[-2:])
+            K.gemm(self.mod, dst.reshape((rows, n.shape[-1])), a2, b2)
+            return dst
         K.gemm(self.mod, dst, a, b)
         return dst
 
