@@ -145,3 +145,19 @@ def gates(trace: Trace) -> dict[Node, tuple[Node, int]]:
                 break
         gate[n] = g  # type: ignore[assignment]
     return {n: g for n, g in gate.items() if g is not None}
+
+
+def ungated(outputs: list[Node]) -> set[Node]:
+    """The nodes of the graph of ``outputs`` that are needed whatever every ``ifelse``
+    decides: reached from ``outputs`` without going through an ``ifelse``'s branch
+    operands (only its condition).  A loop must not compute the others before its
+    steps (hoisting, push-out): they may belong to a branch never taken."""
+    seen: set[Node] = set()
+    stack = list(outputs)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(n.src[:1] if n.op == "ifelse" else n.src)
+    return seen

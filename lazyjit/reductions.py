@@ -178,7 +178,7 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
         For non-floating logits or labels of another shape.
     IndexError
         For constant integer labels outside ``[0, classes)`` (computed labels out of
-        range give ``logsumexp(logits)``: they pick nothing).
+        range pick no logit: their loss is meaningless, without an error).
 
     Notes
     -----
@@ -206,13 +206,18 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
             raise op_error("softmax_cross_entropy", f"integer labels must have shape {want} "
                            "(the logits' without the class axis)", (z.node, y.node))
         n = z.shape[axis]
-        if y.node.buffer is not None:
-            from lazyjit.indexing import check_bounds
-            check_bounds(np.where(y.node.buffer < 0, n, y.node.buffer), axis, n)
+        labels = y.node.buffer
+        if labels is not None and labels.size and (labels.min() < 0 or labels.max() >= n):
+            bad = labels[(labels < 0) | (labels >= n)].flat[0]
+            raise IndexError(f"softmax_cross_entropy: label {bad} is out of range for "
+                             f"{n} classes (axis {axis})")
         from lazyjit.shape_ops import arange, expand_dims
-        iota = reshape(arange(n, dtype=y.dtype), tuple(n if i == axis else 1
-                                                          for i in range(z.ndim)))
-        picked = sum(where(iota == expand_dims(y, axis), shifted, 0), axis, keepdims=True)
+        # int64 class numbers: arange in a narrow label dtype (uint8 with 300 classes)
+        # would wrap and match a label twice
+        iota = reshape(arange(n, dtype=np.int64), tuple(n if i == axis else 1
+                                                        for i in range(z.ndim)))
+        label = expand_dims(astype(y, np.int64), axis)
+        picked = sum(where(iota == label, shifted, 0), axis, keepdims=True)
         loss = lse - picked
     return _squeeze_axes(loss, (axis,))
 

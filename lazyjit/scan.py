@@ -30,6 +30,7 @@ import numpy as np
 import xxhash
 
 from lazyjit import functions as F
+from lazyjit.ifelse import ungated
 from lazyjit.scan_pushout import push_out
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
@@ -178,11 +179,25 @@ def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int
             dep[n] = any(dep[s] for s in n.src)
             const_only[n] = all(const_only[s] for s in n.src)
     hoisted: dict[Node, None] = {}
+    needed = ungated(outputs)
+
+    def hoist_leaves(top: Node) -> None:
+        # an invariant only an ifelse branch reads stays in the body (computed when the
+        # branch is taken): only its inputs, or what is computed anyway, are hoisted
+        stack = [top]
+        while stack:
+            x = stack.pop()
+            if x in hoisted or dep[x] or const_only[x]:
+                continue
+            if x in needed or not x.src or x.buffer is not None:
+                hoisted[x] = None
+            else:
+                stack.extend(x.src)
     for n in order:
         if dep[n] and n.src and n not in variant:
             for s in n.src:
                 if not dep[s] and not const_only[s]:
-                    hoisted[s] = None
+                    hoist_leaves(s)
     for o in outputs:
         if not dep[o] and not const_only[o]:
             hoisted[o] = None

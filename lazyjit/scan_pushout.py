@@ -93,7 +93,10 @@ def push_out(outputs: list[Node], seqs: dict[Node, Node], states: set[Node],
             if s in users:
                 users[s].append(n)
     outs = set(outputs)
-    roots = [n for n in order if heavy.get(n) and (n in outs or any(not ok[u] for u in users[n]))]
+    from lazyjit.ifelse import ungated
+    needed = ungated(outputs)  # not what only an ifelse branch reads: it may never run
+    roots = [n for n in order if heavy.get(n) and n in needed
+             and (n in outs or any(not ok[u] for u in users[n]))]
     if not roots:
         return list(outputs), [], []
     outer: dict[Node, Node] = dict(seqs)

@@ -77,3 +77,32 @@ def test_long_fused_chain_does_not_hit_the_recursion_limit(backend):
     for _ in range(400):  # one fused kernel of 1,200 ops on cpu
         x, y = lj.tanh(x * 1.0001 + 0.1), np.tanh(y * 1.0001 + 0.1)
     np.testing.assert_allclose(np.asarray(x), y, rtol=1e-12)
+
+
+def test_softmax_cross_entropy_narrow_label_dtype(backend):
+    """uint8 labels with 300 classes: the class numbers must not wrap (label 5 matched
+    class 261 too)."""
+    z = np.zeros((1, 300))
+    z[0, 5], z[0, 261], z[0, 100] = 1.0, 3.0, 5.0
+    zt = lj.tensor(z)
+    loss = lj.softmax_cross_entropy(zt, lj.tensor(np.array([5], np.uint8)))
+    g = lj.grad(loss.sum(), zt)
+    lj.realize(loss, g)
+    p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    np.testing.assert_allclose(loss.numpy(), [-np.log(p[0, 5])], rtol=1e-12)
+    np.testing.assert_allclose(g.numpy(), p - np.eye(300)[[5]], atol=1e-12)
+
+
+def test_untaken_ifelse_branch_inside_scan_is_not_hoisted(backend):
+    """A step-independent subexpression only an untaken ifelse branch reads is not
+    computed before the loop (its out-of-range index would raise)."""
+    a, bad = lj.tensor(np.arange(4.0)), lj.tensor(np.array([10]))
+    xs = lj.tensor(np.array([1.0, 1.0, 2.0]))
+    hs, _ = lj.scan(lambda x, h: lj.ifelse(x > 0, h + x, h + a[bad].sum()),
+                    sequences=xs, outputs_info=lj.tensor(0.0))
+    np.testing.assert_array_equal(hs.numpy(), [1.0, 2.0, 4.0])
+    w = lj.tensor(np.ones((3, 3)))
+    ys, _ = lj.scan(lambda x, h, w: lj.ifelse(x > 0, h + x, h + (w @ w)[0, 0] * x),
+                    sequences=lj.tensor(np.array([1.0, -1.0])), outputs_info=lj.tensor(0.0),
+                    non_sequences=w)
+    np.testing.assert_array_equal(ys.numpy(), [1.0, -2.0])

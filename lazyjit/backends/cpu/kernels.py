@@ -21,7 +21,7 @@ from lazyjit.ops import REGISTRY
 CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
          "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t",
          "uint64": "uint64_t", "float32": "float", "float64": "double"}
-PAR_MIN = 32768     # elements below which a kernel runs on one thread
+PAR_MIN = 1 << 18     # elements below which a kernel runs on one thread
 # ... inside a loop body (a scan step): each parallel region wakes the OpenMP team,
 # which then competes with OpenBLAS's threads for the cores at every step (a medium
 # PTB LSTM step went from 0.33 to 2 s next to two busy processes); steps run their
