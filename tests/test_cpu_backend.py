@@ -237,6 +237,28 @@ def test_index_checks_kept_except_unsafe(cpu):
         np.testing.assert_array_equal(np.asarray(y), [6.0])
 
 
+def test_busy_machine_runs_single_threaded(cpu, rng, monkeypatch):
+    """When other processes hold the cores, calls run every kernel and GEMM on one
+    thread (the flag P[0]); results are the same either way."""
+    backend = sys.modules["lazyjit.backends.cpu"]
+    x = rng.standard_normal((600, 600)).astype(np.float32)
+    f = lj.jit(lambda a: lj.tanh(a @ a).sum(axis=0))
+    quiet = np.asarray(f(x)).copy()
+    monkeypatch.setattr(backend, "_others_running", lambda: 64)
+    monkeypatch.setattr(backend, "_LOAD", [0.0, 0.0, False])
+    for _ in range(3):
+        backend._LOAD[0] = 0.0  # sample again now
+        backend.busy()
+    assert backend.busy()
+    loaded = np.asarray(f(x))
+    np.testing.assert_allclose(loaded, quiet, rtol=1e-5, atol=1e-4)
+    monkeypatch.setattr(backend, "_others_running", lambda: 0)
+    for _ in range(12):  # the moving average decays
+        backend._LOAD[0] = 0.0
+        backend.busy()
+    assert not backend.busy()
+
+
 def test_integer_division_by_zero_does_not_trap(cpu):
     a = lj.tensor(np.array([7, -7, 0, np.iinfo(np.int64).min], np.int64))
     b = lj.tensor(np.array([0, 0, 0, -1], np.int64))

@@ -87,7 +87,9 @@ class Module:
 
     def __init__(self):
         self.funcs: list[str] = []
-        self.params: list[int] = []
+        # P[0] is set at each call: nonzero when the machine is busy (more runnable
+        # processes than cores), so that kernels and BLAS stay on one thread
+        self.params: list[int] = [0]
         # the kernels the current program level calls in order (``lj_run``, or a loop
         # body: see :mod:`.loops`)
         self.calls: list[int] = []
@@ -129,7 +131,7 @@ class Module:
             + "\n".join("    " + x for x in loop) + "\n  }\n}\n"
             f"static int k{k}{sig}) {{\n{pre_text}\n"
             f"  const int64_t count_ = {count};\n"
-            f"  if ({guard} && {work} > {self.par_min}) {{\n"
+            f"  if (!P[0] && {guard} && {work} > {self.par_min}) {{\n"
             "    #pragma omp parallel\n    {\n      int nt = 1, t = 0;\n"
             "#ifdef _OPENMP\n      nt = omp_get_num_threads(); t = omp_get_thread_num();\n"
             "#endif\n"
@@ -354,7 +356,7 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
         # one output element: spread the blocks of the single reduced dim over threads
         return [f"  const int64_t nL = {sizes[-1]};", f"  {T} acc = {init};",
                 *("  " + s for s in ptrs([])),
-                f"  #pragma omp parallel for if(nL > {mod.par_min}) reduction({simd}:acc)",
+                f"  #pragma omp parallel for if(!P[0] && nL > {mod.par_min}) reduction({simd}:acc)",
                 *("  " + s for s in blocks), "  p0[0] = acc;"]
     nK = " * ".join(sizes[d] for d in kept) or "1"
     nR = " * ".join(sizes[d] for d in red)
@@ -405,7 +407,7 @@ def argreduce(mod: Module, dst: View, node, src: View) -> None:
     lines = [f"  const {T}* p = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
              f"  int64_t* out = (int64_t*)B[{dst.slot}] + {mod.p(dst.offset)};",
              f"  const int64_t nK = {nK}, n = {sizes[axis]}, s = {strides[axis]};",
-             f"  #pragma omp parallel for if(nK * n > {mod.par_min}) schedule(static)",
+             f"  #pragma omp parallel for if(!P[0] && nK * n > {mod.par_min}) schedule(static)",
              "  for (int64_t w = 0; w < nK; w++) {",
              *("    " + s for s in _decode(kept, sizes, "w")),
              f"    const {T}* q = p{off};",
@@ -463,8 +465,8 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
                   "      for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;",
                   "      continue;", "    }",
                   f"    if ({fn}) {{",
-                  "      int prev = 0, small = lj_blas_threads && (double)M * N * K < "
-                  f"{mod.blas_mt_min:.1f};",
+                  "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
+                  f"{mod.blas_mt_min:.1f});",
                   "      if (small) prev = lj_blas_threads(1);",
                   f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, 1, "
                   f"pa + oa, {mod.p(lda)}, pb + ob, {mod.p(ldb)}, 0, pc + oc, N);",
@@ -474,7 +476,8 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
     sb = [mod.p(s) for s in b.strides[-2:]]
     acc_t = "int64_t" if dst.dtype.kind == "b" else T
     result = "acc != 0" if dst.dtype.kind == "b" else "acc"
-    lines += [f"    #pragma omp parallel for if(M * N * K > {mod.par_min}) schedule(static)",
+    lines += [f"    #pragma omp parallel for if(!P[0] && M * N * K > {mod.par_min}) "
+              "schedule(static)",
               "    for (int64_t i = 0; i < M; i++)",
               "      for (int64_t j = 0; j < N; j++) {",
               f"        {acc_t} acc = 0;",
@@ -507,7 +510,7 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
     lines = [*head, f"  const {T}* x = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
              f"  {T}* out = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
              "  int err = 0;",
-             f"  #pragma omp parallel for if(A * I * C > {mod.par_min}) reduction(|:err)",
+             f"  #pragma omp parallel for if(!P[0] && A * I * C > {mod.par_min}) reduction(|:err)",
              "  for (int64_t w = 0; w < A * I; w++) {",
              "    const int64_t a = w / I, i = w - a * I;",
              "    int64_t j = ix[i]; if (j < 0) j += N;",
