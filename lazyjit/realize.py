@@ -110,6 +110,12 @@ def realize(*tensors) -> None:
     if nodes:
         trace = collect(nodes)
         for n in trace.inputs:
+            if n.op == "param" and n.arg[0] == "scan":
+                raise LazyjitError(
+                    "cannot compute the value of a tensor inside a scan step function (it "
+                    "differs at every step): use lj.ifelse or lj.where instead of Python "
+                    "control flow, and return values instead of printing them.\n"
+                    + format_site(nodes[0].site))
             if n.op == "param":
                 raise LazyjitError(
                     "cannot compute the value of a tensor traced by lj.jit (its value "

@@ -270,7 +270,8 @@ def train(data_dir: str, config: str = "small", epochs: int = 4, seed: int = 0,
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=os.path.join("..", "shared", "data", "ptb"),
-                        help="folder holding ptb.valid.txt and ptb.test.txt")
+                        help="folder holding ptb.valid.txt and ptb.test.txt "
+                             "(default: %(default)s)")
     parser.add_argument("--config", choices=sorted(CONFIGS), default="small")
     parser.add_argument("--epochs", type=int, default=4, help="passes over ptb.valid.txt")
     parser.add_argument("--max-batches", type=int, default=None,
@@ -280,6 +281,12 @@ def main(argv=None) -> None:
                         help="epochs at the full learning rate before it decays (default: "
                              "the config's, 4 for small, as in the paper)")
     args = parser.parse_args(argv)
+    missing = [f for f in ("ptb.valid.txt", "ptb.test.txt")
+               if not os.path.isfile(os.path.join(args.data, f))]
+    if missing:
+        parser.error(f"no {' or '.join(missing)} in {os.path.abspath(args.data)!r}: pass "
+                     "--data <folder> holding the PTB files (Mikolov's ptb.valid.txt and "
+                     "ptb.test.txt; they are not part of the repository)")
     train(args.data, args.config, args.epochs, args.seed, args.max_batches, args.decay_after)
     print(f"compiles: {lj.stats()['compiles']}")
 
