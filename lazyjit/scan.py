@@ -31,7 +31,7 @@ import xxhash
 
 from lazyjit import functions as F
 from lazyjit.ifelse import ungated
-from lazyjit.scan_pushout import push_out
+from lazyjit.scan_pushout import push_in, push_out
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
@@ -59,20 +59,24 @@ class ScanSpec:
     n_seq, taps, n_inv : sequences, the taps of each state, invariants.
     keep : per state, whether the whole buffer (all rows) is a result, or its last rows.
     n_steps : the number of steps ``T``.
+    reverse : step ``s`` reads and writes row ``T-1-s`` of the sequences and plain
+        outputs (states are still indexed by the step): the reverse scan of a gradient
+        reads its sequences, and writes its results, in time order.
     key : a digest of all of the above (structure, shapes, dtypes; no values).
     """
 
-    __slots__ = ("inputs", "outputs", "n_seq", "taps", "n_inv", "keep", "n_steps", "key",
+    __slots__ = ("inputs", "outputs", "n_seq", "taps", "n_inv", "keep", "n_steps", "reverse",
+                 "key",
                  "_trace", "_compiled", "__weakref__")
 
-    def __init__(self, inputs, outputs, n_seq, taps, n_inv, keep, n_steps):
+    def __init__(self, inputs, outputs, n_seq, taps, n_inv, keep, n_steps, reverse=False):
         self.inputs, self.outputs = tuple(inputs), tuple(outputs)
         self.n_seq, self.taps, self.n_inv = n_seq, tuple(map(tuple, taps)), n_inv
-        self.keep, self.n_steps = tuple(keep), int(n_steps)
+        self.keep, self.n_steps, self.reverse = tuple(keep), int(n_steps), bool(reverse)
         self._trace: Trace | None = None
         self._compiled: dict = {}
         body = self.trace().key()
-        meta = repr((n_seq, self.taps, n_inv, self.keep, self.n_steps)).encode()
+        meta = repr((n_seq, self.taps, n_inv, self.keep, self.n_steps, self.reverse)).encode()
         self.key = xxhash.xxh3_128_digest(body + meta)
 
     # -- structure --
@@ -122,7 +126,7 @@ class ScanSpec:
 
     def with_keep(self, keep) -> "ScanSpec":
         return ScanSpec(self.inputs, self.outputs, self.n_seq, self.taps, self.n_inv, keep,
-                        self.n_steps)
+                        self.n_steps, self.reverse)
 
     # -- identity --
     def __hash__(self) -> int:
@@ -225,7 +229,7 @@ def _check_strict(outputs: list[Node], allowed: set[Node], first_leaf: int, name
 def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor, tuple]],
                nonseqs: list[Tensor], n_steps: int, *, strict: bool = False,
                keep: Sequence[bool] | None = None, name: str = "scan",
-               state_casts: bool = True) -> list[Tensor]:
+               state_casts: bool = True, reverse: bool = False) -> list[Tensor]:
     """Trace ``body_fn`` and build the scan node; return its results as tensors.
 
     Parameters
@@ -237,6 +241,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
         ``L = -min(taps)``.
     n_steps : the number of steps.
     keep : per state, whether to return the whole buffer (default) or its last rows.
+    reverse : run through the sequences' rows last to first (see :class:`ScanSpec`).
 
     Returns
     -------
@@ -296,6 +301,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     body, inv_ph, invariants = _hoist(outs, set(ph), depth, len(ph))
     seq_ph, state_ph = ph[:len(seqs)], ph[len(seqs):]
     seq_nodes = [s.node for s in seqs]
+    body = push_in(body, seq_ph, seq_nodes)
     if PUSH_OUT:
         count = [len(ph) + len(inv_ph)]
 
@@ -315,7 +321,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     n_st = len(states)
     plain = list(dict.fromkeys(body[n_st:]))  # a value returned twice is stored once
     spec = ScanSpec(seq_ph + state_ph + inv_ph, body[:n_st] + plain, len(seq_ph),
-                    [taps for _, taps in states], len(invariants), keep, n_steps)
+                    [taps for _, taps in states], len(invariants), keep, n_steps, reverse)
     src = tuple(seq_nodes + [i.node for i, _ in states] + invariants)
     outs = results_of("scan", spec, src)
     return outs[:n_st] + [outs[n_st + plain.index(p)] for p in body[n_st:]]
@@ -355,7 +361,7 @@ def _steps(n_steps) -> int | None:
             raise op_error("scan", f"n_steps must be an integer scalar, got shape "
                            f"{n_steps.shape} {n_steps.dtype}", (n_steps.node,))
         n_steps = n_steps.item()
-    if not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
         raise op_error("scan", f"n_steps must be a non-negative int, got {n_steps!r}")
     return int(n_steps)
 

@@ -4,17 +4,18 @@ JVP one forward scan (Theano's ``scan`` gradient and ``R_op``).
 Notation of :mod:`lazyjit.scan`: sequences ``X_k``, states ``S_j`` (taps ``tau``, lag
 ``L_j``, buffer rows ``L_j + t``), invariants ``W_m``, plain outputs ``P_i``.
 
-**Reverse scan.**  It runs ``t = T-1 .. 0`` (a forward scan over reversed sequences).
-Its sequences are the forward sequences, the rows of every state buffer that step ``t``
-read (``S_j[L_j + t + tau]``, stored by the forward scan) and the cotangents of the
-forward results at step ``t``.  Its states are, for each state ``j``, ``L_j`` carries:
-``c_j[m]`` holds what steps after ``t`` sent to row ``L_j + t - m``; and one accumulator
-per invariant.  Step ``t`` recomputes the body's graph at step ``t``, seeds the row
-``L_j + t`` with ``gS_j[L_j + t] + c_j[0]`` (and plain outputs with ``gP_i[t]``),
-back-propagates through the body to get ``d_j[tau]`` for each tap, ``dX_k[t]`` and
-``dW_m``, and moves on with ``c_j[m] <- c_j[m+1] + d_j[-(m+1)]`` (``c_j[L_j-1] <-
-d_j[-L_j]``) and ``acc_m <- acc_m + dW_m``.  After step 0 the carries hold the
-cotangents of the initial rows.  The graph size does not depend on ``T``.
+**Reverse scan.** It runs ``t = T-1 .. 0`` (a scan with ``reverse`` set, reading and
+writing rows in time order, so nothing is copied to reverse it). Its sequences are the
+forward sequences, the rows of every state buffer that step ``t`` read (``S_j[L_j + t +
+tau]``, stored by the forward scan), the rows it wrote (read instead of recomputed) and
+the cotangents of the forward results at step ``t``. Its states are, for each state
+``j``, ``L_j`` carries: ``c_j[m]`` holds what steps after ``t`` sent to row ``L_j + t -
+m``; and one accumulator per invariant. Step ``t`` recomputes the body's graph at step
+``t``, seeds the row ``L_j + t`` with ``gS_j[L_j + t] + c_j[0]`` (and plain outputs with
+``gP_i[t]``), back-propagates through the body to get ``d_j[tau]`` for each tap,
+``dX_k[t]`` and ``dW_m``, and moves on with ``c_j[m] <- c_j[m+1] + d_j[-(m+1)]``
+(``c_j[L_j-1] <- d_j[-L_j]``) and ``acc_m <- acc_m + dW_m``. After step 0 the carries
+hold the cotangents of the initial rows. The graph size does not depend on ``T``.
 
 **Forward scan.**  The JVP scan carries each state and its tangent, and reads each
 sequence and invariant with its tangent; its body is the body with its tangents pushed
@@ -49,6 +50,15 @@ class Parts:
     def __add__(self, other: "Parts") -> "Parts":
         return Parts([a if b is None else b if a is None else a + b
                       for a, b in zip(self.parts, other.parts)], self)
+
+
+def _rows_after(g: Tensor, lag: int) -> Tensor:
+    """``g[lag:]``, without the zero padding a slice's gradient put around it (the user's
+    ``outputs[j] = S[lag:]``): its elementwise graph can then move into the body."""
+    from lazyjit.rewrite.canonicalize import slice_of_write
+    t = g[lag:]
+    v = slice_of_write(t.node)
+    return Tensor(v) if v is not None else t
 
 
 def _float(n: Node) -> bool:
@@ -116,18 +126,22 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
     acc_on = [m for m in inv_on if inv_slots[m] not in gemms[1]]
     slots = spec.tap_slots()
     gs_on = [j for j in active if gS[j] is not None]
-    # the reverse scan's sequences, in time order reversed
+    # the reverse scan's sequences.  It runs the steps backwards (``reverse`` flipped):
+    # what is indexed by time (sequences, plain outputs and their cotangents) is read at
+    # the same row as the forward step read it, with no copy; what is indexed by the
+    # step (state rows) is reversed when the forward scan itself ran backwards
+    def by_step(x: Tensor) -> Tensor:
+        return x[::-1] if spec.reverse else x
     rseqs = [x for x in seqs]
     for j, taps in enumerate(spec.taps):
-        rseqs += [full[j][lags[j] + tau: lags[j] + tau + T] for tau in taps]
-    rseqs += [gP[i] for i in plain_on] + [gS[j][lags[j]:] for j in gs_on]
+        rseqs += [by_step(full[j][lags[j] + tau: lags[j] + tau + T]) for tau in taps]
+    rseqs += [gP[i] for i in plain_on] + [by_step(_rows_after(gS[j], lags[j])) for j in gs_on]
     # the rows each step wrote (states) or produced (plain outputs), as stored: the body's
     # derivative graph reads them instead of recomputing them
     shapes = spec.result_shapes()
-    rseqs += [full[j][lags[j]:lags[j] + T] for j in range(nS)]
+    rseqs += [by_step(full[j][lags[j]:lags[j] + T]) for j in range(nS)]
     rseqs += [Tensor(Node.make("scan_out", (out.node,), nS + i, *shapes[nS + i]))
               for i in range(spec.n_plain)]
-    rseqs = [x[::-1] for x in rseqs]
     rstates = [(_zeros_rows(inits[j]), (-1,)) for j in active for _ in range(lags[j])]
     rstates += [(F.zeros((1, *invs[m].shape), invs[m].dtype), (-1,)) for m in acc_on]
     n_rseq = len(rseqs)
@@ -196,7 +210,7 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
 
     left: list[Node] = []  # the x of each product, as the body saw it
     routs = build_scan(body, rseqs, rstates, list(invs), T, keep=[False] * len(rstates),
-                       name="scan (gradient)")
+                       name="scan (gradient)", reverse=not spec.reverse)
     cts: list = [None] * len(srcs)
     k = 0
     for j in active:
@@ -210,7 +224,7 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
         cts[nQ + nS + m] = F.reshape(routs[k], invs[m].shape)
         k += 1
     for q in seq_on:
-        cts[q] = routs[k][::-1]
+        cts[q] = routs[k]
         k += 1
     for g, x in zip(gemms[0], left):  # sum over steps of x_t^T @ g_t: one GEMM
         gs = routs[k]
@@ -311,7 +325,7 @@ def scan_jvp(ts, out: Tensor, *srcs_spec):
 
     keep = list(spec.keep) + [spec.keep[j] for j in active]
     outs = build_scan(body, tseqs, states, nonseqs, spec.n_steps, keep=keep,
-                      name="scan (forward derivative)")
+                      name="scan (forward derivative)", reverse=spec.reverse)
     parts: list = [None] * (nS + spec.n_plain)
     for k, j in enumerate(active):
         parts[j] = outs[nS + k]

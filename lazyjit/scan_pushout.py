@@ -1,6 +1,11 @@
-"""Pushing computations on sequences out of a scan body (Theano's
-``scan_pushout_seqs_ops``).
+"""Moving computations on sequences across a scan's boundary.
 
+**Push-in**: a sequence that is an elementwise function of other sequences of the same
+scan (``2 * hs``, the gradient of ``sum(hs ** 2)``, read by the reverse scan next to
+``hs`` itself) is computed inside the body, row by row, instead of being stored for all
+steps before the loop.
+
+**Push-out** (Theano's ``scan_pushout_seqs_ops``):
 A subgraph of the body that reads sequence rows and invariants but no state is the same
 computation at every step: it is computed once for all steps, before the loop, on the
 whole sequences (its ops *batched* over a leading time axis), and the body reads its
@@ -13,8 +18,11 @@ out: a pure elementwise chain gains nothing (it is fused into the body's kernels
 from __future__ import annotations
 
 from lazyjit.ops import REGISTRY
+from lazyjit.rewrite.engine import const_of, const_shaped
 from lazyjit.tensor import apply
 from lazyjit.trace.node import Node
+
+_MAX_PUSH_IN = 32  # nodes of one pushed-in expression at most
 
 _MOVES = ("reshape", "permute", "expand", "slice")
 _REDUCES = ("sum", "prod", "max", "min")
@@ -108,3 +116,47 @@ def push_out(outputs: list[Node], seqs: dict[Node, Node], states: set[Node],
     new_ph = [make_placeholder(r.shape, r.dtype) for r in roots]
     body = substitute(outputs, dict(zip(roots, new_ph)))
     return body, new_ph, [outer[r] for r in roots]
+
+
+def push_in(outputs: list[Node], placeholders: list[Node], seqs: list[Node]) -> list[Node]:
+    """Compute in the body the sequences that are elementwise functions of the scan's
+    other sequences (and constants): their placeholders are replaced by the same
+    function of the others' placeholders (the unused sequences are dropped later)."""
+    row_of = dict(zip(seqs, placeholders))
+    mapping: dict[Node, Node] = {}
+    for seq, ph in zip(seqs, placeholders):
+        if not _elementwise(seq) or row_of[seq] is not ph:
+            continue
+        row = _row_expr(seq, row_of, {}, [0])
+        if row is not None and row is not ph:
+            mapping[ph] = row
+    if not mapping:
+        return outputs
+    from lazyjit.scan import substitute
+    return substitute(outputs, mapping)
+
+
+def _row_expr(n: Node, row_of: dict, memo: dict, count: list) -> Node | None:
+    """``n`` (of shape ``(T, ...)``) as a function of the placeholders of one row, or
+    None when it reads anything but the scan's sequences and constants."""
+    if n in memo:
+        return memo[n]
+    out = None
+    if n in row_of and not _elementwise(n):
+        out = row_of[n]
+    elif const_of(n) is not None:
+        out = const_shaped(const_of(n), n.shape[1:], n.dtype)
+    elif _elementwise(n) and count[0] < _MAX_PUSH_IN:
+        count[0] += 1
+        src = [_row_expr(s, row_of, memo, count) for s in n.src]
+        if all(x is not None for x in src):
+            out = Node.make(n.op, tuple(src), n.arg, n.shape[1:], n.dtype)
+    elif n in row_of:
+        out = row_of[n]
+    memo[n] = out
+    return out
+
+
+def _elementwise(n: Node) -> bool:
+    d = REGISTRY.get(n.op)
+    return d is not None and d.kind == "elementwise" and n.buffer is None

@@ -49,14 +49,15 @@ def run_scan(*arrays_spec):
         bufs.append(b)
     plains = [np.empty(shape, dt) for shape, dt in shapes[spec.n_states:]]
     for t in range(T):
-        ins = [s[t] for s in seqs]
+        row = T - 1 - t if spec.reverse else t  # sequences' and plain outputs' row
+        ins = [s[row] for s in seqs]
         for j, taps in enumerate(spec.taps):
             ins += [bufs[j][lags[j] + t + tau] for tau in taps]
         outs = plan.run(ins + invs)
         for j in range(spec.n_states):
             bufs[j][lags[j] + t] = outs[j]
         for i, p in enumerate(plains):
-            p[t] = outs[spec.n_states + i]
+            p[row] = outs[spec.n_states + i]
     res = [b if keep else b[T:T + lag] for b, keep, lag in zip(bufs, spec.keep, lags)]
     return tuple(res + plains)
 

@@ -97,16 +97,17 @@ def emit_scan(s, n: Node) -> list[View]:
     for i, v in enumerate(plains):
         lines.append(f"  char* Q{i} = (char*)B[{v.slot}]; "
                      f"const int64_t RQ{i} = {_nbytes(mod, v.shape[1:], v.dtype)};")
-    step = ["  for (int64_t t = 0; t < T; t++) {"]
+    step = ["  for (int64_t t = 0; t < T; t++) {",
+            f"    const int64_t row = {'T - 1 - t' if spec.reverse else 't'};"]
     for k, v in enumerate(seqs):
         isz = v.dtype.itemsize
         step.append(f"    Bi[{k}] = (char*)B[{v.slot}] + {p(v.offset * isz)} + "
-                    f"t * {p(v.strides[0] * isz)};")
+                    f"row * {p(v.strides[0] * isz)};")
     for j, slots in enumerate(spec.tap_slots()):
         for slot, tau in zip(slots, spec.taps[j]):
             step.append(f"    Bi[{slot}] = {rows[j](f'{lags[j]} + t + ({tau})')};")
     dests = [rows[j](f"{lags[j]} + t") for j in range(nS)]
-    dests += [f"Q{i} + t * RQ{i}" for i in range(len(plains))]
+    dests += [f"Q{i} + row * RQ{i}" for i in range(len(plains))]
     sizes = [f"R{j}" for j in range(nS)] + [f"RQ{i}" for i in range(len(plains))]
     for slot, dest in zip(out_slots, dests):
         if slot in direct:
