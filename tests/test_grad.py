@@ -171,10 +171,11 @@ def test_double_vjp_fallback(group, rng, monkeypatch):
 
 
 def test_every_differentiable_op_has_cases(rng):
-    differentiable = {n for n, d in REGISTRY.items() if d.vjp is not None}
-    assert differentiable == {n for n, d in REGISTRY.items() if d.jvp is not None}
+    # "gemm" is made only by a rewrite, after gradients (test_rewrite checks its rules)
+    differentiable = {n for n, d in REGISTRY.items() if d.vjp is not None and n != "gemm"}
+    assert differentiable == {n for n, d in REGISTRY.items() if d.jvp is not None} - {"gemm"}
     assert set(GRADS) == differentiable, (differentiable - set(GRADS), set(GRADS) - differentiable)
-    assert NO_VJP == set(REGISTRY) - differentiable
+    assert NO_VJP == set(REGISTRY) - differentiable - {"gemm"}
     for op, cases in GRADS.items():
         built = set()
         for fn, shapes, domain, _ in cases:

@@ -629,7 +629,9 @@ ELEMENTS = {"float32": st.floats(-8, 8, width=32), "float64": st.floats(-8, 8),
 
 def test_every_registry_op_has_cases(rng):
     """Each registered op has cases here, and at least one of them really builds it."""
-    assert set(OPS) == set(REGISTRY), (set(REGISTRY) - set(OPS), set(OPS) - set(REGISTRY))
+    # "gemm" is made only by a rewrite (tests/test_rewrite.py checks it on both backends)
+    ops = set(REGISTRY) - {"gemm"}
+    assert set(OPS) == ops, (ops - set(OPS), set(OPS) - ops)
     for name, cases in OPS.items():
         built = set()
         for case in cases:

@@ -89,6 +89,10 @@ CASES = [
     ("pow_neg_one", "o4", lambda x: x ** -1, lambda a: 1 / a, "pos",
      {"pow": (1, 0), "div": (0, 1)}),
     ("mul_neg_one", "o4", lambda x: x * -1, np.negative, "any", {"mul": (1, 0), "neg": (0, 1)}),
+    ("gemm", "o4", lambda x: x @ x.T * 2.0 + 1.0, lambda a: a @ a.T * 2 + 1, "any",
+     {"matmul": (1, 0), "gemm": (0, 1)}),
+    ("gemm", "o4", lambda x: lj.relu(x.T @ x + x[0]), lambda a: np.maximum(a.T @ a + a[0], 0),
+     "any", {"matmul": (1, 0), "gemm": (0, 1)}),
     ("pow_half", "unsafe", lambda x: x ** 0.5, np.sqrt, "pos", {"pow": (1, 0), "sqrt": (0, 1)}),
     ("mul_div_cancel", "unsafe", lambda x: x * (x + 2) / (x + 2), lambda a: a, "pos",
      {"div": (1, 0)}),
@@ -359,3 +363,18 @@ def test_optimizer_level_per_jit_function(backend):
     assert np.isnan(np.asarray(safe(x, y))[0])  # the flag itself is unchanged
     with pytest.raises(lj.LazyjitError):
         lj.jit(lambda x: x, optimizer="o9")
+
+
+def test_gemm_op_derivatives(backend, rng):
+    """The ``gemm`` op the specialization makes (alpha * a @ b + c): its VJP and JVP
+    rules against finite differences, and a product used twice is not folded."""
+    from lazyjit.tensor import apply
+    from gradcheck import check_grads
+    check_grads(lambda a, b, c: lj.Tensor(apply("gemm", (a.node, b.node, c.node), 0.5)),
+                [rng.standard_normal((3, 4)), rng.standard_normal((4, 2)),
+                 rng.standard_normal((3, 2))], order=2)
+    x = lj.tensor(_x(rng))
+    p = x @ x.T
+    y = (p + 1.0) * p  # p has two consumers: no gemm (it would compute p twice)
+    (after,), _ = run([y.node], phases("o4"), False)
+    assert op_counts(after)["gemm"] == 0

@@ -265,3 +265,33 @@ register(OpDef("matmul", "matmul", lambda a, b, arg: np.matmul(a, b), shape=_mat
                vjp=lambda g, out, a, b, arg: (F.matmul(g, F.swapaxes(b, -1, -2)),
                                               F.matmul(F.swapaxes(a, -1, -2), g)),
                jvp=_matmul_jvp))
+
+
+def _gemm_shape(srcs, alpha):
+    a, b, c = srcs
+    if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0] or \
+            c.shape != (a.shape[0], b.shape[1]):
+        raise ValueError("gemm needs a (M, K), b (K, N) and c (M, N)")
+    return c.shape
+
+
+def _gemm_vjp(g, out, a, b, c, alpha):
+    return (F.matmul(g, b.T) * alpha, F.matmul(a.T, g) * alpha, g)
+
+
+def _gemm_jvp(ts, out, a, b, c, alpha):
+    ta, tb, tc = ts
+    terms = ([F.matmul(ta, b) * alpha] if ta is not None else []) + \
+        ([F.matmul(a, tb) * alpha] if tb is not None else []) + ([tc] if tc is not None else [])
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    return total
+
+
+# made by the specialization rule "gemm" (never by the API): one BLAS call computes
+# alpha * (a @ b) + c, c filled into the result first (BLAS's beta = 1)
+register(OpDef("gemm", "matmul",
+               lambda a, b, c, alpha: (alpha * np.matmul(a, b) + c).astype(c.dtype),
+               shape=_gemm_shape, dtype=lambda dts, alpha: dts[2], vjp=_gemm_vjp,
+               jvp=_gemm_jvp, float_only=True))

@@ -84,6 +84,26 @@ def rule(rules: list, name: str, *ops: str, unsafe: bool = False):
     return deco
 
 
+_USES: list = [{}]  # node -> its number of consumers in the graph being rewritten
+
+
+def _count_uses(outputs: list[Node]) -> dict:
+    uses: dict = {}
+    for n in _toposort(outputs):
+        if not is_input(n):
+            for s in n.src:
+                uses[s] = uses.get(s, 0) + 1
+    for o in outputs:
+        uses[o] = uses.get(o, 0) + 1
+    return uses
+
+
+def single_use(n: Node) -> bool:
+    """Whether ``n`` has one consumer in the graph being rewritten (a node rebuilt by an
+    earlier rule is not counted: False), so a rule may fold it into that consumer."""
+    return _USES[0].get(n) == 1
+
+
 def is_input(n: Node) -> bool:
     """A node whose value is supplied at run time, or one the running rewrite must keep
     (never rewritten, and no pattern looks inside it)."""
@@ -212,6 +232,8 @@ def run(outputs: list[Node], phases: list[Phase], unsafe: bool,
     through them)."""
     counts: Counter = Counter()
     saved, _KEEP[:] = list(_KEEP), [frozenset(keep), through_values]
+    saved_uses = _USES[0]
+    _USES[0] = _count_uses(outputs)
     collecting = gc.isenabled()
     gc.disable()  # a pass allocates a node per node: full collections would make it O(n^2)
     try:
@@ -221,6 +243,7 @@ def run(outputs: list[Node], phases: list[Phase], unsafe: bool,
                 outputs = run_phase(outputs, table, counts)
     finally:
         _KEEP[:] = saved
+        _USES[0] = saved_uses
         if collecting:
             gc.enable()
     TOTAL.update(counts)

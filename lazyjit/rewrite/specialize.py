@@ -1,7 +1,7 @@
 """Specialization: general ops on special constants become cheaper ops."""
 from __future__ import annotations
 
-from lazyjit.rewrite.engine import const_like, ew, is_const, op_of, rule
+from lazyjit.rewrite.engine import const_like, const_of, ew, is_const, op_of, rule, single_use
 from lazyjit.trace.node import Node
 
 RULES: list = []
@@ -52,3 +52,20 @@ def mul_div_cancel(n: Node) -> Node | None:
         return None
     x, z = a.src
     return x if z is y else z if x is y else None
+
+
+@rule(RULES, "gemm", "add")
+def gemm(n: Node) -> Node | None:
+    # (a @ b) * k + c -> gemm(a, b, c, k) ; (a @ b) + c -> gemm(a, b, c, 1)
+    # (one BLAS call: c is written into the result, which the product adds to)
+    for m, c in ((n.src[0], n.src[1]), (n.src[1], n.src[0])):
+        alpha = 1.0
+        if op_of(m) == "mul" and single_use(m) and const_of(m.src[1]) is not None:
+            alpha, m = float(const_of(m.src[1])), m.src[0]
+        if op_of(m) != "matmul" or not single_use(m) or len(m.shape) != 2 or \
+                m.dtype.kind != "f" or m.dtype != n.dtype or c.dtype != n.dtype:
+            continue
+        a, b = m.src
+        if len(a.shape) == 2 and len(b.shape) == 2:
+            return Node.make("gemm", (a, b, c), alpha, n.shape, n.dtype)
+    return None

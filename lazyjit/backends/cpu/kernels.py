@@ -436,8 +436,10 @@ def gemm_operand(view: View):
     return None
 
 
-def gemm(mod: Module, dst: View, a: View, b: View) -> None:
-    """Batched ``dst = a @ b`` through BLAS (float) or a plain loop (ints, bool)."""
+def gemm(mod: Module, dst: View, a: View, b: View, alpha: float = 1.0,
+         accumulate: bool = False) -> None:
+    """Batched ``dst = alpha * (a @ b)`` (``+ dst`` with ``accumulate``: BLAS's beta = 1)
+    through BLAS (float) or a plain loop (ints, bool)."""
     M, K = a.shape[-2:]
     N = b.shape[-1]
     batch = a.shape[:-2]
@@ -461,15 +463,16 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
         ta, lda = gemm_operand(a)
         tb, ldb = gemm_operand(b)
         fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
-        lines += ["    if (K == 0) {",
-                  "      for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;",
-                  "      continue;", "    }",
+        zero = [] if accumulate else [
+            "      for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;"]
+        lines += ["    if (K == 0) {", *zero, "      continue;", "    }",
                   f"    if ({fn}) {{",
                   "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
                   f"{mod.blas_mt_min:.1f});",
                   "      if (small) prev = lj_blas_threads(1);",
-                  f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, 1, "
-                  f"pa + oa, {mod.p(lda)}, pb + ob, {mod.p(ldb)}, 0, pc + oc, N);",
+                  f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, "
+                  f"{const_param(mod, alpha, dst.dtype)}, pa + oa, {mod.p(lda)}, pb + ob, "
+                  f"{mod.p(ldb)}, {int(accumulate)}, pc + oc, N);",
                   "      if (small) lj_blas_threads(prev);",
                   "      continue;", "    }"]
     sa = [mod.p(s) for s in a.strides[-2:]]
@@ -484,9 +487,18 @@ def gemm(mod: Module, dst: View, a: View, b: View) -> None:
               "        for (int64_t l = 0; l < K; l++)",
               f"          acc += ({acc_t})pa[oa + i * {sa[0]} + l * {sa[1]}]"
               f" * ({acc_t})pb[ob + l * {sb[0]} + j * {sb[1]}];",
-              f"        pc[oc + i * N + j] = ({T})({result});",
+              f"        pc[oc + i * N + j] = "
+              f"({T})({result_expr(result, alpha, accumulate, mod, dst)});",
               "      }", "  }"]
     mod.add("\n".join(lines))
+
+
+def result_expr(result: str, alpha: float, accumulate: bool, mod: Module, dst: View) -> str:
+    """The plain loop's stored value: ``alpha * acc (+ the old value)``."""
+    if alpha == 1.0 and not accumulate:
+        return result
+    scaled = f"{const_param(mod, alpha, dst.dtype)} * ({result})" if alpha != 1.0 else result
+    return f"{scaled} + pc[oc + i * N + j]" if accumulate else scaled
 
 
 def _indexed(mod: Module, base: View, idx: View, axis: int) -> list[str] | None:

@@ -317,13 +317,18 @@ class Scheduler:
         return v.slice(n.arg)
 
     def matmul(self, n: Node) -> View:
-        a, b = (self.materialize(s) for s in n.src)
+        a, b = (self.materialize(s) for s in n.src[:2])
         if n.dtype.kind == "f":
             if K.gemm_operand(a) is None:
                 a = self.contiguous(n.src[0])
             if K.gemm_operand(b) is None:
                 b = self.contiguous(n.src[1])
         dst = self.new_buffer(n.shape, n.dtype)
+        if n.op == "gemm":  # c into the result, then the product added to it
+            c = n.src[2]
+            K.elementwise(self.mod, dst, n.shape, [], c, {c: self.vals[c]})
+            K.gemm(self.mod, dst, a, b, alpha=n.arg, accumulate=True)
+            return dst
         nb = len(n.shape) - 2
         if nb > 0 and not any(b.strides[:nb]) and a.is_contiguous() and K.gemm_operand(b):
             # (..., M, K) @ broadcast (K, N): one GEMM over all rows, not one per batch
