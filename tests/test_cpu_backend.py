@@ -57,6 +57,25 @@ def test_large_shared_elementwise_is_recomputed_not_stored(cpu, rng):
     np.testing.assert_allclose(np.asarray(out), zn * 2 - 1, rtol=1e-6)
 
 
+def test_multi_output_fusion(cpu, rng):
+    """Elementwise results that share a computation are one loop writing each result
+    (the shared part computed once); not when one result is read, outside, by what
+    another needs (a reduction in between)."""
+    xv = rng.standard_normal((40, 30)).astype(np.float32)
+    x = lj.tensor(xv)
+    z = lj.exp(x) * 3.0
+    y1, y2, y3 = z + 1.0, z * z, lj.tanh(z) - x
+    assert kernels_of(y1, y2, y3) == 1
+    zn = np.exp(xv) * 3
+    for got, want in zip((y1, y2, y3), (zn + 1, zn * zn, np.tanh(zn) - xv)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+    w = x * 2.0
+    a = w + 1.0
+    b = w * a.sum()  # needs the sum of a, a kernel between a and b: no group
+    assert kernels_of(a, b) == 4  # w, a, the sum, b
+    np.testing.assert_allclose(np.asarray(b), xv * 2 * (xv * 2 + 1).sum(), rtol=1e-4)
+
+
 def test_buffers_planned_from_liveness_and_in_place(cpu, rng):
     """Intermediates whose lifetimes do not overlap share memory, an elementwise kernel
     writes over an input it reads last (same element), and values stay NumPy's."""

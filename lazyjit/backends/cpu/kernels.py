@@ -208,9 +208,9 @@ def _load(j: int, cls: str, st_last: str) -> str:
     return {"c": f"q{j}[k]", "b": f"q{j}[0]", "s": f"q{j}[k * {st_last}]"}[cls]
 
 
-def _operands(mod: Module, views: list[View], shape, flags=None):
+def _operands(mod: Module, views: list[View], shape, flags=None, n_out: int = 1):
     """Collapse the loop space; return (sizes, per-operand stride params, classes, flags,
-    pointer declarations)."""
+    pointer declarations); the first ``n_out`` views are written."""
     shape2, strides2, flags2 = collapse(shape, [v.strides for v in views], flags)
     if not shape2:
         shape2, strides2 = (1,), [(0,) for _ in views]
@@ -221,7 +221,7 @@ def _operands(mod: Module, views: list[View], shape, flags=None):
         last = st[-1]
         classes.append("c" if last == 1 else "b" if last == 0 else "s")
         st_params.append([mod.p(s) for s in st])
-        q = "" if j == 0 else "const "
+        q = "" if j < n_out else "const "
         decls.append(f"{q}{ctype(v.dtype)}* p{j} = ({q}{ctype(v.dtype)}*)B[{v.slot}] + "
                      f"{mod.p(v.offset)};")
     return list(shape2), sizes, st_params, classes, flags2, decls
@@ -248,13 +248,21 @@ def _block_size(outer: int, last: int, min_block: int = 4096) -> int:
 
 def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
     """``dst[idx] = root(idx)`` over ``shape`` (dst may be any strided view)."""
+    elementwise_multi(mod, [dst], shape, members, [root], leaves)
+
+
+def elementwise_multi(mod: Module, dsts: list[View], shape, members, roots, leaves) -> None:
+    """``dsts[j][idx] = roots[j](idx)`` for every ``j`` in one loop over ``shape``: the
+    fused nodes they share are computed once, the leaves read once (multi-output
+    fusion)."""
     if math.prod(shape) == 0:
         return
+    n_out = len(dsts)
     loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
-    views = [dst] + loads
-    dims, sizes, st, cls, _, decls = _operands(mod, views, shape)
-    body = Body(mod, members, leaves, {v: j + 1 for j, v in enumerate(loads)})
-    res = body.value(root)
+    views = dsts + loads
+    dims, sizes, st, cls, _, decls = _operands(mod, views, shape, n_out=n_out)
+    body = Body(mod, members, leaves, {v: j + n_out for j, v in enumerate(loads)})
+    results = [body.value(r) for r in roots]
     D = len(dims)
     outer = list(range(D - 1))
     n_outer = math.prod(dims[:-1])
@@ -263,8 +271,8 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
     geom = lambda v: (v.offset, v.shape, v.strides, v.dtype.itemsize)  # noqa: E731
     # a copy onto itself (its buffers planned in place: an indexed update of a dead
     # tensor) does nothing
-    same = not members and len(loads) == 1 and leaves.get(root) is loads[0] and \
-        geom(loads[0]) == geom(dst)
+    same = n_out == 1 and not members and len(loads) == 1 and \
+        leaves.get(roots[0]) is loads[0] and geom(loads[0]) == geom(dsts[0])
     count = "(p0 == p1 ? 0 : nO * nb)" if same else "nO * nb"
     lines = [*("  " + d for d in decls),
              f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
@@ -273,18 +281,21 @@ def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
                  "const int64_t o = w / nb, kb = (w - o * nb) * bs;",
                  "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
                  *_decode(outer, sizes, "o"),
-                 *_ptrs(views, st, outer, [j > 0 for j in range(len(views))]),
+                 *_ptrs(views, st, outer, [j >= n_out for j in range(len(views))]),
                  "#pragma omp simd",
                  "for (int64_t k = kb; k < ke; k++) {",
-                 *(f"  const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
+                 *(f"  const {ctype(v.dtype)} L{j + n_out} = "
+                   f"{_load(j + n_out, cls[j + n_out], st[j + n_out][-1])};"
                    for j, v in enumerate(loads)),
                  *("  " + s for s in body.stmts),
-                 f"  {_load(0, cls[0], st[0][-1])} = {res};",
+                 *(f"  {_load(j, cls[j], st[j][-1])} = {res};" for j, res in enumerate(results)),
                  "}"])]
     mod.add("\n".join(lines))
-    ok = {v.slot for v in loads if geom(v) == geom(dst)}
-    ok -= {v.slot for v in loads if geom(v) != geom(dst)} | {dst.slot}
-    mod.inplace[len(mod.funcs) - 1] = (dst.slot, ok)
+    if n_out == 1:
+        dst = dsts[0]
+        ok = {v.slot for v in loads if geom(v) == geom(dst)}
+        ok -= {v.slot for v in loads if geom(v) != geom(dst)} | {dst.slot}
+        mod.inplace[len(mod.funcs) - 1] = (dst.slot, ok)
 
 
 _INIT = {"sum": lambda dt: literal(0, dt), "prod": lambda dt: literal(1, dt),

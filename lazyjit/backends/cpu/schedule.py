@@ -151,11 +151,59 @@ class Scheduler:
         for n in trace.nodes:
             if n in self.gate:
                 self.gated.setdefault(self.gate[n], []).append(n)
+        self.group: dict[Node, list[Node]] = {}  # kernel root -> the roots of its kernel
+        self._sibling_groups()
         self.members: dict[Node, list[Node]] = {}
         for n in trace.nodes:
             r = self.root_of.get(n)
             if r is not None and r is not n or n in self.inline:
                 self.members.setdefault(r, []).append(n)
+
+    def _sibling_groups(self) -> None:
+        """Multi-output fusion: elementwise kernels of one shape that read a common
+        elementwise node become one loop writing all their results, the common node
+        computed once in it (instead of stored, or recomputed per kernel).  A kernel
+        joins a later one only if nothing outside the group reads its result before
+        the later kernel (where the group is emitted)."""
+        index, users, root_of = self.trace.index, self.users, self.root_of
+        outputs = set(self.trace.outputs)
+        group: dict[Node, list[Node]] = {}
+
+        def members_of(r: Node) -> list[Node]:
+            return group.get(r, [r])
+
+        def valid(roots: list[Node]) -> bool:
+            last = max(index[r] for r in roots)
+            inside = set(roots)
+            for r in roots:
+                for u in users[r]:
+                    if u in self.inline or (root_of.get(u) not in inside and index[u] < last):
+                        return False
+            return True
+        sizes: dict[Node, int] = {}
+        for r in root_of.values():
+            sizes[r] = sizes.get(r, 0) + 1
+        for n in self.trace.nodes:
+            if n not in root_of or n in outputs or REGISTRY[n.op].kind != "elementwise":
+                continue
+            if root_of[n] is not n and n not in self.inline or n in group:
+                continue
+            roots = {root_of[u] for u in users[n]}
+            if len(roots) < 2 or not all(
+                    REGISTRY[r.op].kind == "elementwise" and r not in self.inline
+                    and r.shape == n.shape and self.gate.get(r) == self.gate.get(n)
+                    for r in roots):
+                continue
+            merged = sorted({m for r in roots for m in members_of(r)}, key=index.__getitem__)
+            if sum(sizes.get(m, 1) for m in merged) + 1 > MAX_FUSED or not valid(merged):
+                continue
+            for m in merged:
+                group[m] = merged
+            # n (and what was fused into it) is computed inside the group's kernel
+            self.inline.discard(n)
+            for x in [x for x, r in root_of.items() if r is n]:
+                root_of[x] = merged[-1]
+        self.group = group
 
     # ---- buffers ----
     def new_buffer(self, shape, dtype) -> View:
@@ -207,7 +255,14 @@ class Scheduler:
             if n.op == "const":
                 self.vals[n] = ("const", n.const_value, n.dtype)
             elif self.root_of[n] is n and n not in self.inline:
-                self.vals[n] = self.emit(n)
+                roots = self.group.get(n)
+                if roots is None:
+                    self.vals[n] = self.emit(n)
+                elif n is roots[-1]:  # a multi-output kernel, emitted at its last root
+                    members, leaves = self.leaves(n, roots)
+                    dsts = [self.new_buffer(r.shape, r.dtype) for r in roots]
+                    K.elementwise_multi(self.mod, dsts, n.shape, members, roots, leaves)
+                    self.vals.update(zip(roots, dsts))
 
     def branch(self, n: Node) -> list[View]:
         """``ifelse``: each side's gated nodes and a copy of its values into the results,
@@ -234,18 +289,21 @@ class Scheduler:
             self.mod.uses[-1] |= self.mod.uses[k]
         return outs
 
-    def leaves(self, root: Node) -> tuple[list[Node], dict]:
-        """The nodes fused into ``root``'s kernel (topological order; inlined groups
-        included) and the values it reads."""
-        inside = {root}
+    def leaves(self, root: Node, roots: list[Node] | None = None
+               ) -> tuple[list[Node], dict]:
+        """The nodes fused into ``root``'s kernel (or the kernel of several ``roots``;
+        topological order; inlined groups included) and the values it reads."""
+        roots = roots or [root]
+        kernel = set(roots)
+        inside = set(roots)
         members = []
-        stack = [root]
+        stack = list(roots)
         while stack:  # the kernel's group, and the groups of inlined nodes it reads
             m = stack.pop()
             for x in [m, *self.members.get(m, [])]:
                 for s in x.src:
                     g = self.root_of.get(s)
-                    if s in inside or g is None or (g is not root and g not in self.inline):
+                    if s in inside or g is None or (g not in kernel and g not in self.inline):
                         continue
                     inside.add(s)
                     members.append(s)
@@ -254,7 +312,7 @@ class Scheduler:
         order = self.trace.index
         members.sort(key=order.__getitem__)
         leaves = {}
-        for m in members + [root]:
+        for m in members + roots:
             for s in m.src:
                 if s not in inside:
                     leaves[s] = self.vals[s]
