@@ -15,6 +15,7 @@ from lazyjit.indexing import getitem, inc_subtensor, set_subtensor
 from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_and_grad
 from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.jit import jit
+from lazyjit.shared import SharedVariable, shared
 from lazyjit.scan import scan
 from lazyjit.ifelse import ifelse
 from lazyjit import debug  # noqa: F401
@@ -35,5 +36,6 @@ __all__ = [
     "config", "Tensor", "tensor", "grad", "value_and_grad", "stop_gradient", "jit", "stats",
     "reset_stats", "realize", "set_subtensor", "inc_subtensor", "getitem", "LazyjitError",
     "DisconnectedInputError",
-    "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse",
+    "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse", "shared",
+    "SharedVariable",
 ]

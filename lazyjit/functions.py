@@ -230,8 +230,8 @@ def elementwise(name: str, *operands) -> Tensor:
 
 def _elementwise(name: str, operands) -> Tensor:
     ops = [_as_operand(x) for x in operands]
-    sig = (name, *[(x.node.shape, x.node.dtype) if type(x) is Tensor else type(x)
-                   for x in ops])
+    sig = (name, *[(x.node.shape, x.node.dtype) if isinstance(x, Tensor) else type(x)
+                   for x in ops])  # (a Tensor subclass, e.g. a shared variable, too)
     recipe = _RECIPES.get(sig)
     if recipe is None:
         recipe = _recipe(name, ops)

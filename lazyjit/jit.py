@@ -20,6 +20,7 @@ from lazyjit.pytree import flatten, unflatten
 from lazyjit.realize import backend_key, plan_for
 from lazyjit.stats import COUNTERS
 from lazyjit.ops import SUPPORTED_DTYPES
+from lazyjit.shared import _PENDING, _RECORDING, SharedVariable, owner_of, realize_pending
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import LazyjitError, Node
@@ -31,16 +32,31 @@ def _is_array(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray))
 
 
+def _value(captured):
+    """A captured buffer, or a shared variable's current value (read at each call)."""
+    return captured.node.buffer if isinstance(captured, SharedVariable) else captured
+
+
 class _Entry:
     """One traced signature: its plan, where each plan input comes from (``slots``:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
-    __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough")
+    __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
+                 "updates", "n_out")
 
     def call(self, arrays: list) -> Any:
-        ins = arrays if self.direct else [arrays[s] if s >= 0 else self.captured[-s - 1]
+        """Run the plan on ``arrays``; ``None`` when a shared variable it reads no longer
+        has the shape or dtype it was traced with (the caller traces again)."""
+        for sv, shape, dtype in self.shared:
+            if sv.node.buffer is None or sv.shape != shape or sv.dtype != dtype:
+                return None
+        ins = arrays if self.direct else [arrays[s] if s >= 0 else _value(self.captured[-s - 1])
                                           for s in self.slots]
         outs = self.plan.run(ins)
+        if self.updates:  # the shared variables take their new values after the call
+            for sv, arr in zip(self.updates, outs[self.n_out:]):
+                sv._set_leaf(arr)
+            outs = outs[:self.n_out]
         if self.passthrough:  # an input returned as is: a copy, never the caller's array
             outs = [o.copy() if any(np.may_share_memory(o, a) for a in ins) else o
                     for o in outs]
@@ -75,6 +91,8 @@ class Jitted:
         return dyn, static
 
     def __call__(self, *args, **kwargs):
+        if _PENDING:  # shared variables assigned outside: computed before the call
+            realize_pending()
         if not kwargs and not self.static_argnums:
             # fast path: positional, already realized tensors with a known signature
             arrays = []
@@ -86,8 +104,10 @@ class Jitted:
                 entry = self._fast.get((tuple([(b.shape, b.dtype) for b in arrays]),
                                         config._version))
                 if entry is not None:
-                    COUNTERS["trace_cache_hits"] += 1
-                    return entry.call(arrays)
+                    out = entry.call(arrays)
+                    if out is not None:
+                        COUNTERS["trace_cache_hits"] += 1
+                        return out
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -120,17 +140,19 @@ class Jitted:
         except TypeError:
             raise LazyjitError("lj.jit: non-array arguments must be hashable "
                                "(or passed as static_argnums)") from None
-        if entry is None:
+        out = None if entry is None else entry.call(arrays)
+        if out is None:  # new, or a shared variable it reads changed shape or dtype
             COUNTERS["trace_cache_misses"] += 1
             entry = self._trace(args, leaves, arrays, tree, static)
             self._cache[key] = entry
+            out = entry.call(arrays)
         else:
             COUNTERS["trace_cache_hits"] += 1
         if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
             if len(self._fast) > 64:  # stale config versions
                 self._fast.clear()
             self._fast[(tuple(sig), config._version)] = entry
-        return entry.call(arrays)
+        return out
 
     def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
         tid = next(_trace_ids)
@@ -141,14 +163,19 @@ class Jitted:
         static_map = dict(static)
         for i in range(len(args)):
             full.append(static_map[i] if i in static_map else next(it))
-        out = self.fn(*full, **kwargs)
+        _RECORDING.append({})
+        try:
+            out = self.fn(*full, **kwargs)
+        finally:
+            updates = _RECORDING.pop()
         out_leaves, out_tree = flatten(out, lambda x: isinstance(x, Tensor))
         for x in out_leaves:
             if not isinstance(x, Tensor):
                 raise LazyjitError(f"lj.jit: outputs must be tensors, got {type(x).__name__}")
         nodes = [F.asarray(x).node for x in out_leaves]
-        trace = collect(nodes)
+        trace = collect(nodes + [v.node for v in updates.values()])
         entry = _Entry()
+        entry.n_out, entry.updates = len(nodes), list(updates)
         if self.optimizer is None:
             entry.plan = plan_for(trace)
         else:  # this function's own optimizer level, for its plans only
@@ -162,12 +189,15 @@ class Jitted:
             elif n.op == "param":
                 raise LazyjitError("lj.jit: the function uses a tensor traced by another "
                                    "jit call (a leaked tracer)")
-            else:
-                entry.captured.append(n.buffer)
+            else:  # a constant, or a shared variable's value (read at each call)
+                sv = owner_of(n)
+                entry.captured.append(n.buffer if sv is None else sv)
                 slots.append(-len(entry.captured))
+        entry.shared = [(c, c.shape, c.dtype) for c in entry.captured
+                        if isinstance(c, SharedVariable)]
         entry.slots = slots
         entry.direct = slots == list(range(len(arrays)))
-        entry.passthrough = any(n in trace.inputs for n in trace.outputs)
+        entry.passthrough = any(n in trace.inputs for n in trace.outputs[:len(nodes)])
         entry.out_tree = out_tree
         return entry
 

@@ -88,4 +88,22 @@ LJ_INLINE T lj_softplus##S(T x) {                                               
 LJ_FLOAT_OPS(float, float32, f)
 LJ_FLOAT_OPS(double, float64, )
 
+/* Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011;
+ * Random123's philox4x32_R with R = 10): output word (word & 3) of the block for counter
+ * words c0, c1 = low, high half of c01 and c2, c3 of c23, and key words k0, k1 = low,
+ * high half of key.  Known answer: counter 0, key 0 -> 6627e8d5 e169c58d bc57ac4c 9b00dbd8. */
+LJ_INLINE uint32_t lj_philox4x32_10(uint64_t c01, uint64_t c23, uint64_t key, uint64_t word) {
+    uint32_t c0 = (uint32_t)c01, c1 = (uint32_t)(c01 >> 32);
+    uint32_t c2 = (uint32_t)c23, c3 = (uint32_t)(c23 >> 32);
+    uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+    for (int r = 0; r < 10; r++) {
+        if (r) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+        uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        c1 = (uint32_t)p1; c3 = (uint32_t)p0; c0 = n0; c2 = n2;
+    }
+    word &= 3;
+    return word == 0 ? c0 : word == 1 ? c1 : word == 2 ? c2 : c3;
+}
+
 #endif

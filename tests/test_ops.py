@@ -196,6 +196,18 @@ def _fib(x):
 OPS["stop_gradient"] = [Case(f"stop_gradient-{dt}", lj.stop_gradient, lambda x: x, ((3, 4),), dt)
                         for dt in DTYPES]
 
+# Philox4x32-10 known answers (Random123's tests/kat_vectors): counter words 0-3, key 0-1
+_KAT = [((0, 0), (0, 0), (0, 0), (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8)),
+        ((2**32 - 1,) * 2, (2**32 - 1,) * 2, (2**32 - 1,) * 2,
+         (0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd)),
+        ((0x243f6a88, 0x85a308d3), (0x13198a2e, 0x03707344), (0xa4093822, 0x299f31d0),
+         (0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1))]
+_KAT_IN = [np.array([lo | hi << 32 for lo, hi in [v[j] for v in _KAT] for _ in range(4)],
+                    np.uint64) for j in range(3)]
+OPS["philox"] = [Case("philox-kat", lambda c, h, k, w: lj.random.philox(c, k, w, h),
+                      lambda c, h, k, w: np.array([x for v in _KAT for x in v[3]], np.uint32),
+                      values=(*_KAT_IN, np.tile(np.arange(4, dtype=np.uint64), 3)))]
+
 # --- reductions --------------------------------------------------------------------------
 
 REDUCTIONS = {

@@ -1,0 +1,234 @@
+"""Counter-based random numbers (Philox4x32-10), built as lazy graph ops.
+
+>>> rs = lj.random.RandomStream(seed=42)
+>>> x = rs.uniform((3, 4))                 # float32 in [0, 1), lazy
+>>> z = rs.normal((1000,), dtype="float64")
+
+Every number is a pure function of (seed, counter): element ``i`` of a draw of ``k``
+values reads the Philox4x32-10 block (Salmon et al., SC 2011; the generator of Random123
+and cuRAND) of counter ``c + i`` under the key ``seed``, where ``c`` is the stream's
+64-bit counter, which then advances by ``k``.  So successive draws differ, streams of
+different seeds differ, and every backend draws the same bits: raw bits, ``uniform`` on
+``[0, 1)``, ``bernoulli`` and ``integers`` are bit-identical across backends;
+``normal`` (``log``, ``cos``) and affine ``uniform`` (``low + (high - low) * u``, which C
+may fuse into one multiply-add) may differ in the last bit, as libm implementations do.
+
+Inside ``@lj.jit``: the counter is read when the function is traced, so it becomes a
+constant of the trace; a jitted function that draws numbers repeats the same draws at
+each call (and the stream's counter advances once, at tracing).  Pass the varying part
+in yourself (e.g. an explicit counter or key tensor to :func:`philox`) until streams
+become shared state (issue 6).
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+import lazyjit.functions as F
+from lazyjit.tensor import Tensor, apply
+from lazyjit.trace.node import LazyjitError
+
+__all__ = ["RandomStream", "philox"]
+
+_U64 = np.dtype(np.uint64)
+
+
+def _u64(x) -> Tensor:
+    """``x`` (a Python int in [0, 2**64), or an integer array/tensor) as uint64."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        if not 0 <= int(x) < 1 << 64:
+            raise LazyjitError(f"random.philox: {x} is outside [0, 2**64)")
+        return F.full((), int(x), _U64)
+    x = F.asarray(x)
+    if x.dtype.kind not in "iub":
+        raise LazyjitError(f"random.philox: counter and key must be integers, not {x.dtype}")
+    return F.astype(x, _U64)
+
+
+def philox(counter, key, word=0, counter_hi=0) -> Tensor:
+    """Word ``word`` (0..3) of the Philox4x32-10 block of each counter under ``key``.
+
+    Parameters
+    ----------
+    counter : integer tensor/array or int: counter words 0 (low 32 bits) and 1 (high).
+    key : integer tensor/array or int in [0, 2**64): key words 0 (low) and 1 (high).
+    word : which of the 4 output words (int or integer tensor; taken modulo 4).
+    counter_hi : counter words 2 (low 32 bits) and 3 (high); default 0.
+
+    All are cast to uint64 and broadcast together (NumPy rules).  Returns a uint32
+    tensor of the broadcast shape.  Matches Random123's ``philox4x32_10`` known-answer
+    vectors (counter 0, key 0, words 0..3 -> 0x6627e8d5 0xe169c58d 0xbc57ac4c 0x9b00dbd8).
+
+    Raises
+    ------
+    LazyjitError
+        For non-integer operands, ints outside [0, 2**64), or shapes that do not broadcast.
+    """
+    ops = F.broadcast_arrays(*(_u64(x) for x in (counter, counter_hi, key, word)))
+    return Tensor(apply("philox", tuple(t.node for t in ops)))
+
+
+def _shape(shape, where: str) -> tuple[int, ...]:
+    try:
+        shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) \
+            else tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise LazyjitError(f"random.{where}: shape must be an int or a tuple of ints, "
+                           f"got {shape!r}") from None
+    if any(d < 0 for d in shape):
+        raise LazyjitError(f"random.{where}: negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def _float_dtype(dtype, where: str) -> np.dtype:
+    dt = np.dtype(dtype)
+    if dt not in (np.float32, np.float64):
+        raise LazyjitError(f"random.{where}: dtype must be float32 or float64, not {dt}")
+    return dt
+
+
+def _finite(where: str, **values) -> None:
+    for name, v in values.items():
+        if not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
+            raise LazyjitError(f"random.{where}: {name} must be a finite number, got {v!r}")
+
+
+class RandomStream:
+    """A stream of random numbers: a Philox key (the seed) and a 64-bit counter.
+
+    Parameters
+    ----------
+    seed : int in [0, 2**64), the Philox key.
+    counter : the first counter (default 0); ``stream.counter`` may be read and set.
+
+    Each draw of ``k`` values uses counters ``[counter, counter + k)`` (modulo 2**64) and
+    advances ``counter`` by ``k``.  The draws are lazy tensors (nothing computed here).
+    """
+
+    def __init__(self, seed: int, counter: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+                or not 0 <= int(seed) < 1 << 64:
+            raise LazyjitError(f"random.RandomStream: seed must be an int in [0, 2**64), "
+                               f"got {seed!r}")
+        self.seed = int(seed)
+        self.counter = int(counter) % (1 << 64)
+
+    def __repr__(self) -> str:
+        return f"RandomStream(seed={self.seed}, counter={self.counter})"
+
+    def _words(self, shape, n: int, where: str) -> list[Tensor]:
+        """Output words ``0..n-1`` of the blocks of the next ``prod(shape)`` counters."""
+        shape = _shape(shape, where)
+        k = math.prod(shape)
+        ctr = F.reshape(F.arange(k, dtype=_U64) + self.counter, shape)
+        self.counter = (self.counter + k) % (1 << 64)
+        return [philox(ctr, self.seed, w) for w in range(n)]
+
+    def bits(self, shape) -> Tensor:
+        """Raw random bits: a uint32 tensor of ``shape`` (word 0 of each block)."""
+        return self._words(shape, 1, "bits")[0]
+
+    def _unit(self, words: list[Tensor], dt: np.dtype) -> Tensor:
+        """Uniform on [0, 1) from one word (float32: its top 24 bits times 2**-24) or two
+        (float64: the top 53 bits of ``w1 * 2**32 + w0`` times 2**-53); exact."""
+        if dt == np.float32:
+            return F.astype(words[0] & 0xFFFFFF00, dt) * 2.0 ** -32
+        return F.astype(words[1], dt) * 2.0 ** -32 + F.astype(words[0] & 0xFFFFF800, dt) * \
+            2.0 ** -64
+
+    def uniform(self, shape, low=0.0, high=1.0, dtype="float32") -> Tensor:
+        """Uniform floats on ``[low, high)``, a tensor of ``shape`` and ``dtype``.
+
+        ``dtype`` float32 (24 random bits per value) or float64 (53 bits, two words).
+        The default ``[0, 1)`` is exact and bit-identical on every backend; other
+        ranges compute ``low + (high - low) * u``, kept below ``high``.
+
+        Raises ``LazyjitError`` for a negative shape, a non-float dtype, non-finite
+        bounds or ``high <= low``.
+        """
+        dt = _float_dtype(dtype, "uniform")
+        _finite("uniform", low=low, high=high)
+        if not high > low:
+            raise LazyjitError(f"random.uniform: high must be > low, got low={low}, "
+                               f"high={high}")
+        u = self._unit(self._words(shape, 1 if dt == np.float32 else 2, "uniform"), dt)
+        if low == 0 and high == 1:
+            return u
+        top = np.nextafter(dt.type(high), dt.type(low))
+        return F.minimum(u * float(high - low) + float(low), top.item())
+
+    def normal(self, shape, mean=0.0, std=1.0, dtype="float32") -> Tensor:
+        """Normal floats of ``mean`` and ``std`` (Box-Muller: ``sqrt(-2 log(1 - u1)) *
+        cos(2 pi u2)``, u1 from words 0-1 and u2 from words 2-3 of one block).
+
+        Raises ``LazyjitError`` for a negative shape, a non-float dtype, non-finite
+        ``mean``/``std`` or ``std < 0``.
+        """
+        dt = _float_dtype(dtype, "normal")
+        _finite("normal", mean=mean, std=std)
+        if std < 0:
+            raise LazyjitError(f"random.normal: std must be >= 0, got {std}")
+        w = self._words(shape, 4, "normal")
+        u1, u2 = (self._unit(w[:1], dt), self._unit(w[2:3], dt)) if dt == np.float32 \
+            else (self._unit(w[:2], dt), self._unit(w[2:], dt))
+        z = F.sqrt(-2.0 * F.log(1.0 - u1)) * F.cos(2.0 * math.pi * u2)
+        return z if (mean, std) == (0, 1) else z * float(std) + float(mean)
+
+    def bernoulli(self, shape, p=0.5, dtype="bool") -> Tensor:
+        """``True`` (1) with probability ``p``: ``bits < round(p * 2**32)``, so ``p`` has a
+        resolution of 2**-32 (0 and 1 exact).  ``p`` is a Python number; the result has
+        ``shape`` and ``dtype`` (any supported dtype, default bool).
+
+        Raises ``LazyjitError`` for a negative shape or ``p`` outside [0, 1].
+        """
+        if isinstance(p, Tensor) or not isinstance(p, (int, float, np.integer, np.floating)) \
+                or not 0 <= p <= 1:
+            raise LazyjitError(f"random.bernoulli: p must be a number in [0, 1], got {p!r}")
+        bits = self._words(shape, 1, "bernoulli")[0]
+        hit = F.astype(bits, _U64) < round(float(p) * 2.0 ** 32)
+        return F.astype(hit, dtype)
+
+    def integers(self, shape, low, high, dtype="int64") -> Tensor:
+        """Integers uniform on ``[low, high)``: ``low + (w1 * 2**32 + w0) % (high - low)``
+        in 64-bit arithmetic (a modulo bias below ``(high - low) / 2**64``).
+
+        ``dtype`` an integer dtype holding ``low`` and ``high - 1``.  Raises
+        ``LazyjitError`` for a negative shape, a non-integer dtype or bounds, ``high <=
+        low``, or bounds outside ``dtype``.
+        """
+        dt = np.dtype(dtype)
+        if dt.kind not in "iu":
+            raise LazyjitError(f"random.integers: dtype must be an integer dtype, not {dt}")
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                   for v in (low, high)):
+            raise LazyjitError(f"random.integers: low and high must be ints, got {low!r}, "
+                               f"{high!r}")
+        low, high = int(low), int(high)
+        if high <= low:
+            raise LazyjitError(f"random.integers: high must be > low, got low={low}, "
+                               f"high={high}")
+        info = np.iinfo(dt)
+        if low < info.min or high - 1 > info.max:
+            raise LazyjitError(f"random.integers: [{low}, {high}) does not fit in {dt}")
+        w0, w1 = (F.astype(w, _U64) for w in self._words(shape, 2, "integers"))
+        x = w1 * (1 << 32) + w0
+        span = high - low
+        if span < 1 << 64:
+            x = x % span
+        return F.astype(x + low % (1 << 64), dt)  # wraps modulo 2**64, then to dt
+
+    def permutation(self, n: int) -> Tensor:
+        """A random permutation of ``range(n)`` (int64, shape ``(n,)``): the ranks of ``n``
+        random 64-bit keys (ties broken by position), computed by comparing all pairs,
+        so O(n**2) work (and memory on the numpy backend): meant for modest ``n``
+        (lazyjit has no sort yet).  Raises ``LazyjitError`` for a negative ``n``.
+        """
+        (n,) = _shape(n, "permutation")
+        w0, w1 = (F.astype(w, _U64) for w in self._words((n,), 2, "permutation"))
+        key = w1 * (1 << 32) + w0
+        i = F.arange(n, dtype=np.int64)
+        ki, kj = F.reshape(key, (n, 1)), F.reshape(key, (1, n))
+        before = (kj < ki) | ((kj == ki) & (F.reshape(i, (1, n)) < F.reshape(i, (n, 1))))
+        return F.astype(F.sum(before, axis=1), np.int64)

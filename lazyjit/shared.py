@@ -1,0 +1,149 @@
+"""Shared variables: persistent state that compiled functions read and update (Theano's
+``theano.shared``).
+
+A :class:`SharedVariable` is a tensor whose value lives across calls.  Graphs built
+from it read its current value; ``set_value`` replaces it (the shape may change, the
+dtype may not); ``assign`` gives it a new value computed lazily.  Inside ``@lj.jit`` a
+shared variable is an implicit input read at every call (not a constant of the trace),
+and ``assign`` records an update: the function's plan computes the new value with its
+outputs, and the variable takes it after the call.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from lazyjit.tensor import Tensor, check_dtype
+from lazyjit.trace.node import LazyjitError, Node, op_error
+
+# the leaf node holding each shared variable's current value -> the variable
+OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
+# shared variables given a value not computed yet (``assign`` outside jit), by id (a
+# tensor's == is elementwise, so they cannot sit in a set)
+_PENDING: "dict[int, weakref.ref]" = {}
+# while ``jit`` traces a function: the updates its ``assign`` calls record (a stack)
+_RECORDING: list[dict] = []
+
+
+def _owned_array(value: Any, dtype) -> np.ndarray:
+    arr = np.array(value, dtype=dtype, order="C", copy=True)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    check_dtype(arr.dtype, "shared")
+    arr.flags.writeable = False
+    return arr
+
+
+class SharedVariable(Tensor):
+    """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, value: Any, name: str | None = None, dtype: Any = None):
+        super().__init__(Node.leaf(_owned_array(value, dtype)))
+        self.name = name
+        OWNER[self.node] = self
+
+    def _set_leaf(self, arr: np.ndarray) -> None:
+        self.node = Node.leaf(arr, site=False)
+        self._origin = None
+        OWNER[self.node] = self
+        _PENDING.pop(id(self), None)
+
+    def get_value(self, borrow: bool = False) -> np.ndarray:
+        """The current value (a copy, or with ``borrow`` the read-only array itself)."""
+        if id(self) in _PENDING:
+            realize_pending()
+        arr = self.node.buffer
+        return arr if borrow else arr.copy()
+
+    def set_value(self, value: Any, borrow: bool = False) -> None:
+        """Replace the value by a copy of ``value`` (``borrow`` is accepted for Theano
+        compatibility); the shape may change, the dtype may not (no implicit casting).
+
+        Raises
+        ------
+        LazyjitError
+            If the value's dtype differs from the variable's.
+        """
+        arr = np.asarray(value)
+        if arr.dtype != self.dtype:
+            raise op_error("set_value", f"shared variable {self.name or ''} has dtype "
+                           f"{self.dtype}, got a value of dtype {arr.dtype}; cast it first "
+                           f"(value.astype('{self.dtype}'))", (self.node,))
+        self._set_leaf(_owned_array(arr, self.dtype))
+
+    def assign(self, value: Any) -> None:
+        """Give the variable the value of ``value`` (a tensor of its dtype and shape, or
+        anything :func:`lazyjit.asarray` takes), computed lazily.  Inside ``@lj.jit``
+        this records an update applied after each call of the compiled function.
+
+        Raises
+        ------
+        LazyjitError
+            If the value's shape or dtype differs from the variable's (in jit; outside,
+            only the dtype must match).
+        """
+        from lazyjit import functions as F
+        v = F.asarray(value)
+        if v.dtype != self.dtype:
+            if not np.can_cast(v.dtype, self.dtype, "same_kind"):
+                raise op_error("assign", f"cannot assign a {v.dtype} value to the "
+                               f"{self.dtype} shared variable {self.name or ''}",
+                               (self.node, v.node))
+            v = F.astype(v, self.dtype)
+        if _RECORDING:
+            if v.shape != self.shape:
+                raise op_error("assign", f"inside jit the new value must keep the shape "
+                               f"{self.shape}, got {v.shape}", (self.node, v.node))
+            _RECORDING[-1][self] = v
+            return
+        self.node, self._origin = v.node, None
+        if v.node.buffer is None:
+            _PENDING[id(self)] = weakref.ref(self)
+        else:
+            self._set_leaf(v.node.buffer)
+
+    def __repr__(self) -> str:
+        name = f"{self.name!r}, " if self.name else ""
+        return f"shared({name}shape={self.shape}, dtype={self.dtype.name})"
+
+
+def shared(value: Any, name: str | None = None, dtype: Any = None) -> SharedVariable:
+    """A shared variable holding a copy of ``value`` (Theano's ``theano.shared``).
+
+    Parameters
+    ----------
+    value : array-like, any shape; copied.
+    name : optional, for messages and ``repr``.
+    dtype : optional dtype of the copy (default: the value's).
+
+    Returns
+    -------
+    A :class:`SharedVariable`: use it as a tensor; ``get_value``, ``set_value``,
+    ``assign``.
+    """
+    return SharedVariable(value, name, dtype)
+
+
+def realize_pending() -> None:
+    """Compute the values assigned to shared variables but not computed yet (in one
+    trace), so that they hold buffers again."""
+    alive = [s for s in (r() for r in list(_PENDING.values())) if s is not None]
+    _PENDING.clear()
+    pending = [s for s in alive if s.node.buffer is None]
+    if pending:
+        from lazyjit.realize import realize
+        realize(*pending)
+    for s in alive:
+        s._set_leaf(s.node.buffer)
+
+
+def owner_of(node: Node) -> "SharedVariable | None":
+    sv = OWNER.get(node)
+    return sv if sv is not None and sv.node is node else None
+
+
+__all__ = ["shared", "SharedVariable", "LazyjitError"]

@@ -1,0 +1,219 @@
+"""lazyjit.random: Philox4x32-10 bits and the distributions built on them, per backend.
+
+The known answers are Random123's ``tests/kat_vectors`` (``philox4x32 10`` lines); the
+scalar reference below is written from the paper (Salmon et al., SC 2011) in plain Python
+integers, independently of the op's NumPy reference and C helper.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+KAT = [((0, 0, 0, 0), (0, 0), (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8)),
+       ((0xffffffff,) * 4, (0xffffffff,) * 2, (0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd)),
+       ((0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344), (0xa4093822, 0x299f31d0),
+        (0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1))]
+M32 = 0xFFFFFFFF
+
+
+def philox_scalar(ctr, key):
+    """Philox4x32-10 of 4 counter words and 2 key words, in Python ints."""
+    c, k = list(ctr), list(key)
+    for r in range(10):
+        if r:
+            k = [(k[0] + 0x9E3779B9) & M32, (k[1] + 0xBB67AE85) & M32]
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & M32, (p0 >> 32) ^ c[3] ^ k[1], p0 & M32]
+    return c
+
+
+def _u64(lo, hi):
+    return lo | hi << 32
+
+
+def test_scalar_reference_matches_known_answers():
+    for ctr, key, want in KAT:
+        assert tuple(philox_scalar(ctr, key)) == want
+
+
+def test_known_answers(backend):
+    outs = [lj.random.philox(_u64(*c[:2]), _u64(*k), lj.arange(4, dtype="uint64"),
+                             _u64(*c[2:])) for c, k, _ in KAT]
+    lj.realize(*outs)
+    for out, (_, _, want) in zip(outs, KAT):
+        assert out.dtype == np.uint32 and out.shape == (4,)
+        assert tuple(int(v) for v in out.numpy()) == want
+
+
+def test_random_counters_and_keys(backend, rng):
+    """Broadcast operands (a counter per element, one key, a word per element)."""
+    c01 = rng.integers(0, 2**64, 24, dtype=np.uint64, endpoint=False)
+    c23 = rng.integers(0, 2**64, 24, dtype=np.uint64, endpoint=False)
+    key = int(rng.integers(0, 2**64, dtype=np.uint64, endpoint=False))
+    word = np.arange(24, dtype=np.int64) % 4
+    got = lj.random.philox(c01, key, word, lj.tensor(c23)).numpy()
+    for i in range(24):
+        ctr = (int(c01[i]) & M32, int(c01[i]) >> 32, int(c23[i]) & M32, int(c23[i]) >> 32)
+        assert int(got[i]) == philox_scalar(ctr, (key & M32, key >> 32))[word[i]]
+
+
+def _draws(seed):
+    rs = lj.random.RandomStream(seed)
+    return dict(bits=rs.bits((3, 50)), u32=rs.uniform(200), u64=rs.uniform(200, dtype="float64"),
+                bern=rs.bernoulli(200, 0.3), ints=rs.integers(200, -5, 17),
+                big=rs.integers(20, -2**63, 2**63 - 1), perm=rs.permutation(30),
+                n32=rs.normal(200), n64=rs.normal(200, 2.0, 3.0, dtype="float64"),
+                aff=rs.uniform(200, -2.0, 3.0))
+
+
+def test_bit_identical_across_backends():
+    got = {}
+    for name in ("numpy", "cpu"):
+        with lj.config(backend=name):
+            d = _draws(1234)
+            lj.realize(*d.values())
+            got[name] = {k: v.numpy() for k, v in d.items()}
+    a, b = got["numpy"], got["cpu"]
+    for k in ("bits", "u32", "u64", "bern", "ints", "big", "perm"):
+        assert a[k].dtype == b[k].dtype
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    for k in ("n32", "aff"):  # libm and multiply-add contraction: last-bit differences
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    np.testing.assert_allclose(a["n64"], b["n64"], rtol=1e-12, atol=1e-12)
+
+
+def test_seeds_and_successive_draws_differ(backend):
+    a, b = lj.random.RandomStream(1), lj.random.RandomStream(2)
+    a1, a2, b1 = a.bits(64), a.bits(64), b.bits(64)
+    again = lj.random.RandomStream(1).bits(64)
+    lj.realize(a1, a2, b1, again)
+    assert a.counter == 128 and b.counter == 64
+    assert (a1.numpy() != a2.numpy()).mean() > 0.9
+    assert (a1.numpy() != b1.numpy()).mean() > 0.9
+    np.testing.assert_array_equal(a1.numpy(), again.numpy())
+
+
+def test_counter_wraps(backend):
+    rs = lj.random.RandomStream(9, counter=2**64 - 2)
+    got = rs.bits(4).numpy()
+    assert rs.counter == 2
+    for i, c in enumerate((2**64 - 2, 2**64 - 1, 0, 1)):
+        assert int(got[i]) == philox_scalar((c & M32, c >> 32, 0, 0), (9, 0))[0]
+
+
+N = 100_000
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_uniform_statistics(backend, dtype):
+    rs = lj.random.RandomStream(5)
+    u, v = rs.uniform(N, dtype=dtype), rs.uniform((200, 500), -3.0, 5.0, dtype=dtype)
+    lj.realize(u, v)
+    for x, lo, hi in ((u.numpy(), 0.0, 1.0), (v.numpy(), -3.0, 5.0)):
+        assert x.dtype == dtype and x.min() >= lo and x.max() < hi
+        width = hi - lo
+        mean_se = width / math.sqrt(12 * x.size)
+        assert abs(x.mean() - (lo + hi) / 2) < 3 * mean_se
+        var = width**2 / 12  # the variance's standard error: sqrt((mu4 - var**2) / n)
+        var_se = math.sqrt((width**4 / 80 - var**2) / x.size)
+        assert abs(x.var(dtype=np.float64) - var) < 3 * var_se
+    assert v.shape == (200, 500)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_statistics(backend, dtype):
+    rs = lj.random.RandomStream(6)
+    z, y = rs.normal(N, dtype=dtype), rs.normal((N,), mean=-2.0, std=0.5, dtype=dtype)
+    lj.realize(z, y)
+    for x, mu, sd in ((z.numpy(), 0.0, 1.0), (y.numpy(), -2.0, 0.5)):
+        assert x.dtype == dtype and np.isfinite(x).all()
+        assert abs(x.mean() - mu) < 3 * sd / math.sqrt(N)
+        assert abs(x.std(dtype=np.float64) - sd) < 3 * sd / math.sqrt(2 * N)
+        assert abs(np.mean(np.abs(x - mu) < sd) - 0.6827) < 0.005  # the shape, roughly
+
+
+def test_bernoulli(backend):
+    rs = lj.random.RandomStream(7)
+    draws = {p: rs.bernoulli(N, p) for p in (0.0, 0.1, 0.5, 1.0)}
+    f = rs.bernoulli((4, 5), 0.5, dtype="float32")
+    lj.realize(f, *draws.values())
+    for p, t in draws.items():
+        x = t.numpy()
+        assert x.dtype == np.bool_
+        assert abs(x.mean() - p) <= 3 * math.sqrt(p * (1 - p) / N)
+    assert f.dtype == np.float32 and f.shape == (4, 5) and set(np.unique(f.numpy())) <= {0, 1}
+
+
+@pytest.mark.parametrize("low,high,dtype", [(0, 10, "int64"), (-7, 3, "int32"),
+                                            (250, 256, "uint8"), (-2**63, 2**63 - 1, "int64")])
+def test_integers(backend, low, high, dtype):
+    x = lj.random.RandomStream(8).integers((50, 40), low, high, dtype=dtype)
+    assert x.dtype == dtype and x.shape == (50, 40)
+    v = x.numpy().astype(object)
+    assert v.min() >= low and v.max() < high
+    if high - low <= 10:
+        assert set(np.unique(v)) == set(range(low, high))
+    else:
+        assert len(np.unique(v)) == v.size  # 2000 draws from 2**64 values
+
+
+def test_permutation(backend):
+    rs = lj.random.RandomStream(3)
+    p1, p2, p0 = rs.permutation(50), rs.permutation(50), rs.permutation(0)
+    lj.realize(p1, p2, p0)
+    assert p1.dtype == np.int64 and p0.shape == (0,)
+    assert sorted(p1.numpy()) == list(range(50)) == sorted(p2.numpy())
+    assert (p1.numpy() != p2.numpy()).any()
+
+
+@pytest.mark.parametrize("shape,want", [((), ()), (0, (0,)), (5, (5,)), ((2, 0, 3), (2, 0, 3)),
+                                        ([2, 3], (2, 3))])
+def test_shapes(backend, shape, want):
+    rs = lj.random.RandomStream(0)
+    outs = [rs.bits(shape), rs.uniform(shape), rs.normal(shape, dtype="float64"),
+            rs.bernoulli(shape, 0.5), rs.integers(shape, 0, 3, dtype="int16")]
+    lj.realize(*outs)
+    for t, dt in zip(outs, ("uint32", "float32", "float64", "bool", "int16")):
+        assert t.shape == want and t.dtype == dt and t.numpy().shape == want
+    assert rs.counter == 5 * math.prod(want)
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda rs: rs.uniform((2, -1)), "negative dimensions"),
+    (lambda rs: rs.bits(2.5), "shape must be"),
+    (lambda rs: rs.uniform(3, 1.0, 1.0), "high must be > low"),
+    (lambda rs: rs.uniform(3, 0.0, float("inf")), "finite"),
+    (lambda rs: rs.uniform(3, dtype="int32"), "float32 or float64"),
+    (lambda rs: rs.normal(3, std=-1.0), "std must be >= 0"),
+    (lambda rs: rs.bernoulli(3, 1.5), r"p must be a number in \[0, 1\]"),
+    (lambda rs: rs.bernoulli(3, -0.1), r"p must be a number in \[0, 1\]"),
+    (lambda rs: rs.integers(3, 5, 5), "high must be > low"),
+    (lambda rs: rs.integers(3, 0, 300, dtype="uint8"), "does not fit in uint8"),
+    (lambda rs: rs.integers(3, 0, 2, dtype="float32"), "integer dtype"),
+    (lambda rs: rs.integers(3, 0.5, 2), "must be ints"),
+    (lambda rs: rs.permutation(-1), "negative dimensions"),
+    (lambda rs: lj.random.RandomStream(-1), "seed must be an int"),
+    (lambda rs: lj.random.philox(lj.ones(3), 0), "must be integers"),
+    (lambda rs: lj.random.philox(0, 2**64), "outside"),
+])
+def test_bad_arguments(call, msg):
+    rs = lj.random.RandomStream(0)
+    with pytest.raises(lj.LazyjitError, match=msg):
+        call(rs)
+    assert rs.counter == 0  # a rejected draw consumes no counters
+
+
+def test_jit_repeats_draws():
+    """Documented limitation: inside lj.jit the counter is a trace constant."""
+    rs = lj.random.RandomStream(4)
+
+    @lj.jit
+    def f(x):
+        return x + rs.uniform(3)
+
+    a, b = f(np.zeros(3, np.float32)).numpy(), f(np.zeros(3, np.float32)).numpy()
+    np.testing.assert_array_equal(a, b)

@@ -1,0 +1,75 @@
+"""Shared variables (Theano's ``theano.shared``): values that persist across calls, read
+by compiled functions at every call and updated by ``assign``."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+
+def test_get_set_value(backend):
+    w = lj.shared(np.arange(3.0), name="w")
+    v = w.get_value()
+    v[0] = 100.0  # a copy: the variable keeps its value
+    np.testing.assert_array_equal(w.get_value(), [0.0, 1.0, 2.0])
+    w.set_value(np.ones((2, 2)))  # the shape may change
+    assert w.shape == (2, 2)
+    np.testing.assert_array_equal((w * 2).numpy(), 2 * np.ones((2, 2)))
+    with pytest.raises(lj.LazyjitError, match="dtype float64"):
+        w.set_value(np.ones(3, np.float32))
+    assert "w" in repr(w)
+
+
+def test_jit_reads_the_current_value_and_compiles_nothing_new(backend):
+    w = lj.shared(np.array([1.0, 2.0], np.float32))
+    f = lj.jit(lambda x: x * w)
+    x = np.ones(2, np.float32)
+    np.testing.assert_array_equal(f(x).numpy(), [1.0, 2.0])
+    w.set_value(np.array([3.0, 4.0], np.float32))
+    np.testing.assert_array_equal(f(x).numpy(), [3.0, 4.0])
+    before = lj.stats()["compiles"]
+    w.set_value(np.array([5.0, 6.0, 7.0], np.float32))  # new shape: traced again
+    np.testing.assert_array_equal(f(np.ones(3, np.float32)).numpy(), [5.0, 6.0, 7.0])
+    assert lj.stats()["compiles"] == before
+
+
+def test_jit_assign_updates_after_the_outputs(backend):
+    """SGD on ``sum((w - t)^2)`` with the update inside the compiled step: each call
+    returns the loss of the value before its update, and ``w`` converges to ``t``."""
+    t = np.array([1.0, -2.0, 3.0])
+    w = lj.shared(np.zeros(3), name="w")
+
+    @lj.jit
+    def step(target):
+        loss = lj.sum((w - target) ** 2)
+        w.assign(w - 0.25 * lj.grad(loss, w))
+        return loss
+
+    losses = [float(step(t)) for _ in range(30)]
+    assert losses[0] == pytest.approx(14.0)  # at w = 0, before the first update
+    assert losses[1] == pytest.approx(14.0 * 0.25)  # w halfway: (1 - 2 * 0.25)^2 = 0.25
+    np.testing.assert_allclose(w.get_value(), t, atol=1e-6)
+
+
+def test_assign_outside_jit_is_lazy_and_chains(backend):
+    v = lj.shared(np.arange(4.0))
+    v.assign(v * 2)
+    v.assign(v + 1)  # reads the pending value
+    f = lj.jit(lambda x: x + v)  # computed before the call
+    np.testing.assert_array_equal(f(np.zeros(4)).numpy(), [1.0, 3.0, 5.0, 7.0])
+    np.testing.assert_array_equal(v.get_value(), [1.0, 3.0, 5.0, 7.0])
+
+
+def test_assign_errors(backend):
+    w = lj.shared(np.zeros(3, np.int64))
+    with pytest.raises(lj.LazyjitError, match="cannot assign"):
+        w.assign(np.ones(3) * 0.5)
+
+    @lj.jit
+    def bad(x):
+        w.assign(lj.zeros(4, np.int64) + x)
+        return x
+
+    with pytest.raises(lj.LazyjitError, match="keep the shape"):
+        bad(np.int64(1))
