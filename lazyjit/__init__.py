@@ -19,6 +19,7 @@ from lazyjit.shared import SharedVariable, shared
 from lazyjit.scan import scan
 from lazyjit.ifelse import ifelse
 from lazyjit import debug  # noqa: F401
+from lazyjit import random  # noqa: F401  (lj.random: counter-based random numbers)
 from lazyjit.realize import realize as _realize
 from lazyjit.stats import reset_stats, stats
 from lazyjit.trace.node import LazyjitError
