@@ -13,11 +13,10 @@ different seeds differ, and every backend draws the same bits: raw bits, ``unifo
 ``normal`` (``log``, ``cos``) and affine ``uniform`` (``low + (high - low) * u``, which C
 may fuse into one multiply-add) may differ in the last bit, as libm implementations do.
 
-Inside ``@lj.jit``: the counter is read when the function is traced, so it becomes a
-constant of the trace; a jitted function that draws numbers repeats the same draws at
-each call (and the stream's counter advances once, at tracing).  Pass the varying part
-in yourself (e.g. an explicit counter or key tensor to :func:`philox`) until streams
-become shared state (issue 6).
+The counter is a shared variable (:func:`lazyjit.shared`): inside ``@lj.jit`` a draw
+reads it at every call and advances it by an update applied after the call, so a
+jitted function draws new numbers at each call, the same ones as the eager draws it
+replaces.
 """
 from __future__ import annotations
 
@@ -113,7 +112,17 @@ class RandomStream:
             raise LazyjitError(f"random.RandomStream: seed must be an int in [0, 2**64), "
                                f"got {seed!r}")
         self.seed = int(seed)
-        self.counter = int(counter) % (1 << 64)
+        from lazyjit.shared import shared
+        self.state = shared(np.uint64(int(counter) % (1 << 64)), name="random counter")
+
+    @property
+    def counter(self) -> int:
+        """The next counter (read and set; computing any pending draws' advance)."""
+        return int(self.state.get_value())
+
+    @counter.setter
+    def counter(self, value: int) -> None:
+        self.state.set_value(np.uint64(int(value) % (1 << 64)))
 
     def __repr__(self) -> str:
         return f"RandomStream(seed={self.seed}, counter={self.counter})"
@@ -122,8 +131,13 @@ class RandomStream:
         """Output words ``0..n-1`` of the blocks of the next ``prod(shape)`` counters."""
         shape = _shape(shape, where)
         k = math.prod(shape)
-        ctr = F.reshape(F.arange(k, dtype=_U64) + self.counter, shape)
-        self.counter = (self.counter + k) % (1 << 64)
+        from lazyjit.shared import _RECORDING
+        ctr = F.reshape(F.arange(k, dtype=_U64) + self.state, shape)
+        if _RECORDING:  # in jit: an update, applied after each call (wraps modulo 2**64)
+            self.state.assign(self.state + np.uint64(k % (1 << 64)))
+        else:  # eager: a new value now (the draw keeps reading the old one), so that a
+            # loop of draws builds traces of one structure, not a growing chain
+            self.counter = self.counter + k
         return [philox(ctr, self.seed, w) for w in range(n)]
 
     def bits(self, shape) -> Tensor:
