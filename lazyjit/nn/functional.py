@@ -1,0 +1,286 @@
+"""Convolution and pooling with ``torch.nn.functional``'s semantics, as composites of
+lazyjit's primitives.
+
+Layout is NCHW throughout: inputs ``(N, C, H, W)``, weights ``(O, C // groups, KH, KW)``.
+``conv2d`` is a cross-correlation (the kernel is not flipped), as in
+``torch.nn.functional.conv2d`` and cuDNN.
+
+Implementation (im2col): the input is zero-padded (``set_subtensor`` into a constant),
+the ``KH * KW`` shifted, strided windows are taken by basic slicing, stacked into a
+``(groups, C/groups * KH * KW, N * OH * OW)`` column matrix and multiplied by the
+reshaped weights in one (batched over groups) ``matmul``.  Pooling takes the same
+windows and combines them with ``maximum`` or ``+``.  Every step is a public primitive,
+so ``lj.grad``, ``lj.jvp`` and their compositions (any order) work unchanged.
+
+Output sizes (``ceil_mode=False``, as torch's default)::
+
+    OH = (H + pad_top + pad_bottom - dilation_h * (KH - 1) - 1) // stride_h + 1
+
+and the same for ``OW``.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from lazyjit import functions as F
+from lazyjit.tensor import Tensor
+from lazyjit.trace.node import op_error
+
+__all__ = ["conv2d", "max_pool2d", "avg_pool2d"]
+
+
+# argument helpers
+# ---------------------------------------------------------------------------------------
+
+def _pair(op: str, name: str, value, minimum: int, srcs: tuple) -> tuple[int, int]:
+    """An int or a pair of ints, each >= ``minimum``, as a pair."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        pair = (int(value), int(value))
+    elif (isinstance(value, (tuple, list)) and len(value) == 2
+          and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                  for v in value)):
+        pair = (int(value[0]), int(value[1]))
+    else:
+        raise op_error(op, f"{name} must be an int or a pair of ints, got {value!r}", srcs)
+    if min(pair) < minimum:
+        raise op_error(op, f"{name} must be >= {minimum}, got {value!r}", srcs)
+    return pair
+
+
+def _check_4d(op: str, x: Tensor, what: str, srcs: tuple) -> None:
+    if x.ndim != 4:
+        raise op_error(op, f"expected a 4-d {what} (N, C, H, W), got {x.ndim}-d shape "
+                       f"{x.shape}", srcs)
+
+
+def _out_size(op: str, size: int, pads: tuple[int, int], k: int, s: int, d: int,
+              axis: str, srcs: tuple) -> int:
+    span = d * (k - 1) + 1
+    padded = size + pads[0] + pads[1]
+    if padded < span:
+        raise op_error(op, f"kernel size along {axis} ({k}, dilation {d}: spans {span}) is "
+                       f"larger than the padded input ({size} + padding {pads[0]} + "
+                       f"{pads[1]} = {padded})", srcs)
+    return (padded - span) // s + 1
+
+
+def _pad(x: Tensor, pads: tuple[int, int, int, int], value) -> Tensor:
+    """Pad the last two axes by ``(top, bottom, left, right)`` with the constant ``value``."""
+    top, bottom, left, right = pads
+    if not any(pads):
+        return x
+    n, c, h, w = x.shape
+    base = F.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
+    return F.set_subtensor(base[:, :, top:top + h, left:left + w], x)
+
+
+def _windows(x: Tensor, k: tuple[int, int], s: tuple[int, int], d: tuple[int, int],
+             out: tuple[int, int]) -> list[Tensor]:
+    """The ``KH * KW`` shifted strided views of the (padded) last two axes of ``x``, each
+    of shape ``x.shape[:-2] + out``, in row-major kernel order."""
+    views = []
+    for i in range(k[0]):
+        for j in range(k[1]):
+            h0, w0 = i * d[0], j * d[1]
+            views.append(x[..., h0:h0 + s[0] * (out[0] - 1) + 1:s[0],
+                           w0:w0 + s[1] * (out[1] - 1) + 1:s[1]])
+    return views
+
+
+# convolution
+# ---------------------------------------------------------------------------------------
+
+def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
+    """2-d convolution (cross-correlation) with ``torch.nn.functional.conv2d``'s semantics.
+
+    Parameters
+    ----------
+    x : tensor of shape ``(N, C, H, W)``.
+    w : tensor of shape ``(O, C // groups, KH, KW)``; ``O`` divisible by ``groups``.
+    bias : optional tensor of shape ``(O,)``, added to every output position.
+    stride, dilation : int or ``(sh, sw)`` / ``(dh, dw)``, each >= 1.
+    padding : int or ``(ph, pw)`` (zeros on both sides of each axis, >= 0), or
+        ``'valid'`` (no padding) or ``'same'`` (output size = input size; stride 1 only;
+        total padding ``d * (k - 1)`` per axis, the odd extra element on the bottom /
+        right, as torch does).
+    groups : input channels and output channels are split into ``groups`` blocks; block
+        ``g`` of the output sees only block ``g`` of the input (``groups == C``: depthwise).
+
+    Returns
+    -------
+    Tensor of shape ``(N, O, OH, OW)`` with
+    ``out[n, o, i, j] = bias[o] + sum_{c, p, q} x_pad[n, g*C/groups + c, i*sh + p*dh,
+    j*sw + q*dw] * w[o, c, p, q]`` where ``g = o // (O // groups)``.  Its dtype is the
+    promotion of the dtypes of ``x``, ``w`` (and ``bias``), as ``lj.matmul``'s.
+
+    Raises
+    ------
+    LazyjitError
+        If ``x`` or ``w`` is not 4-d; ``C`` is not divisible by ``groups``;
+        ``C != w.shape[1] * groups``; ``O`` is not divisible by ``groups``; ``bias`` is not
+        of shape ``(O,)``; stride, padding or dilation are malformed (``'same'`` with a
+        stride other than 1 included); or the dilated kernel is larger than the padded
+        input.
+
+    Notes
+    -----
+    Implemented by im2col: memory for the column matrix is
+    ``C * KH * KW * N * OH * OW`` elements.  Gradients (both modes, any order) follow
+    from the primitives (slices, stack, reshape, transpose, matmul).
+    """
+    op = "conv2d"
+    x, w = F.asarray(x), F.asarray(w)
+    srcs = (x.node, w.node)
+    _check_4d(op, x, "input", srcs)
+    if w.ndim != 4:
+        raise op_error(op, f"expected a 4-d weight (O, C/groups, KH, KW), got {w.ndim}-d "
+                       f"shape {w.shape}", srcs)
+    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool) or groups < 1:
+        raise op_error(op, f"groups must be a positive int, got {groups!r}", srcs)
+    groups = int(groups)
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    if c % groups:
+        raise op_error(op, f"input channels ({c}) are not divisible by groups ({groups})",
+                       srcs)
+    if c != cg * groups:
+        raise op_error(op, f"channel mismatch: input has {c} channels, but the weight "
+                       f"expects {cg} * groups ({groups}) = {cg * groups}", srcs)
+    if o % groups:
+        raise op_error(op, f"output channels ({o}) are not divisible by groups ({groups})",
+                       srcs)
+    if bias is not None:
+        bias = F.asarray(bias)
+        if bias.shape != (o,):
+            raise op_error(op, f"bias must have shape ({o},), got {bias.shape}",
+                           srcs + (bias.node,))
+    s = _pair(op, "stride", stride, 1, srcs)
+    d = _pair(op, "dilation", dilation, 1, srcs)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = (0, 0, 0, 0)
+        elif padding == "same":
+            if s != (1, 1):
+                raise op_error(op, f"padding='same' requires stride 1, got {stride!r}", srcs)
+            th, tw = d[0] * (kh - 1), d[1] * (kw - 1)
+            pads = (th // 2, th - th // 2, tw // 2, tw - tw // 2)
+        else:
+            raise op_error(op, f"padding must be 'valid', 'same', an int or a pair of ints, "
+                           f"got {padding!r}", srcs)
+    else:
+        ph, pw = _pair(op, "padding", padding, 0, srcs)
+        pads = (ph, ph, pw, pw)
+    oh = _out_size(op, h, pads[:2], kh, s[0], d[0], "H", srcs)
+    ow = _out_size(op, wd, pads[2:], kw, s[1], d[1], "W", srcs)
+
+    # im2col with the channel axis first, so that the column matrix needs no transpose:
+    # (C, N, Hp, Wp) -> KH*KW views (C, N, OH, OW) -> (C, K, N, OH, OW) -> (G, Cg*K, N*L)
+    xt = _pad(F.transpose(x, (1, 0, 2, 3)), pads, 0)
+    views = _windows(xt, (kh, kw), s, d, (oh, ow))
+    cols = F.stack(views, axis=1) if len(views) > 1 else F.expand_dims(views[0], 1)
+    k = kh * kw
+    if groups == 1:
+        out = F.matmul(F.reshape(w, (o, cg * k)), F.reshape(cols, (c * k, n * oh * ow)))
+    else:
+        out = F.matmul(F.reshape(w, (groups, o // groups, cg * k)),
+                       F.reshape(cols, (groups, cg * k, n * oh * ow)))
+    out = F.transpose(F.reshape(out, (o, n, oh, ow)), (1, 0, 2, 3))
+    if bias is not None:
+        out = out + F.reshape(bias, (1, o, 1, 1))
+    return out
+
+
+# pooling
+# ---------------------------------------------------------------------------------------
+
+def _pool_args(op: str, x, kernel_size, stride, padding, dilation):
+    x = F.asarray(x)
+    srcs = (x.node,)
+    _check_4d(op, x, "input", srcs)
+    k = _pair(op, "kernel_size", kernel_size, 1, srcs)
+    s = k if stride is None else _pair(op, "stride", stride, 1, srcs)
+    p = _pair(op, "padding", padding, 0, srcs)
+    d = _pair(op, "dilation", dilation, 1, srcs)
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise op_error(op, f"padding {padding!r} must be at most half the kernel size "
+                       f"{kernel_size!r}", srcs)
+    pads = (p[0], p[0], p[1], p[1])
+    out = (_out_size(op, x.shape[2], pads[:2], k[0], s[0], d[0], "H", srcs),
+           _out_size(op, x.shape[3], pads[2:], k[1], s[1], d[1], "W", srcs))
+    return x, k, s, d, pads, out
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1) -> Tensor:
+    """2-d max pooling with ``torch.nn.functional.max_pool2d``'s semantics
+    (``ceil_mode=False``, no indices).
+
+    Parameters
+    ----------
+    x : tensor of shape ``(N, C, H, W)`` (any real dtype; the result has the same).
+    kernel_size : int or ``(KH, KW)``.
+    stride : int or pair; ``None`` (default) means ``kernel_size``.
+    padding : int or pair, at most half the kernel size; the padding is ``-inf`` (the
+        dtype's minimum for integers), so it never wins.
+    dilation : int or pair, spacing between kernel elements.
+
+    Returns
+    -------
+    Tensor of shape ``(N, C, OH, OW)``.  Its gradient goes, where several elements of a
+    window tie, to the first of them in row-major window order (``lj.maximum`` sends
+    ties to its first operand).
+
+    Raises
+    ------
+    LazyjitError
+        If ``x`` is not 4-d, an argument is malformed, the padding exceeds half the
+        kernel, or the dilated kernel is larger than the padded input.
+    """
+    op = "max_pool2d"
+    x, k, s, d, pads, out = _pool_args(op, x, kernel_size, stride, padding, dilation)
+    if x.dtype.kind == "f":
+        low = -np.inf
+    elif x.dtype.kind in "iu":
+        low = np.iinfo(x.dtype).min
+    elif x.dtype == np.bool_:
+        low = False
+    else:
+        raise op_error(op, f"unsupported dtype {x.dtype}", (x.node,))
+    views = _windows(_pad(x, pads, low), k, s, d, out)
+    return functools.reduce(F.maximum, views)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0) -> Tensor:
+    """2-d average pooling with ``torch.nn.functional.avg_pool2d``'s defaults
+    (``ceil_mode=False``, ``count_include_pad=True``: padded zeros count in the mean, the
+    divisor is always ``KH * KW``).
+
+    Parameters
+    ----------
+    x : tensor of shape ``(N, C, H, W)``; floating dtypes keep their dtype, integers and
+        booleans give float64 (NumPy's true division).
+    kernel_size : int or ``(KH, KW)``.
+    stride : int or pair; ``None`` (default) means ``kernel_size``.
+    padding : int or pair of zero padding, at most half the kernel size.
+
+    Returns
+    -------
+    Tensor of shape ``(N, C, OH, OW)``.
+
+    Raises
+    ------
+    LazyjitError
+        If ``x`` is not 4-d, an argument is malformed, the padding exceeds half the
+        kernel, or the kernel is larger than the padded input.
+    """
+    op = "avg_pool2d"
+    x, k, s, d, pads, out = _pool_args(op, x, kernel_size, stride, padding, 1)
+    if x.dtype.kind not in "fiub":
+        raise op_error(op, f"unsupported dtype {x.dtype}", (x.node,))
+    if x.dtype.kind != "f":
+        x = F.astype(x, np.float64)
+    views = _windows(_pad(x, pads, 0), k, s, d, out)
+    return functools.reduce(F.add, views) * (1.0 / math.prod(k))
+
