@@ -17,6 +17,10 @@ finds its compiled plan in the trace cache; the last, smaller minibatch of an ep
 new batch size, which on the ``cpu`` backend reuses the compiled kernels (sizes are
 run-time arguments), so ``compiles`` stays small.
 
+``--model cnn`` trains a LeNet-like convolutional network instead (``lj.nn.functional``:
+conv 3x3, 16 channels, ReLU, max-pool 2; conv 3x3, 32 channels, ReLU, max-pool 2; dense
+128-64-10) on the images as ``(batch, 1, 8, 8)``, with the same loss and optimizer.
+
 The last lines printed are ``test accuracy: A``, ``steps per second: S`` (after the
 first step, which includes compiling) and ``compiles: N`` (``lj.stats()['compiles']``:
 the training step and the evaluation, on a cold compiled-code cache).
@@ -64,8 +68,39 @@ def init_params(seed: int) -> list[lj.Tensor]:
     return params
 
 
+CNN = ((16, 1, 3, 3), (16,), (32, 16, 3, 3), (32,), (128, 64), (64,), (64, 10), (10,))
+
+
+def init_cnn(seed: int) -> list[lj.Tensor]:
+    """He-initialized parameters of the CNN (shapes :data:`CNN`), zero biases."""
+    rng = np.random.default_rng(seed)
+    params = []
+    for shape in CNN:
+        if len(shape) == 1:
+            params.append(lj.tensor(np.zeros(shape, np.float32)))
+            continue
+        fan_in = int(np.prod(shape[1:])) if len(shape) == 4 else shape[0]
+        params.append(lj.tensor(rng.normal(0.0, np.sqrt(2.0 / fan_in), size=shape),
+                                dtype=np.float32))
+    return params
+
+
+def forward_cnn(params, x):
+    """Logits ``(batch, 10)`` of the CNN for inputs ``x`` of shape ``(batch, 64)``."""
+    from lazyjit.nn import functional as nnf
+    c1, b1, c2, b2, w3, b3, w4, b4 = params
+    h = x.reshape(x.shape[0], 1, 8, 8)
+    h = nnf.max_pool2d(lj.relu(nnf.conv2d(h, c1, b1, padding=1)), 2)   # (n, 16, 4, 4)
+    h = nnf.max_pool2d(lj.relu(nnf.conv2d(h, c2, b2, padding=1)), 2)   # (n, 32, 2, 2)
+    h = lj.relu(h.reshape(h.shape[0], 128) @ w3 + b3)
+    return h @ w4 + b4
+
+
 def forward(params, x):
-    """Logits of shape ``(batch, 10)`` for inputs ``x`` of shape ``(batch, 64)``."""
+    """Logits of shape ``(batch, 10)`` for inputs ``x`` of shape ``(batch, 64)`` (the CNN's
+    when ``params`` are the CNN's)."""
+    if len(params) == len(CNN) and params[0].ndim == 4:
+        return forward_cnn(params, x)
     h = x
     n_layers = len(params) // 2
     for i in range(n_layers):
@@ -90,7 +125,7 @@ def accuracy(params, x: np.ndarray, y: np.ndarray) -> float:
 
 def train(epochs: int = 60, lr: float = 0.1, batch_size: int = 128, seed: int = 0,
           momentum: float = 0.9, label_smoothing: float = 0.1, weight_decay: float = 5e-4,
-          progress: bool = True) -> dict:
+          progress: bool = True, model: str = "mlp") -> dict:
     """Train and evaluate; returns ``{'test_accuracy', 'steps_per_second', 'compiles',
     'steps', 'final_loss'}``.
 
@@ -101,7 +136,7 @@ def train(epochs: int = 60, lr: float = 0.1, batch_size: int = 128, seed: int = 
     from tqdm import tqdm
 
     x_train, y_train, x_test, y_test = load_data()
-    params = init_params(seed)
+    params = init_cnn(seed) if model == "cnn" else init_params(seed)
     # zeros held in buffers, as the biases: the first step has the graph of every later one
     velocity = [lj.tensor(np.zeros(p.shape, p.dtype)) for p in params]
     rng = np.random.default_rng(seed + 1)
@@ -158,9 +193,12 @@ def main(argv=None) -> None:
                         help="weight of the uniform distribution mixed into the targets")
     parser.add_argument("--weight-decay", type=float, default=5e-4, help="L2 weight decay")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp",
+                        help="the 64-256-256-10 MLP, or the LeNet-like CNN")
     args = parser.parse_args(argv)
     result = train(args.epochs, args.lr, args.batch_size, args.seed, args.momentum,
-                   args.label_smoothing, args.weight_decay, progress=not args.no_progress)
+                   args.label_smoothing, args.weight_decay, progress=not args.no_progress,
+                   model=args.model)
     print(f"test accuracy: {result['test_accuracy']:.4f}")
     print(f"steps per second: {result['steps_per_second']:.1f}")
     print(f"compiles: {result['compiles']}")
