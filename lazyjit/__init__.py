@@ -21,6 +21,7 @@ from lazyjit.ifelse import ifelse
 from lazyjit import debug  # noqa: F401
 from lazyjit import random  # noqa: F401  (lj.random: counter-based random numbers)
 from lazyjit import optim  # noqa: F401  (lj.optim: SGD, Adam, AdamW as shared updates)
+from lazyjit import nn  # noqa: F401  (lj.nn: layers on the public API)
 from lazyjit.realize import realize as _realize
 from lazyjit.stats import reset_stats, stats
 from lazyjit.trace.node import LazyjitError
