@@ -87,6 +87,11 @@ class SharedVariable(Tensor):
             only the dtype must match).
         """
         from lazyjit import functions as F
+        from lazyjit.scan import _DEPTH
+        if _DEPTH[0]:
+            raise op_error("assign", "assigning a shared variable inside a scan step "
+                           "function is not supported yet: return the new value as an "
+                           "output of the scan and assign it after the loop", (self.node,))
         v = F.asarray(value)
         if v.dtype != self.dtype:
             if not np.can_cast(v.dtype, self.dtype, "same_kind"):

@@ -73,3 +73,14 @@ def test_assign_errors(backend):
 
     with pytest.raises(lj.LazyjitError, match="keep the shape"):
         bad(np.int64(1))
+
+
+def test_assign_inside_a_scan_step_is_refused(backend):
+    w = lj.shared(np.zeros(2))
+
+    def body(x_t, h):
+        w.assign(h)
+        return h + x_t
+
+    with pytest.raises(lj.LazyjitError, match="inside a scan step"):
+        lj.scan(body, sequences=lj.tensor(np.ones((3, 2))), outputs_info=lj.zeros(2))
