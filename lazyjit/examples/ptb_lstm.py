@@ -52,6 +52,7 @@ import time
 import numpy as np
 
 import lazyjit as lj
+from lazyjit.nn import functional as nnf
 
 CONFIGS = {
     "small": dict(hidden=200, layers=2, steps=20, batch=20, init=0.1, lr=1.0, max_norm=5.0,
@@ -131,24 +132,11 @@ def to_tensors(tree):
     return lj.tensor(tree)
 
 
-def lstm_cell(x_t, h, c, w, u, b):
-    """One LSTM step: ``x_t (batch, in)``, ``h, c (batch, hidden)`` -> ``[h', c']``."""
-    n = h.shape[-1]
-    gates = x_t @ w + h @ u + b
-    i = lj.sigmoid(gates[:, :n])
-    f = lj.sigmoid(gates[:, n:2 * n])
-    g = lj.tanh(gates[:, 2 * n:3 * n])
-    o = lj.sigmoid(gates[:, 3 * n:])
-    c = f * c + i * g
-    return [o * lj.tanh(c), c]
-
-
 def lstm_layer(xs, h0, c0, w, u, b):
-    """Run one LSTM layer over ``xs (steps, batch, in)`` with ONE ``lj.scan``; returns
-    ``(hs (steps, batch, hidden), h_last, c_last)``."""
-    (hs, cs), _ = lj.scan(lstm_cell, sequences=[xs], outputs_info=[h0, c0],
-                          non_sequences=[w, u, b])
-    return hs, hs[-1], cs[-1]
+    """Run one LSTM layer over ``xs (steps, batch, in)``: ``lj.nn``'s LSTM
+    (:func:`lazyjit.nn.functional.lstm`, ONE ``lj.scan``) on this example's parameters;
+    returns ``(hs (steps, batch, hidden), h_last, c_last)``."""
+    return nnf.lstm(xs, h0, c0, w, u, b)
 
 
 def loss_and_states(params, states, x, y):

@@ -29,7 +29,7 @@ from lazyjit import functions as F
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import op_error
 
-__all__ = ["conv2d", "max_pool2d", "avg_pool2d"]
+__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "lstm_cell", "lstm"]
 
 
 # argument helpers
@@ -284,3 +284,28 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0) -> Tensor:
     views = _windows(_pad(x, pads, 0), k, s, d, out)
     return functools.reduce(F.add, views) * (1.0 / math.prod(k))
 
+
+
+# recurrent layers
+# ---------------------------------------------------------------------------------------
+
+def lstm_cell(x_t, h, c, w_ih, w_hh, bias):
+    """One LSTM step (Hochreiter & Schmidhuber 1997; gates in torch's order ``i, f, g,
+    o``): ``x_t (batch, in)``, ``h, c (batch, hidden)``, ``w_ih (in, 4 hidden)``,
+    ``w_hh (hidden, 4 hidden)``, ``bias (4 hidden,)`` -> ``[h', c']``."""
+    n = h.shape[-1]
+    z = x_t @ w_ih + h @ w_hh + bias
+    i, f = F.sigmoid(z[:, :n]), F.sigmoid(z[:, n:2 * n])
+    g, o = F.tanh(z[:, 2 * n:3 * n]), F.sigmoid(z[:, 3 * n:])
+    c = f * c + i * g
+    return [o * F.tanh(c), c]
+
+
+def lstm(xs, h0, c0, w_ih, w_hh, bias):
+    """An LSTM layer over ``xs (steps, batch, in)`` as ONE ``lj.scan`` of
+    :func:`lstm_cell` (its gradient one reverse scan); returns ``(hs (steps, batch,
+    hidden), h_last, c_last)``."""
+    from lazyjit.scan import scan
+    (hs, cs), _ = scan(lstm_cell, sequences=[xs], outputs_info=[h0, c0],
+                       non_sequences=[w_ih, w_hh, bias])
+    return hs, hs[-1], cs[-1]

@@ -246,17 +246,8 @@ class LSTM(Module):
         self.hidden_size = hidden_size
 
     def forward(self, xs, state=None):
-        n = self.hidden_size
         if state is None:
-            zeros = lj.zeros((xs.shape[1], n), xs.dtype)
+            zeros = lj.zeros((xs.shape[1], self.hidden_size), xs.dtype)
             state = (zeros, zeros)
-
-        def cell(x_t, h, c, w, u, b):
-            z = x_t @ w + h @ u + b
-            i, f = lj.sigmoid(z[:, :n]), lj.sigmoid(z[:, n:2 * n])
-            g, o = lj.tanh(z[:, 2 * n:3 * n]), lj.sigmoid(z[:, 3 * n:])
-            c = f * c + i * g
-            return [o * lj.tanh(c), c]
-        (hs, cs), _ = lj.scan(cell, sequences=xs, outputs_info=list(state),
-                              non_sequences=[self.weight_ih, self.weight_hh, self.bias])
-        return hs, (hs[-1], cs[-1])
+        hs, h, c = F.lstm(xs, state[0], state[1], self.weight_ih, self.weight_hh, self.bias)
+        return hs, (h, c)
