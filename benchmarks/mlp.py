@@ -2,12 +2,11 @@
 
 Run from the repository root::
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/mlp.py
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/mlp.py --quick
+    python benchmarks/mlp.py [--quick]
 
-``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` should be unset in the command that takes
-NumPy timings (see shared/PERFORMANCE.md); this script does not change them, it only
-warns when they are set.  The backend is lazyjit's default (``cpu``) unless
+Where ``OPENBLAS_CORETYPE`` or ``OPENBLAS_L2_SIZE`` is set, the script re-runs itself
+without them (``timing.native_blas``), so NumPy's OpenBLAS uses this machine's kernels
+(see shared/PERFORMANCE.md).  The backend is lazyjit's default (``cpu``) unless
 ``LAZYJIT_FLAGS=backend=numpy`` says otherwise.
 
 The step: a 64-256-256-10 ReLU MLP, softmax cross-entropy (mean over the batch), its

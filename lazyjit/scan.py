@@ -229,7 +229,7 @@ def _check_strict(outputs: list[Node], allowed: set[Node], first_leaf: int, name
 def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor, tuple]],
                nonseqs: list[Tensor], n_steps: int, *, strict: bool = False,
                keep: Sequence[bool] | None = None, name: str = "scan",
-               state_casts: bool = True, reverse: bool = False) -> list[Tensor]:
+               reverse: bool = False) -> list[Tensor]:
     """Trace ``body_fn`` and build the scan node; return its results as tensors.
 
     Parameters
@@ -289,7 +289,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
                                f"but its initial value gives {want} (dtype {init.dtype})",
                                (r.node, init.node))
             if r.dtype != init.dtype:
-                if not state_casts or not np.can_cast(r.dtype, init.dtype, "same_kind"):
+                if not np.can_cast(r.dtype, init.dtype, "same_kind"):
                     raise op_error(name, f"output {k} of the step function has dtype "
                                    f"{r.dtype}, but its initial value has {init.dtype}",
                                    (r.node, init.node))

@@ -61,6 +61,18 @@ def _rows_after(g: Tensor, lag: int) -> Tensor:
     return Tensor(v) if v is not None else t
 
 
+def _bind(spec, xs: list, taps: list, ws: list) -> dict[Node, Node]:
+    """The body's placeholders mapped to a derivative body's tensors: one per sequence,
+    per (state, tap) and per invariant."""
+    mapping = {spec.inputs[k]: x.node for k, x in enumerate(xs)}
+    for slots, values in zip(spec.tap_slots(), taps):
+        for s, v in zip(slots, values):
+            mapping[spec.inputs[s]] = v.node
+    for s, w in zip(spec.inv_slots(), ws):
+        mapping[spec.inputs[s]] = w.node
+    return mapping
+
+
 def _float(n: Node) -> bool:
     return n.dtype.kind == "f"
 
@@ -124,7 +136,6 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
     # one GEMM, from the per-step x and product cotangents (outputs of the loop)
     gemms = _invariant_gemms(spec, [inv_slots[m] for m in inv_on])
     acc_on = [m for m in inv_on if inv_slots[m] not in gemms[1]]
-    slots = spec.tap_slots()
     gs_on = [j for j in active if gS[j] is not None]
     # the reverse scan's sequences.  It runs the steps backwards (``reverse`` flipped):
     # what is indexed by time (sequences, plain outputs and their cotangents) is read at
@@ -158,12 +169,7 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
         accs = [next(it) for _ in acc_on]
         ws = list(it)
         outer_of.update({a.node: x for a, x in zip(args[:n_rseq], rseqs)})
-        mapping = {spec.inputs[k]: xs[k].node for k in range(nQ)}
-        for j in range(nS):
-            for s, v in zip(slots[j], taps[j]):
-                mapping[spec.inputs[s]] = v.node
-        for m, s in enumerate(inv_slots):
-            mapping[spec.inputs[s]] = ws[m].node
+        mapping = _bind(spec, xs, taps, ws)
         memo: dict = {}
         fwd = substitute(spec.outputs, mapping, memo)
         # the products by invariants stop their gradient to the invariant in the loop
@@ -303,12 +309,7 @@ def scan_jvp(ts, out: Tensor, *srcs_spec):
         ttaps = {j: [next(it) for _ in spec.taps[j]] for j in active}
         ws = [next(it) for _ in range(spec.n_inv)]
         tws = list(it)
-        mapping = {spec.inputs[k]: xs[k].node for k in range(nQ)}
-        for j in range(nS):
-            for s, v in zip(slots[j], taps[j]):
-                mapping[spec.inputs[s]] = v.node
-        for m, s in enumerate(inv_slots):
-            mapping[spec.inputs[s]] = ws[m].node
+        mapping = _bind(spec, xs, taps, ws)
         fwd = substitute(spec.outputs, mapping)
         seeds = {xs[k].node: tx for k, tx in zip(t_seq, txs)}
         seeds.update({ws[m].node: tw for m, tw in zip(t_inv, tws)})

@@ -98,7 +98,6 @@ class Module:
         # each read only at the very element written)
         self.inplace: dict[int, tuple[int, set[int]]] = {}
         self.par_min = PAR_MIN  # raised while a loop body is emitted (see PAR_MIN_LOOP)
-        self.blas_mt_min = BLAS_MT_MIN
         # run-time checks that guard user input (index bounds): 0 at the ``unsafe``
         # optimizer level, which removes them
         from lazyjit.config import config
@@ -479,7 +478,7 @@ def gemm(mod: Module, dst: View, a: View, b: View, alpha: float = 1.0,
         lines += ["    if (K == 0) {", *zero, "      continue;", "    }",
                   f"    if ({fn}) {{",
                   "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
-                  f"{mod.blas_mt_min:.1f});",
+                  f"{BLAS_MT_MIN:.1f});",
                   "      if (small) prev = lj_blas_threads(1);",
                   f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, "
                   f"{const_param(mod, alpha, dst.dtype)}, pa + oa, {mod.p(lda)}, pb + ob, "
