@@ -5,7 +5,7 @@ An optimizer holds a list of shared variables (the parameters) and its own state
 shared variables (velocities, moments, the step count, the learning rate).  ``step``
 gives every one of them its new value through ``assign``: called inside ``@lj.jit`` the
 updates are part of the compiled function and applied after each call; called outside,
-they are lazy values computed together at the next use.  The rules follow
+they are computed at once, in one trace per step.  The rules follow
 ``torch.optim`` (SGD: Sutskever et al. 2013 momentum; Adam: Kingma & Ba 2015; AdamW:
 Loshchilov & Hutter 2019, decoupled weight decay).
 
@@ -79,7 +79,15 @@ class Optimizer:
 
     def step(self, grads) -> None:
         """Assign every parameter (and the optimizer's state) its updated value, given
-        one gradient per parameter, of its shape."""
+        one gradient per parameter, of its shape.  Outside ``@lj.jit`` the new values
+        are computed at once, in one trace (a loop of eager steps would otherwise chain
+        every step into one growing graph)."""
+        from lazyjit.shared import _RECORDING, realize_pending
+        self._update(self._check(grads))
+        if not _RECORDING:
+            realize_pending()
+
+    def _update(self, grads: list) -> None:
         raise NotImplementedError
 
 
@@ -96,8 +104,8 @@ class SGD(Optimizer):
         self.momentum, self.nesterov, self.weight_decay = momentum, nesterov, weight_decay
         self.buffers = self._state("momentum") if momentum else []
 
-    def step(self, grads) -> None:
-        for i, (p, g) in enumerate(zip(self.params, self._check(grads))):
+    def _update(self, grads: list) -> None:
+        for i, (p, g) in enumerate(zip(self.params, grads)):
             if self.weight_decay:
                 g = g + self.weight_decay * p
             if self.momentum:
@@ -126,12 +134,12 @@ class Adam(Optimizer):
         self.m, self.v = self._state("m"), self._state("v")
         self.t = shared(np.asarray(0, self.dtype), name="t")
 
-    def step(self, grads) -> None:
+    def _update(self, grads: list) -> None:
         b1, b2 = self.betas
         t = self.t + 1
         self.t.assign(t)
         c1, c2 = 1 - b1 ** t, 1 - b2 ** t
-        for p, g, m, v in zip(self.params, self._check(grads), self.m, self.v):
+        for p, g, m, v in zip(self.params, grads, self.m, self.v):
             if self.weight_decay and not self.decoupled:
                 g = g + self.weight_decay * p
             m_new = b1 * m + (1 - b1) * g
