@@ -16,6 +16,9 @@ from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_
 from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.jit import jit
 from lazyjit.shared import SharedVariable, shared
+from lazyjit.function import (  # noqa: F401  (Theano-style compiled functions)
+    Function, Placeholder, function, matrix, placeholder, scalar, tensor3, tensor4, vector,
+)
 from lazyjit.scan import scan
 from lazyjit.ifelse import ifelse
 from lazyjit import debug  # noqa: F401
@@ -40,5 +43,6 @@ __all__ = [
     "reset_stats", "realize", "set_subtensor", "inc_subtensor", "getitem", "LazyjitError",
     "DisconnectedInputError",
     "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse", "shared",
-    "SharedVariable",
+    "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
+    "matrix", "tensor3", "tensor4",
 ]

@@ -116,6 +116,11 @@ def realize(*tensors) -> None:
                     "differs at every step): use lj.ifelse or lj.where instead of Python "
                     "control flow, and return values instead of printing them.\n"
                     + format_site(nodes[0].site))
+            if n.op == "param" and n.arg[0] == "input":
+                raise LazyjitError(
+                    f"cannot compute the value of a tensor that depends on the placeholder "
+                    f"{n.arg[2]!r} (it has a value only inside a call): compile it with "
+                    "lj.function([...], outputs) and call that.\n" + format_site(nodes[0].site))
             if n.op == "param":
                 raise LazyjitError(
                     "cannot compute the value of a tensor traced by lj.jit (its value "

@@ -92,6 +92,13 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
     site = site_lines(creation_site())
     where = f" (at {site[0][0]}:{site[0][1]})" if site else ""
     operands = f" with operands [{parts}]" if srcs else ""
+    from lazyjit.trace.replay import UNKNOWN, describe  # (a cycle at import time)
+    if any(d in UNKNOWN for s in srcs for d in s.shape):
+        named = ", ".join(f"{d} is the unknown size {UNKNOWN[d]!r}" for d in
+                          dict.fromkeys(d for s in srcs for d in s.shape if d in UNKNOWN))
+        shown = ", ".join(describe(s.shape) for s in srcs)
+        message += (f" [{shown}: {named}, a placeholder dimension; a dimension of unknown size "
+                    "cannot meet a known one, declare it: lj.matrix(name, shape=(None, 784))]")
     return cls(f"{op}{operands}: {message}{where}")
 
 

@@ -1,0 +1,402 @@
+"""Theano-style compiled functions: ``lj.function(inputs, outputs, updates, givens, mode)``
+over symbolic placeholders (``lj.scalar/vector/matrix/tensor3/tensor4``) of unknown sizes.
+
+The graph is built once, eagerly, on the placeholders; their unknown dimensions stand as
+sentinel sizes (:mod:`lazyjit.trace.replay`).  A call binds every unknown dimension to
+the size of the arguments and rebuilds the graph at those sizes (a replay of the nodes,
+not of the Python that built them), then runs it through the machinery of ``lj.jit``:
+the plan is cached per argument signature, the shared variables the graph reads are
+implicit inputs read at each call, and the updates are applied after the outputs are
+computed.  The kernels do not depend on sizes, so the first call compiles and every
+later size reuses the compiled code (``lj.stats()['compiles']`` stays unchanged).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Sequence
+
+import numpy as np
+
+from lazyjit import functions as F
+from lazyjit.config import config
+from lazyjit.jit import Jitted
+from lazyjit.shared import OWNER, SharedVariable
+from lazyjit.tensor import Tensor, check_dtype
+from lazyjit.trace.graph import collect
+from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.replay import UNKNOWN, Sizes, describe, instantiate, unknown_dim
+
+_ids = itertools.count()
+
+
+class Placeholder(Tensor):
+    """A symbolic input of :func:`function` (Theano's ``TensorVariable`` without a
+    value).  Create with :func:`scalar`, :func:`vector`, :func:`matrix`, :func:`tensor3`,
+    :func:`tensor4` or :func:`placeholder`."""
+
+    __slots__ = ("name", "declared")
+
+    def __repr__(self) -> str:
+        return f"placeholder({self.name!r}, shape={describe(self.shape)}, " \
+               f"dtype={self.dtype.name})"
+
+
+def placeholder(name: str | None = None, dtype: Any = "float64",
+                shape: Sequence[int | str | None] = ()) -> Placeholder:
+    """A symbolic input of rank ``len(shape)`` for :func:`function`.
+
+    Parameters
+    ----------
+    name : used in messages (default ``"input<k>"``).
+    dtype : any supported NumPy dtype; default float64 (Theano's ``floatX``, NumPy's
+        default float).
+    shape : one entry per dimension: an int (a known size, checked at each call),
+        ``None`` (unknown; the ``None`` dimensions at the same axis position of all
+        placeholders are one dimension ``dim<k>``, equal at each call), or a name (a
+        string: the dimensions with that name, in any placeholder, are equal at each
+        call; ``("time", "batch", 300)``).
+
+    A dimension of unknown size stands as a large sentinel number until the call (it
+    prints as such in ``x.shape``); it must not meet a known size in a shape check at
+    graph-building time (``x @ W`` with ``W`` of shape ``(784, 10)`` needs ``x``'s last
+    dimension declared: ``shape=(None, 784)``).
+
+    Raises
+    ------
+    LazyjitError
+        For a bad dtype or shape entry.
+    """
+    dt = check_dtype(dtype, "placeholder")
+    uid = next(_ids)
+    name = f"input{uid}" if name is None else str(name)
+    dims = []
+    for k, d in enumerate(shape):
+        if d is None:
+            dims.append(unknown_dim(f"dim{k}"))
+        elif isinstance(d, str):
+            dims.append(unknown_dim(d))
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
+            dims.append(int(d))
+        else:
+            raise op_error("placeholder", f"{name}: shape entries must be sizes >= 0, "
+                           f"None or names, got {d!r}")
+    t = Placeholder(Node.make("param", (), ("input", uid, name), tuple(dims), dt))
+    t.name, t.declared = name, tuple(shape)
+    return t
+
+
+def scalar(name=None, dtype="float64") -> Placeholder:
+    """A 0-d placeholder (see :func:`placeholder`)."""
+    return placeholder(name, dtype, ())
+
+
+def vector(name=None, dtype="float64", shape=(None,)) -> Placeholder:
+    """A 1-d placeholder of unknown size (see :func:`placeholder`)."""
+    return placeholder(name, dtype, _rank(shape, 1))
+
+
+def matrix(name=None, dtype="float64", shape=(None, None)) -> Placeholder:
+    """A 2-d placeholder of unknown sizes (see :func:`placeholder`)."""
+    return placeholder(name, dtype, _rank(shape, 2))
+
+
+def tensor3(name=None, dtype="float64", shape=(None,) * 3) -> Placeholder:
+    """A 3-d placeholder of unknown sizes (see :func:`placeholder`)."""
+    return placeholder(name, dtype, _rank(shape, 3))
+
+
+def tensor4(name=None, dtype="float64", shape=(None,) * 4) -> Placeholder:
+    """A 4-d placeholder of unknown sizes (see :func:`placeholder`)."""
+    return placeholder(name, dtype, _rank(shape, 4))
+
+
+def _rank(shape, n: int) -> tuple:
+    shape = tuple(shape)
+    if len(shape) != n:
+        raise op_error("placeholder", f"a {n}-d placeholder needs {n} shape entries, "
+                       f"got {shape}")
+    return shape
+
+
+def _pairs(what: str, value) -> list[tuple]:
+    if value is None:
+        return []
+    items = list(value.items()) if isinstance(value, dict) else list(value)
+    for item in items:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2):
+            raise op_error("function", f"{what} must be a dict or a list of (variable, "
+                           f"expression) pairs, got {item!r}")
+    return [tuple(i) for i in items]
+
+
+def _mode_flags(mode) -> dict:
+    """``mode``: None, an optimizer level, a backend name, or a dict of flags."""
+    if mode is None:
+        return {}
+    if isinstance(mode, dict):
+        return config._parse(dict(mode))
+    text = str(mode).lower()
+    if text in ("numpy", "cpu"):
+        return {"backend": text}
+    return config._parse({"optimizer": text})
+
+
+class Function:
+    """A compiled function of placeholders; call it with arrays (one per input, in
+    order).  Create with :func:`function`."""
+
+    def __init__(self, inputs, outputs, updates, givens, mode, allow_input_downcast,
+                 swap=None):
+        self.inputs = list(inputs)
+        self._spec = (outputs, updates, givens, mode, allow_input_downcast)
+        self.allow_input_downcast = allow_input_downcast
+        swap = dict(swap or {})
+        for i, x in enumerate(self.inputs):
+            if not isinstance(x, Placeholder):
+                raise op_error("function", f"inputs[{i}] must be a placeholder "
+                               f"(lj.scalar/vector/matrix/...), got {type(x).__name__}")
+        if len({id(x) for x in self.inputs}) != len(self.inputs):
+            raise op_error("function", "an input is listed twice")
+        self.single = isinstance(outputs, Tensor)
+        outs = [] if outputs is None else [outputs] if self.single else list(outputs)
+        self.outputs = [F.asarray(o) for o in outs]
+        self.updates = []
+        for var, expr in _pairs("updates", updates):
+            if not isinstance(var, SharedVariable):
+                raise op_error("function", f"updates: {type(var).__name__} of shape "
+                               f"{getattr(var, 'shape', '?')} is not a shared variable; only "
+                               "shared variables (lj.shared) can be updated",
+                               (var.node,) if isinstance(var, Tensor) else ())
+            expr = F.asarray(expr)
+            if expr.dtype != var.dtype:
+                if not np.can_cast(expr.dtype, var.dtype, "same_kind"):
+                    raise op_error("function", f"update of {var.name or 'a shared variable'}"
+                                   f": cannot store {expr.dtype} in {var.dtype}",
+                                   (var.node, expr.node))
+                expr = F.astype(expr, var.dtype)
+            if expr.shape != var.shape and not any(d in UNKNOWN for d in expr.shape):
+                raise op_error("function", f"update of {var.name or 'a shared variable'}: "
+                               f"the new value has shape {expr.shape}, the variable "
+                               f"{var.shape}", (var.node, expr.node))
+            self.updates.append((swap.get(var, var), expr))
+        if len({id(v) for v, _ in self.updates}) != len(self.updates):
+            raise op_error("function", "a shared variable is updated twice")
+        self.givens = []
+        for var, expr in _pairs("givens", givens):
+            if not isinstance(var, Tensor):
+                raise op_error("function", f"givens: cannot replace a {type(var).__name__}")
+            expr = F.asarray(expr)
+            if expr.ndim != var.ndim or expr.dtype != var.dtype:
+                raise op_error("function", f"givens: the replacement of a {var.ndim}-d "
+                               f"{var.dtype} variable must have that rank and dtype, got "
+                               f"{expr.ndim}-d {expr.dtype}", (var.node, expr.node))
+            self.givens.append((var.node, expr.node))
+        self.swap = swap
+        self._check_graph()
+        flags = _mode_flags(mode)
+        self._backend = flags.pop("backend", None)
+        self._flags = flags
+        self._jitted = Jitted(self._replay, optimizer=flags.get("optimizer"))
+        self._probed = False
+
+    def _check_graph(self) -> None:
+        """Every placeholder the results depend on is an input (or replaced by givens);
+        remember which leaves are shared variables (read at each call)."""
+        given = {v for v, _ in self.givens}
+        roots = [t.node for t in self.outputs] + [e.node for _, e in self.updates] + \
+            [e for _, e in self.givens]
+        mine = {x.node for x in self.inputs}
+        self._shared: dict[Node, SharedVariable] = {}
+        for n in collect(roots).inputs:
+            if n in given:
+                continue
+            if n.op == "param":
+                if n.arg[0] == "input" and n not in mine:
+                    raise op_error("function", f"the outputs depend on the placeholder "
+                                   f"{n.arg[2]!r}, which is not among the inputs "
+                                   "(a missing input)", (n,))
+                if n.arg[0] != "input":
+                    raise op_error("function", "the outputs depend on a tensor traced by "
+                                   "lj.jit or a scan step (a leaked tracer)", (n,))
+            sv = OWNER.get(n)
+            if sv is not None:
+                self._shared[n] = sv
+
+    def _bind(self, params) -> Sizes:
+        bound: dict[int, int] = {}
+        for x, p in zip(self.inputs, params):
+            for k, (d, a) in enumerate(zip(x.shape, p.shape)):
+                if d in UNKNOWN:
+                    if bound.setdefault(d, a) != a:
+                        raise LazyjitError(
+                            f"lj.function: dimension {UNKNOWN[d]!r} has size {bound[d]} in "
+                            f"an earlier input but {a} in {x.name!r} (shape {p.shape}); "
+                            "name the dimensions that may differ (shape=('time', "
+                            "'batch', None))")
+                elif d != a:
+                    raise LazyjitError(f"lj.function: input {x.name!r} has a known size "
+                                       f"{d} in dimension {k} (declared shape "
+                                       f"{describe(x.shape)}), got shape {p.shape}")
+        return Sizes(bound)
+
+    def _replay(self, *params):
+        sizes = self._bind(params)
+        mapping = {x.node: p.node for x, p in zip(self.inputs, params)}
+        swap = self.swap
+
+        def leaf(n: Node) -> Node:
+            sv = self._shared.get(n)
+            return n if sv is None else swap.get(sv, sv).node
+
+        for var, expr in self.givens:  # replacements first: they may use the inputs
+            new = mapping[var] = instantiate([expr], mapping, sizes, leaf)[0]
+            bound = dict(sizes.bound)  # a replaced placeholder's unknown sizes
+            for d, a in zip(var.shape, new.shape):
+                if d in UNKNOWN and bound.setdefault(d, a) != a:
+                    raise LazyjitError(f"lj.function: givens: dimension {UNKNOWN[d]!r} is "
+                                       f"{bound[d]} but the replacement has shape {new.shape}")
+            sizes = Sizes(bound)
+        roots = [t.node for t in self.outputs] + [e.node for _, e in self.updates]
+        new = instantiate(roots, mapping, sizes, leaf)
+        n_out = len(self.outputs)
+        for (var, _), node in zip(self.updates, new[n_out:]):
+            var.assign(Tensor(node))
+        return tuple(Tensor(n) for n in new[:n_out])
+
+    def _array(self, x: Placeholder, v) -> np.ndarray:
+        want = x.dtype
+        if isinstance(v, Tensor):
+            v = v.numpy()
+        if isinstance(v, np.ndarray) or isinstance(v, np.generic):
+            arr = np.asarray(v)
+            if arr.dtype != want:
+                if not (np.can_cast(arr.dtype, want, "safe") or self.allow_input_downcast):
+                    raise LazyjitError(
+                        f"lj.function: input {x.name!r} is {want}, got an array of "
+                        f"{arr.dtype} (a lossy cast); cast it, or pass "
+                        "allow_input_downcast=True")
+                arr = arr.astype(want)
+        else:
+            try:
+                arr = np.asarray(v, dtype=want)
+            except (TypeError, ValueError) as e:
+                raise LazyjitError(f"lj.function: input {x.name!r}: {e}") from None
+        if arr.ndim != x.ndim:
+            raise LazyjitError(f"lj.function: input {x.name!r} is {x.ndim}-d (shape "
+                               f"{describe(x.shape)}), got shape {arr.shape}")
+        if not (arr.flags.c_contiguous and arr.flags.aligned and arr.dtype.isnative):
+            arr = np.ascontiguousarray(arr)
+        return arr
+
+    def __call__(self, *args):
+        """Run on ``args`` (arrays, one per input); returns the outputs as NumPy arrays
+        (one array when ``outputs`` was one tensor, else a list), after applying the
+        updates."""
+        if len(args) != len(self.inputs):
+            raise LazyjitError(f"lj.function: expected {len(self.inputs)} arguments "
+                               f"({', '.join(repr(x.name) for x in self.inputs)}), got "
+                               f"{len(args)}")
+        tensors = [Tensor(Node.leaf(self._array(x, v), site=False))
+                   for x, v in zip(self.inputs, args)]
+        if self._backend is None:
+            outs = self._call(tensors)
+        else:
+            with config(backend=self._backend):
+                outs = self._call(tensors)
+        arrays = [t.node.buffer for t in outs]
+        return arrays[0] if self.single else arrays
+
+    def _call(self, tensors: list[Tensor]):
+        outs = self._jitted(*tensors)
+        if not self._probed:
+            self._probed = True
+            self._compile_other_class(tensors)
+        return outs
+
+    def _compile_other_class(self, tensors: list[Tensor]) -> None:
+        """Compile (without running) the plan for the other size class of the unknown
+        dimensions: the code generator folds away dimensions of size 1, so kernels for
+        a batch of one differ from those for every other batch size.  Done with the
+        first call, so that later calls at any size compile nothing (the role of
+        Theano's compile at ``theano.function`` time).  A shape the graph rejects at
+        the other class (a window larger than the input) is skipped."""
+        probes = []
+        for x, t in zip(self.inputs, tensors):
+            probes.append(tuple((2 if a == 1 else 1) if d in UNKNOWN else a
+                                for d, a in zip(x.shape, t.shape)))
+        if all(p == t.shape for p, t in zip(probes, tensors)):
+            return
+        arrays = [np.zeros(p, t.dtype) for p, t in zip(probes, tensors)]
+        tree = ("t", (("t", ("*",) * len(arrays)), ("d", (), ())))
+        try:
+            self._jitted._trace(arrays, arrays, arrays, tree, ())
+        except LazyjitError:
+            pass
+
+    def copy(self, swap: dict | None = None) -> "Function":
+        """A function computing the same thing with some shared variables swapped for
+        others (``{old: new}``, same dtype and rank), in the outputs and the updates;
+        it reuses the compiled code (the kernels and, for equal shapes, the plan).
+
+        Raises
+        ------
+        LazyjitError
+            If a key or value of ``swap`` is not a shared variable, or their dtypes or
+            ranks differ.
+        """
+        swap = dict(swap or {})
+        for old, new in swap.items():
+            if not (isinstance(old, SharedVariable) and isinstance(new, SharedVariable)):
+                raise op_error("function.copy", "swap maps shared variables to shared "
+                               "variables")
+            if old.dtype != new.dtype or old.ndim != new.ndim:
+                raise op_error("function.copy", f"cannot swap a {old.ndim}-d {old.dtype} "
+                               f"shared variable for a {new.ndim}-d {new.dtype} one",
+                               (old.node, new.node))
+        outputs, updates, givens, mode, downcast = self._spec
+        merged = {**self.swap, **swap}
+        return Function(self.inputs, outputs, updates, givens, mode, downcast, merged)
+
+
+def function(inputs: Sequence[Placeholder], outputs=None, updates=None, givens=None,
+             mode=None, allow_input_downcast: bool = False) -> Function:
+    """Compile ``outputs`` as a function of the placeholders ``inputs`` (Theano's
+    ``theano.function``).
+
+    Parameters
+    ----------
+    inputs : placeholders (:func:`matrix`, ...), in call order.
+    outputs : a tensor (the call returns one array), a list of tensors (a list of
+        arrays), or None (the call returns ``[]``; useful with ``updates``).
+    updates : ``{shared: new_value}`` or a list of pairs: after the outputs are
+        computed, each shared variable takes its new value (computed in the same call,
+        from the values before the call).  The new value must have the variable's shape
+        and a dtype that casts to it (same kind).
+    givens : ``{variable: replacement}`` or pairs: the graph is computed with each
+        ``variable`` (a placeholder or a shared variable) replaced by ``replacement`` (an
+        expression of the same rank and dtype, which may use the inputs).
+    mode : None (the ``optimizer`` flag), an optimizer level (``'fast_run'``,
+        ``'fast_compile'``, ``'o1'``..``'o4'``, ``'unsafe'``, ``'none'``), a backend name
+        (``'cpu'``, ``'numpy'``), or a dict of flags (``{'optimizer': 'o2', 'backend':
+        'numpy'}``), for this function only (Theano's ``mode``).
+    allow_input_downcast : cast arguments of a wider dtype (float64 data for a float32
+        input) instead of raising.
+
+    Returns
+    -------
+    A :class:`Function`.  One compile serves every size of the unknown dimensions:
+    kernels take sizes at run time.
+
+    Raises
+    ------
+    LazyjitError
+        For an input that is not a placeholder, an output that depends on a placeholder
+        not among the inputs, an update of something that is not a shared variable, an
+        update of the wrong shape or dtype, a bad ``mode``; at call time, for arguments
+        of the wrong count, rank, dtype or size (naming the input and the dimension).
+    """
+    return Function(inputs, outputs, updates, givens, mode, allow_input_downcast)
+
+
+__all__ = ["function", "placeholder", "scalar", "vector", "matrix", "tensor3", "tensor4",
+           "Function", "Placeholder"]

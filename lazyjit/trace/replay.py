@@ -1,0 +1,225 @@
+"""Sizes unknown until a call, and the replay of a graph at the sizes of that call.
+
+A placeholder of ``lj.function`` (``lj.matrix("x")``) has dimensions whose size is known
+only when the function is called.  The graph is still built eagerly, with ordinary
+shapes: each unknown dimension stands as a *sentinel* size, a large prime that no real
+size is, taken from one table (:func:`unknown_dim`).  Everything computed from the
+placeholders' shapes at graph-building time (a reshape target, a broadcast shape, a
+slice bound, the count a mean divides by) is then an integer (or a float) built from
+those primes, such as ``784 * P`` or ``P - 1``.
+
+When the function is called, each sentinel is bound to the size the arguments have
+(:class:`Sizes`), and :func:`instantiate` rebuilds the graph node by node: ``param``
+nodes take the arguments' shapes, the integers in op arguments and constants that are
+made of sentinels are re-evaluated with the bound sizes, and every node's shape comes
+from its op's shape rule again, which checks the real sizes (a mismatch is an error
+naming the op and the line that built it).  The rebuilt graph is an ordinary trace: its
+kernels are the ones a trace of the same structure at any other size compiled, so a new
+size compiles nothing (the code key has no sizes).
+
+This plays the role of Theano's symbolic shapes with the machinery of concrete ones;
+its limits: a dimension of unknown size must not meet a known size in a shape check
+(declare it: ``lj.matrix("x", shape=(None, 784))``), and a constant array whose size
+depends on an unknown dimension (``lj.arange(x.shape[0])``) cannot be rebuilt.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Callable
+
+import numpy as np
+
+from lazyjit.trace.node import LazyjitError, Node, format_site
+
+
+def _primes() -> list[int]:
+    """One prime just above each of 1e6, 2e6, ..., 64e6: far apart, so that small
+    multiples of one (``2 * P1``) never pass for another (``P2``)."""
+    out = []
+    for k in range(1, 65):
+        n = k * 1_000_000 + 1
+        while any(n % d == 0 for d in range(2, math.isqrt(n) + 1)):
+            n += 2
+        out.append(n)
+    return out
+
+
+_SENTINELS = _primes()
+_BY_NAME: dict[str, int] = {}   # a named unknown dimension -> its sentinel
+UNKNOWN: dict[int, str] = {}    # sentinel -> its name, for messages
+
+
+def unknown_dim(name: str) -> int:
+    """The sentinel size standing for the unknown dimension ``name`` (one per name, so
+    that dimensions with one name must be equal at each call)."""
+    s = _BY_NAME.get(name)
+    if s is None:
+        if len(_BY_NAME) == len(_SENTINELS):
+            raise LazyjitError(f"too many named unknown dimensions (at most "
+                               f"{len(_SENTINELS)})")
+        s = _BY_NAME[name] = _SENTINELS[len(_BY_NAME)]
+        UNKNOWN[s] = name
+    return s
+
+
+def describe(shape: tuple) -> str:
+    """``shape`` with sentinels shown by name: ``(batch, 784)``."""
+    parts = [UNKNOWN.get(d, str(d)) if isinstance(d, int) else str(d) for d in shape]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def has_unknown(shape: tuple) -> bool:
+    return any(d in UNKNOWN for d in shape)
+
+
+class Sizes:
+    """The sizes bound to the sentinels at one call, and the re-evaluation of the
+    numbers that were computed from sentinels."""
+
+    def __init__(self, bound: dict[int, int]):
+        self.bound = bound
+        ps = sorted(bound)
+        monos = []  # (sentinel product, bound product), products of up to 3 sentinels
+        for r in (3, 2, 1):
+            for c in itertools.combinations(ps, r):
+                monos.append((math.prod(c), math.prod(bound[p] for p in c)))
+        self.monos = sorted(monos, reverse=True)
+        self.identity = all(k == v for k, v in bound.items())
+
+    def _decompose(self, v, exact_int: bool):
+        """``(a, real, b)`` with ``v == a * mono + b`` for the best monomial, or None."""
+        best = None
+        for mono, real in self.monos:
+            a = round(v / mono)
+            if a == 0:
+                continue
+            r = v - a * mono
+            if exact_int:
+                if r == 0:
+                    return a, real, 0
+                if abs(r) <= 4096 and (best is None or abs(r) < abs(best[2])):
+                    best = (a, real, int(r))
+            else:
+                if abs(r) <= 2.5e-7 * abs(v):
+                    return a, real, 0
+                if abs(r) <= 4096 and abs(r - round(r)) <= 2.5e-7 * abs(v) and \
+                        (best is None or abs(r) < abs(best[2])):
+                    best = (a, real, round(r))
+        return best
+
+    def int(self, v: int) -> int:
+        if self.identity or abs(v) < 500_000:
+            return v
+        d = self._decompose(v, True)
+        return v if d is None else d[0] * d[1] + d[2]
+
+    def float(self, v: float) -> float:
+        if self.identity or not math.isfinite(v) or abs(v) < 500_000:
+            return v
+        d = self._decompose(v, False)
+        return v if d is None else float(d[0] * d[1] + d[2])
+
+    def arg(self, a):
+        """An op argument with its sizes re-evaluated (ints, nested in tuples)."""
+        if type(a) is int:
+            return self.int(a)
+        if type(a) is tuple:
+            return tuple(self.arg(x) for x in a)
+        return a
+
+    def shape(self, shape: tuple) -> tuple:
+        return tuple(self.int(d) for d in shape)
+
+
+def _const(n: Node, sizes: Sizes) -> Node:
+    kind, _ = n.arg
+    if kind == "int":
+        v = sizes.int(n.const_value)
+    elif kind == "float":
+        v = sizes.float(n.const_value)
+    else:
+        return n
+    return n if v == n.const_value else Node.const(v, n.dtype)
+
+
+def _shape_of(n: Node, src: tuple, arg, sizes: Sizes) -> tuple:
+    """The shape of ``n`` rebuilt over ``src`` with argument ``arg``."""
+    from lazyjit.ops import REGISTRY
+    if n.op == "scan_out":
+        owner = src[0]
+        if owner.op == "ifelse":
+            return src[0].src[1 + arg].shape
+        return owner.arg.result_shapes()[arg][0]
+    if n.op in ("scan", "ifelse"):
+        return n.shape
+    if n.op == "grad":  # a deferred gradient: the shape of (each of) its targets
+        return src[1 + arg[1][0]].shape
+    rule = REGISTRY[n.op].shape
+    return tuple(rule(src, arg)) if rule is not None else src[0].shape
+
+
+def _scan_spec(spec, sizes: Sizes):
+    from lazyjit.scan import ScanSpec
+    inner = {p: Node.make("param", (), p.arg, sizes.shape(p.shape), p.dtype)
+             for p in spec.inputs}
+    outs = instantiate(list(spec.outputs), inner, sizes)
+    return ScanSpec([inner[p] for p in spec.inputs], outs, spec.n_seq, spec.taps, spec.n_inv,
+                    spec.keep, sizes.int(spec.n_steps), spec.reverse)
+
+
+def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
+                leaf: Callable[[Node], Node] | None = None) -> list[Node]:
+    """Rebuild the graph of ``roots`` with ``mapping`` (old node -> new node, for the
+    inputs) at ``sizes``; ``leaf(node)`` supplies the other leaves (buffers and params
+    not in ``mapping``; default: kept as they are).
+
+    Raises
+    ------
+    LazyjitError
+        If an op's shape rule rejects the new shapes (the message names the op, the
+        shapes and the line that built it), or a constant array's shape depends on an
+        unknown dimension.
+    """
+    from lazyjit.ops import REGISTRY
+    memo = dict(mapping)
+    stack = [(r, False) for r in reversed(roots)]
+    while stack:
+        n, ready = stack.pop()
+        if n in memo:
+            continue
+        if n.buffer is not None or n.op == "param":
+            if has_unknown(n.shape) and not sizes.identity:
+                raise LazyjitError(f"a constant of shape {describe(n.shape)} depends on "
+                                   "a dimension of unknown size (e.g. lj.arange(x.shape[0]))"
+                                   "; this cannot be rebuilt at other sizes\n"
+                                   + format_site(n.site))
+            memo[n] = n if leaf is None else leaf(n)
+            continue
+        if n.op == "const":
+            memo[n] = _const(n, sizes)
+            continue
+        if not ready:
+            stack.append((n, True))
+            stack.extend((s, False) for s in reversed(n.src) if s not in memo)
+            continue
+        src = tuple(memo[s] for s in n.src)
+        if n.op == "scan":
+            arg = _scan_spec(n.arg, sizes)
+        else:
+            arg = sizes.arg(n.arg) if n.arg is not None else None
+        if src == n.src and arg == n.arg and sizes.identity:
+            memo[n] = n
+            continue
+        try:
+            shape = _shape_of(n, src, arg, sizes)
+        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+            shown = ", ".join(f"{s.shape} {s.dtype.name}" for s in src)
+            raise LazyjitError(f"{n.op} with operands [{shown}]: {e}\n"
+                               f"(the node was built at)\n{format_site(n.site)}") from None
+        if REGISTRY.get(n.op) is not None and REGISTRY[n.op].kind == "elementwise" and \
+                any(s.shape != shape for s in src):
+            raise LazyjitError(f"{n.op}: operand shapes {[s.shape for s in src]} differ at "
+                               f"this call\n(the node was built at)\n{format_site(n.site)}")
+        memo[n] = Node.make(n.op, src, arg, shape, n.dtype)
+    return [memo[r] for r in roots]

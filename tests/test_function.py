@@ -1,0 +1,206 @@
+"""``lj.function`` over placeholders of unknown sizes (Theano's ``theano.function``):
+values against NumPy, one compile for every size, updates, givens, ``copy(swap=...)``,
+modes and errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+from lazyjit.nn import functional as nnf
+
+
+def _softmax_xent(z, y):
+    z = z - z.max(axis=1, keepdims=True)
+    lp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return -lp[np.arange(len(y)), y].mean(), np.exp(lp)
+
+
+def _logreg(lr=0.5):
+    rng = np.random.default_rng(0)
+    x = lj.matrix("x", "float64", shape=(None, 4))
+    y = lj.vector("y", "int64")
+    W = lj.shared(rng.standard_normal((4, 3)), "W")
+    b = lj.shared(np.zeros(3), "b")
+    logits = x @ W + b
+    loss = lj.softmax_cross_entropy(logits, y).mean()
+    gW, gb = lj.grad(loss, [W, b])
+    f = lj.function([x, y], [loss, logits.argmax(axis=1)],
+                    updates=[(W, W - lr * gW), (b, b - lr * gb)])
+    return f, W, b
+
+
+def test_one_compile_serves_batch_sizes_1_7_128(backend):
+    """A training step compiled once: batch sizes 1, 7, 128 (any order) give NumPy's
+    loss, predictions and SGD update, and compile nothing after the first call."""
+    f, W, b = _logreg()
+    rng = np.random.default_rng(1)
+    compiles = None
+    for n in (7, 1, 128, 1, 7):
+        X, Y = rng.standard_normal((n, 4)), rng.integers(0, 3, n)
+        W0, b0 = W.get_value(), b.get_value()
+        loss, pred = f(X, Y)
+        ref, p = _softmax_xent(X @ W0 + b0, Y)
+        np.testing.assert_allclose(loss, ref, rtol=1e-12)
+        np.testing.assert_array_equal(pred, (X @ W0 + b0).argmax(axis=1))
+        d = p.copy()
+        d[np.arange(n), Y] -= 1
+        d /= n
+        np.testing.assert_allclose(W.get_value(), W0 - 0.5 * X.T @ d, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(b.get_value(), b0 - 0.5 * d.sum(0), rtol=1e-10, atol=1e-12)
+        if compiles is None:
+            compiles = lj.stats()["compiles"]
+        assert lj.stats()["compiles"] == compiles
+
+
+def test_outputs_use_values_before_updates_and_no_outputs(backend):
+    x = lj.vector("x", shape=(3,))
+    acc = lj.shared(np.zeros(3), "acc")
+    f = lj.function([x], acc * 1, updates={acc: acc + x})
+    np.testing.assert_array_equal(f([1.0, 2.0, 3.0]), [0, 0, 0])
+    np.testing.assert_array_equal(f(np.ones(3)), [1, 2, 3])
+    np.testing.assert_array_equal(acc.get_value(), [2, 3, 4])
+    g = lj.function([x], updates=[(acc, acc * x)])
+    assert g(np.full(3, 2.0)) == []
+    np.testing.assert_array_equal(acc.get_value(), [4, 6, 8])
+
+
+def test_givens_replace_placeholders_and_shared_variables(backend):
+    x = lj.matrix("x", shape=(None, 2))
+    s = lj.scalar("s")
+    w = lj.shared(np.array([1.0, 2.0]), "w")
+    data = lj.shared(np.arange(6.0).reshape(3, 2), "data")
+    y = (x * w).sum(axis=1)
+    f = lj.function([s], y, givens={x: data * s})
+    np.testing.assert_allclose(f(2.0), (np.arange(6.0).reshape(3, 2) * 2 * [1, 2]).sum(1))
+    w2 = lj.shared(np.array([3.0, 4.0]), "w2")
+    g = lj.function([x], y, givens=[(w, w2)])
+    np.testing.assert_allclose(g(np.ones((5, 2))), np.full(5, 7.0))
+
+
+def test_copy_swaps_shared_variables_without_compiling(backend):
+    f, W, b = _logreg(lr=0.1)
+    rng = np.random.default_rng(2)
+    X, Y = rng.standard_normal((5, 4)), rng.integers(0, 3, 5)
+    f(X, Y)
+    W2, b2 = lj.shared(np.zeros((4, 3)), "W2"), lj.shared(np.ones(3), "b2")
+    before = lj.stats()["compiles"]
+    g = f.copy(swap={W: W2, b: b2})
+    Wf = W.get_value()
+    loss, _ = g(X, Y)
+    np.testing.assert_allclose(loss, np.log(3.0))  # all-equal logits
+    assert not np.array_equal(W2.get_value(), np.zeros((4, 3)))  # g updated W2 ...
+    np.testing.assert_array_equal(W.get_value(), Wf)  # ... and left W alone
+    assert lj.stats()["compiles"] == before
+    with pytest.raises(lj.LazyjitError, match="cannot swap"):
+        f.copy(swap={W: lj.shared(np.zeros(3), "v")})
+
+
+def test_modes():
+    x = lj.vector("x", "float32")
+    y = lj.exp(x) * 2 + 1
+    for mode in (None, "fast_compile", "fast_run", "numpy", {"optimizer": "o2"}):
+        f = lj.function([x], y, mode=mode)
+        np.testing.assert_allclose(f(np.arange(4, dtype=np.float32)),
+                                   np.exp(np.arange(4, dtype=np.float32)) * 2 + 1, rtol=1e-6)
+    with pytest.raises(lj.LazyjitError):
+        lj.function([x], y, mode="fastest")
+
+
+def test_scan_with_unknown_time_and_batch(backend):
+    """An RNN over ``(time, batch, 3)`` sequences: loss and gradients against NumPy for
+    two (time, batch) sizes; the second compiles nothing."""
+    rng = np.random.default_rng(3)
+    xs = lj.tensor3("xs", shape=("time", "batch", 3))
+    h0 = lj.matrix("h0", shape=("batch", 4))
+    Wx = lj.shared(rng.standard_normal((3, 4)) * 0.5, "Wx")
+    Wh = lj.shared(rng.standard_normal((4, 4)) * 0.5, "Wh")
+    hs, _ = lj.scan(lambda x, h: lj.tanh(x @ Wx + h @ Wh), sequences=xs, outputs_info=h0)
+    loss = (hs ** 2).mean()
+    f = lj.function([xs, h0], [loss, *lj.grad(loss, [Wx, Wh])])
+
+    def ref(X, H):
+        hs = []
+        h = H
+        for x in X:
+            h = np.tanh(x @ Wx.get_value() + h @ Wh.get_value())
+            hs.append(h)
+        return (np.stack(hs) ** 2).mean()
+
+    compiles = None
+    for T, N in ((5, 2), (3, 1), (8, 6)):
+        X, H = rng.standard_normal((T, N, 3)), rng.standard_normal((N, 4))
+        loss_v, gx, gh = f(X, H)
+        np.testing.assert_allclose(loss_v, ref(X, H), rtol=1e-12)
+        eps = 1e-6
+        for k, (i, j) in enumerate(((0, 1), (2, 3))):
+            sv, g = (Wx, gx) if k == 0 else (Wh, gh)
+            v = sv.get_value()
+            v[i, j] += eps
+            sv.set_value(v)
+            up = ref(X, H)
+            v[i, j] -= 2 * eps
+            sv.set_value(v)
+            down = ref(X, H)
+            v[i, j] += eps
+            sv.set_value(v)
+            np.testing.assert_allclose(g[i, j], (up - down) / (2 * eps), rtol=1e-5, atol=1e-9)
+        if compiles is None:
+            compiles = lj.stats()["compiles"]
+        assert lj.stats()["compiles"] == compiles
+
+
+def test_cnn_with_unknown_batch(backend):
+    rng = np.random.default_rng(4)
+    x = lj.tensor4("x", "float32", shape=(None, 1, 6, 6))
+    w = lj.shared(rng.standard_normal((2, 1, 3, 3)).astype(np.float32), "w")
+    h = nnf.max_pool2d(lj.relu(nnf.conv2d(x, w, padding=1)), 2)
+    loss = h.reshape(h.shape[0], -1).sum(axis=1).mean()
+    f = lj.function([x], [h, loss, lj.grad(loss, w)])
+    def eager(xv, wv):
+        return nnf.max_pool2d(lj.relu(nnf.conv2d(xv, wv, padding=1)), 2)
+
+    for n in (3, 1, 2):
+        X = rng.standard_normal((n, 1, 6, 6)).astype(np.float32)
+        hv, lv, gv = f(X)
+        want = eager(X, w.get_value()).numpy()
+        np.testing.assert_allclose(hv, want, rtol=1e-6)
+        np.testing.assert_allclose(lv, want.reshape(n, -1).sum(1).mean(), rtol=1e-5)
+        gref = lj.grad(lambda wv: eager(X, wv).sum() / n)(w.get_value()).numpy()
+        np.testing.assert_allclose(gv, gref, rtol=1e-5, atol=1e-6)
+
+
+def test_errors():
+    x = lj.matrix("x", "float32", shape=(None, 4))
+    y = lj.vector("y")
+    W = lj.shared(np.ones((4, 2), np.float32), "W")
+    out = x @ W
+    with pytest.raises(lj.LazyjitError, match="not a shared variable"):
+        lj.function([x], out, updates=[(out, out * 2)])
+    with pytest.raises(lj.LazyjitError, match="'y'.*not among the inputs"):
+        lj.function([x], out.sum() + y.sum())
+    with pytest.raises(lj.LazyjitError, match="must be a placeholder"):
+        lj.function([W], out)
+    with pytest.raises(lj.LazyjitError, match="shape"):
+        lj.function([x], out, updates={W: W.sum()})
+    with pytest.raises(lj.LazyjitError, match="lj.function"):
+        out.numpy()  # a placeholder has no value outside a call
+    f = lj.function([x], out)
+    with pytest.raises(lj.LazyjitError, match="known size 4 in dimension 1"):
+        f(np.ones((3, 5), np.float32))
+    with pytest.raises(lj.LazyjitError, match="lossy cast"):
+        f(np.ones((3, 4)))
+    np.testing.assert_array_equal(lj.function([x], out, allow_input_downcast=True)(
+        np.ones((1, 4))), np.full((1, 2), 4.0))
+    with pytest.raises(lj.LazyjitError, match="2-d"):
+        f(np.ones(4, np.float32))
+    with pytest.raises(lj.LazyjitError, match="expected 1 arguments"):
+        f()
+    a, b = lj.vector("a"), lj.vector("b")
+    g = lj.function([a, b], a + b)
+    np.testing.assert_array_equal(g([1.0, 2.0], [3.0, 4.0]), [4.0, 6.0])
+    with pytest.raises(lj.LazyjitError, match="'dim0' has size 2"):
+        g([1.0, 2.0], [3.0])
+    z = lj.matrix("z")  # an undeclared dimension meeting a known size
+    with pytest.raises(lj.LazyjitError, match="matmul.*unknown size 'dim1'.*declare it"):
+        z @ W
