@@ -166,7 +166,7 @@ def test_cnn_with_unknown_batch(backend):
         want = eager(X, w.get_value()).numpy()
         np.testing.assert_allclose(hv, want, rtol=1e-6)
         np.testing.assert_allclose(lv, want.reshape(n, -1).sum(1).mean(), rtol=1e-5)
-        gref = lj.grad(lambda wv: eager(X, wv).sum() / n)(w.get_value()).numpy()
+        gref = lj.grad(lambda wv, X=X, n=n: eager(X, wv).sum() / n)(w.get_value()).numpy()
         np.testing.assert_allclose(gv, gref, rtol=1e-5, atol=1e-6)
 
 
