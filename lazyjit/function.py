@@ -221,6 +221,21 @@ class Function:
             sv = OWNER.get(n)
             if sv is not None:
                 self._shared[n] = sv
+        # random streams: each eager draw left the counter at a new value, so the graph
+        # reads one counter leaf per draw; at a call they read the counter's current
+        # value plus their offset from the first, and the counter advances past them all
+        self._offsets: dict[Node, int] = {}
+        self._advance: dict[SharedVariable, int] = {}
+        explicit = {id(v) for v, _ in self.updates}
+        for sv in dict.fromkeys(self._shared.values()):
+            if not sv.counter:
+                continue
+            leaves = [n for n, s in self._shared.items() if s is sv]
+            base = min(int(n.buffer) for n in leaves)
+            for n in leaves:
+                self._offsets[n] = int(n.buffer) - base
+            if id(sv) not in explicit:
+                self._advance[sv] = (int(sv.get_value()) - base) % (1 << 64)
 
     def _bind(self, params) -> Sizes:
         bound: dict[int, int] = {}
@@ -246,7 +261,11 @@ class Function:
 
         def leaf(n: Node) -> Node:
             sv = self._shared.get(n)
-            return n if sv is None else swap.get(sv, sv).node
+            if sv is None:
+                return n
+            node = swap.get(sv, sv).node
+            off = self._offsets.get(n)
+            return node if not off else (Tensor(node) + np.uint64(sizes.int(off))).node
 
         for var, expr in self.givens:  # replacements first: they may use the inputs
             new = mapping[var] = instantiate([expr], mapping, sizes, leaf)[0]
@@ -261,6 +280,9 @@ class Function:
         n_out = len(self.outputs)
         for (var, _), node in zip(self.updates, new[n_out:]):
             var.assign(Tensor(node))
+        for sv, k in self._advance.items():
+            sv = swap.get(sv, sv)
+            sv.assign(sv + np.uint64(sizes.int(k) % (1 << 64)))
         return tuple(Tensor(n) for n in new[:n_out])
 
     def _array(self, x: Placeholder, v) -> np.ndarray:

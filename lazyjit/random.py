@@ -114,6 +114,7 @@ class RandomStream:
         self.seed = int(seed)
         from lazyjit.shared import shared
         self.state = shared(np.uint64(int(counter) % (1 << 64)), name="random counter")
+        self.state.counter = True
 
     @property
     def counter(self) -> int:
@@ -131,10 +132,11 @@ class RandomStream:
         """Output words ``0..n-1`` of the blocks of the next ``prod(shape)`` counters."""
         shape = _shape(shape, where)
         k = math.prod(shape)
-        from lazyjit.shared import _RECORDING
-        ctr = F.reshape(F.arange(k, dtype=_U64) + self.state, shape)
-        if _RECORDING:  # in jit: an update, applied after each call (wraps modulo 2**64)
-            self.state.assign(self.state + np.uint64(k % (1 << 64)))
+        from lazyjit.shared import current, recording
+        state = current(self.state)  # advanced by the draws before this one in the trace
+        ctr = F.reshape(F.arange(k, dtype=_U64) + state, shape)
+        if recording() is not None:  # in jit or a scan step: an update (wraps mod 2**64)
+            self.state.assign(state + np.uint64(k % (1 << 64)))
         else:  # eager: a new value now (the draw keeps reading the old one), so that a
             # loop of draws builds traces of one structure, not a growing chain
             self.counter = self.counter + k

@@ -32,6 +32,7 @@ import xxhash
 from lazyjit import functions as F
 from lazyjit.ifelse import ungated
 from lazyjit.scan_pushout import push_in, push_out
+from lazyjit.shared import _SCAN_RECORDING, recording
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
@@ -393,8 +394,13 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     Returns
     -------
     ``(outputs, updates)``: ``outputs`` is one tensor (one output) or a list, each of
-    shape ``(n_steps, *step_shape)`` (initial values excluded); ``updates`` is a dict of
-    shared-variable updates made in the body (empty: no shared variables yet).
+    shape ``(n_steps, *step_shape)`` (initial values excluded); ``updates`` maps each
+    shared variable the step function assigns (``sv.assign(v)``, or a random stream's
+    draws) to its value after the last step.  Inside the step, the variable reads as
+    its value at that step (its initial value is the one before the loop).  The
+    updates are also applied (recorded inside ``lj.jit``, assigned lazily in eager
+    code), except when they depend on ``lj.function`` placeholders: then pass them as
+    ``lj.function(..., updates=updates)``, as in Theano.
 
     Raises
     ------
@@ -478,8 +484,16 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
         plain = [r for r, (kind, _) in zip(res, roles) if kind == "plain"]
         return fed + plain
 
-    outs = build_scan(body, seqs, states, nonseqs, steps, strict=strict, name=name)
-    result, p = [], n_state
+    frame: dict = {}
+    _SCAN_RECORDING.append(frame)
+    try:
+        outs = build_scan(body, seqs, states, nonseqs, steps, strict=strict, name=name)
+    finally:
+        _SCAN_RECORDING.pop()
+    updated = list(frame)
+    if updated:  # the step assigns shared variables: they become states of the loop
+        outs = _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, name)
+    result, p = [], n_state + len(updated)
     for kind, j in roles:
         if kind == "state":
             lag = -min(states[j][1])
@@ -487,7 +501,52 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
         else:
             result.append(outs[p])
             p += 1
-    return (result[0] if len(result) == 1 else result), {}
+    updates = {sv: outs[n_state + i][-1] for i, sv in enumerate(updated)}
+    _apply(updates)
+    return (result[0] if len(result) == 1 else result), updates
+
+
+def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, name):
+    """Build the scan again with each shared variable the step assigns as a state
+    (initial value: the variable's value before the loop): inside the step, reading the
+    variable gives its value at that step, and assigning it gives the next one (Theano's
+    scan updates)."""
+    n_args = len(seqs) + sum(len(taps) for _, taps in states)
+    extra = [(F.reshape(sv, (1, *sv.shape)), (-1,)) for sv in updated]
+
+    def step(*args):
+        rows = args[n_args:n_args + len(updated)]
+        saved = [(sv.node, sv._origin) for sv in updated]
+        frame: dict = {}
+        _SCAN_RECORDING.append(frame)
+        try:
+            for sv, row in zip(updated, rows):
+                sv.node, sv._origin = row.node, None
+            res = body(*args[:n_args], *args[n_args + len(updated):])
+        finally:
+            _SCAN_RECORDING.pop()
+            for sv, (node, origin) in zip(updated, saved):
+                sv.node, sv._origin = node, origin
+        for sv in frame:
+            if sv not in updated:
+                raise op_error(name, "the step function assigns a shared variable only on "
+                               "its second trace", (sv.node,))
+        n_fed = len(states)
+        return res[:n_fed] + [frame.get(sv, row) for sv, row in zip(updated, rows)] + \
+            res[n_fed:]
+
+    return build_scan(step, seqs, states + extra, nonseqs, steps, strict=strict, name=name)
+
+
+def _apply(updates: dict) -> None:
+    """Give each shared variable its value after the loop: recorded as an update in jit
+    (or an enclosing scan step), assigned lazily in eager code; left to the caller when
+    the value depends on placeholders (pass ``updates`` to ``lj.function``)."""
+    from lazyjit.trace.graph import collect
+    for sv, v in updates.items():
+        if recording() is None and any(n.op == "param" for n in collect([v.node]).inputs):
+            continue
+        sv.assign(v)
 
 
 __all__ = ["scan", "ScanSpec", "build_scan", "substitute", "LazyjitError"]

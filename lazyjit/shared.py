@@ -25,6 +25,25 @@ OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictio
 _PENDING: "dict[int, weakref.ref]" = {}
 # while ``jit`` traces a function: the updates its ``assign`` calls record (a stack)
 _RECORDING: list[dict] = []
+# while ``lj.scan`` traces a step function: the updates its ``assign`` calls record
+_SCAN_RECORDING: list[dict] = []
+
+
+def recording() -> "dict | None":
+    """The innermost record of updates being traced (a scan step's, else a jit
+    function's), or None in eager code."""
+    from lazyjit.scan import _DEPTH
+    if _DEPTH[0] and _SCAN_RECORDING:
+        return _SCAN_RECORDING[-1]
+    return _RECORDING[-1] if _RECORDING and not _DEPTH[0] else None
+
+
+def current(sv: "SharedVariable") -> Tensor:
+    """``sv``'s value as the code being traced sees it: its update recorded so far in
+    this trace (two random draws in one step read the counter the first advanced), else
+    the variable itself."""
+    frame = recording()
+    return frame.get(sv, sv) if frame is not None else sv
 
 
 def _owned_array(value: Any, dtype) -> np.ndarray:
@@ -39,11 +58,12 @@ def _owned_array(value: Any, dtype) -> np.ndarray:
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "counter")
 
     def __init__(self, value: Any, name: str | None = None, dtype: Any = None):
         super().__init__(Node.leaf(_owned_array(value, dtype)))
         self.name = name
+        self.counter = False  # a random stream's counter (lj.function advances it)
         OWNER[self.node] = self
 
     def _set_leaf(self, arr: np.ndarray) -> None:
@@ -88,10 +108,10 @@ class SharedVariable(Tensor):
         """
         from lazyjit import functions as F
         from lazyjit.scan import _DEPTH
-        if _DEPTH[0]:
-            raise op_error("assign", "assigning a shared variable inside a scan step "
-                           "function is not supported yet: return the new value as an "
-                           "output of the scan and assign it after the loop", (self.node,))
+        frame = recording()
+        if _DEPTH[0] and frame is None:
+            raise op_error("assign", "assigning a shared variable inside this step function "
+                           "is not supported (only in lj.scan's step functions)", (self.node,))
         v = F.asarray(value)
         if v.dtype != self.dtype:
             if not np.can_cast(v.dtype, self.dtype, "same_kind"):
@@ -99,11 +119,11 @@ class SharedVariable(Tensor):
                                f"{self.dtype} shared variable {self.name or ''}",
                                (self.node, v.node))
             v = F.astype(v, self.dtype)
-        if _RECORDING:
+        if frame is not None:
             if v.shape != self.shape:
-                raise op_error("assign", f"inside jit the new value must keep the shape "
-                               f"{self.shape}, got {v.shape}", (self.node, v.node))
-            _RECORDING[-1][self] = v
+                raise op_error("assign", f"inside jit or a scan step the new value must keep "
+                               f"the shape {self.shape}, got {v.shape}", (self.node, v.node))
+            frame[self] = v
             return
         self.node, self._origin = v.node, None
         if v.node.buffer is None:

@@ -204,3 +204,27 @@ def test_errors():
     z = lj.matrix("z")  # an undeclared dimension meeting a known size
     with pytest.raises(lj.LazyjitError, match="matmul.*unknown size 'dim1'.*declare it"):
         z @ W
+
+
+def test_random_draws_advance_the_stream_at_each_call(backend):
+    """Draws in a function's graph read the stream's counter at each call and advance
+    it (Theano's default updates of random streams): calls give the numbers the same
+    draws made one after another give, and a dropout mask keeps its fraction."""
+    x = lj.vector("x", "float32", shape=(1000,))
+    rs = lj.random.RandomStream(5)
+    a = rs.uniform((3,))
+    b = rs.uniform((3,))
+    f = lj.function([x], [a, b, lj.where(rs.bernoulli((1000,), 0.75), x / 0.75, 0.0)])
+    ref = lj.random.RandomStream(5)
+    ref.counter = rs.counter  # the draws above advanced it at graph-building time
+    first = None
+    for _ in range(3):
+        av, bv, d = f(np.ones(1000, np.float32))
+        np.testing.assert_array_equal(av, ref.uniform((3,)).numpy())
+        np.testing.assert_array_equal(bv, ref.uniform((3,)).numpy())
+        ref.counter = rs.counter
+        kept = (d != 0).mean()
+        assert abs(kept - 0.75) < 3 * np.sqrt(0.75 * 0.25 / 1000)
+        np.testing.assert_allclose(d[d != 0], 1 / 0.75)
+        assert first is None or not np.array_equal(av, first)
+        first = av

@@ -221,3 +221,62 @@ def test_jit_draws_advance_the_stream(backend):
     assert rs.counter == 6
     eager = lj.random.RandomStream(4).uniform(6).numpy()
     np.testing.assert_array_equal(np.concatenate([a, b]), eager)
+
+
+def test_draws_in_one_jit_function_and_in_scan_steps_follow_the_stream(backend):
+    """Two draws in one compiled call, or one draw per scan step, use consecutive
+    counters: they equal the same draws made one after another in eager code, bit for
+    bit, and the stream's counter advances through the updates."""
+    ref = lj.random.RandomStream(7)
+    want = [ref.normal((2,)).numpy() for _ in range(5)]
+    rs = lj.random.RandomStream(7)
+    a, b = lj.jit(lambda: (rs.normal((2,)), rs.normal((2,))))()
+    np.testing.assert_array_equal(a.numpy(), want[0])
+    np.testing.assert_array_equal(b.numpy(), want[1])
+    assert rs.counter == 4
+    h, updates = lj.scan(lambda h: h + rs.normal((2,)), outputs_info=lj.zeros(2, "float32"),
+                         n_steps=3)
+    np.testing.assert_allclose(h.numpy(), np.cumsum(want[2:], axis=0, dtype=np.float32),
+                               rtol=1e-6)
+    assert list(updates) == [rs.state] and rs.counter == 10
+    rs.counter = 4
+    f = lj.jit(lambda: lj.scan(lambda: rs.normal((2,)), n_steps=3)[0])
+    np.testing.assert_array_equal(f().numpy(), np.stack(want[2:]))
+    np.testing.assert_array_equal(rs.normal((2,)).numpy(), ref.normal((2,)).numpy())
+
+
+def test_dropout_in_a_scan_draws_a_new_mask_per_step(backend):
+    rs = lj.random.RandomStream(3)
+    masks, _ = lj.scan(lambda: rs.bernoulli((1000,), 0.5), n_steps=4)
+    m = masks.numpy()
+    assert m.shape == (4, 1000)
+    assert all(abs(r.mean() - 0.5) < 3 * 0.5 / np.sqrt(1000) for r in m)
+    assert not any(np.array_equal(m[i], m[j]) for i in range(4) for j in range(i))
+
+
+def test_gradient_through_a_scan_with_dropout(backend):
+    """An RNN with a fresh dropout mask per step: the gradient (a reverse scan over the
+    loop whose states include the stream's counter) matches finite differences taken
+    with the same masks (the counter reset before each evaluation)."""
+    rs = lj.random.RandomStream(11)
+    xs = np.random.default_rng(0).standard_normal((4, 3))
+    W0 = np.random.default_rng(1).standard_normal((3, 3)) * 0.5
+
+    def loss(W):
+        def step(x_t, h):
+            return lj.tanh(x_t @ W + h) * rs.bernoulli((3,), 0.7).astype("float64") / 0.7
+        hs, _ = lj.scan(step, sequences=lj.tensor(xs), outputs_info=lj.zeros(3))
+        return (hs ** 2).sum()
+
+    rs.counter = 0
+    g = lj.grad(loss)(lj.tensor(W0)).numpy()
+    eps = 1e-6
+    for i, j in ((0, 0), (1, 2), (2, 1)):
+        E = np.zeros_like(W0)
+        E[i, j] = eps
+        rs.counter = 0
+        up = float(loss(lj.tensor(W0 + E)))
+        rs.counter = 0
+        down = float(loss(lj.tensor(W0 - E)))
+        np.testing.assert_allclose(g[i, j], (up - down) / (2 * eps), rtol=1e-5, atol=1e-8)
+    assert rs.counter == 12

@@ -75,12 +75,27 @@ def test_assign_errors(backend):
         bad(np.int64(1))
 
 
-def test_assign_inside_a_scan_step_is_refused(backend):
+def test_assign_inside_a_scan_step_is_a_state_of_the_loop(backend):
+    """``acc.assign(...)`` in a step: ``acc`` reads as its value at that step, the scan
+    returns its final value in ``updates`` and applies it (eagerly here, as an update
+    of each call in jit)."""
+    acc = lj.shared(np.array([1.0, 2.0]), "acc")
+
+    def body(x_t):
+        acc.assign(acc + x_t)
+        return acc * 10  # the value before this step's update
+
+    xs = np.arange(6.0).reshape(3, 2)
+    out, updates = lj.scan(body, sequences=lj.tensor(xs))
+    before = np.array([1.0, 2.0]) + np.concatenate([[0, 0], np.cumsum(xs, 0)[:-1].ravel()]
+                                                   ).reshape(3, 2)
+    np.testing.assert_allclose(out.numpy(), before * 10)
+    assert list(updates) == [acc]
+    np.testing.assert_allclose(acc.get_value(), [1 + 6, 2 + 9])
+    f = lj.jit(lambda xs: lj.scan(body, sequences=xs)[0].sum())
+    f(xs)
+    f(xs)
+    np.testing.assert_allclose(acc.get_value(), [7 + 12, 11 + 18])
     w = lj.shared(np.zeros(2))
-
-    def body(x_t, h):
-        w.assign(h)
-        return h + x_t
-
-    with pytest.raises(lj.LazyjitError, match="inside a scan step"):
-        lj.scan(body, sequences=lj.tensor(np.ones((3, 2))), outputs_info=lj.zeros(2))
+    with pytest.raises(lj.LazyjitError, match="keep the shape"):
+        lj.scan(lambda x_t: (w.assign(x_t.sum()), x_t)[1], sequences=lj.tensor(xs))
