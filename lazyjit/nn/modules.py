@@ -16,6 +16,7 @@ from typing import Iterator
 import numpy as np
 
 import lazyjit as lj
+from lazyjit.nn import basic
 from lazyjit.nn import functional as F
 
 __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "Embedding", "Dropout", "Sequential",
@@ -28,6 +29,7 @@ def manual_seed(seed: int) -> None:
     """Seed the generator of parameter initializations (and of dropout streams)."""
     global _RNG
     _RNG = np.random.default_rng(seed)
+    basic._DEFAULT[:] = [lj.random.RandomStream(int(_RNG.integers(2**62)))]
 
 
 def _uniform(shape, bound: float) -> np.ndarray:
@@ -164,7 +166,7 @@ class Embedding(Module):
                                 .astype(np.float32), "weight")
 
     def forward(self, idx):
-        return lj.take(self.weight, idx, axis=0)
+        return basic.embedding(idx, self.weight)
 
 
 class Dropout(Module):
@@ -180,10 +182,7 @@ class Dropout(Module):
                                              else seed)
 
     def forward(self, x):
-        if not self.training or self.p == 0:
-            return x
-        keep = self.stream.bernoulli(x.shape, 1 - self.p)
-        return lj.where(keep, x / (1 - self.p), lj.zeros_like(x))
+        return basic.dropout(x, self.p, self.training, self.stream)
 
 
 class Sequential(Module):
@@ -211,19 +210,8 @@ class _BatchNorm(Module):
         self.eps, self.momentum = eps, momentum
 
     def forward(self, x):
-        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-        axes = (0,) + tuple(range(2, x.ndim))
-        if self.training:
-            mean = lj.mean(x, axis=axes)
-            var = lj.var(x, axis=axes)
-            n = x.size // x.shape[1]
-            m = self.momentum
-            self._running_mean.assign((1 - m) * self._running_mean + m * mean)
-            self._running_var.assign((1 - m) * self._running_var + m * var * (n / max(n - 1, 1)))
-        else:
-            mean, var = self._running_mean, self._running_var
-        xhat = (x - mean.reshape(shape)) / lj.sqrt(var.reshape(shape) + self.eps)
-        return xhat * self.weight.reshape(shape) + self.bias.reshape(shape)
+        return basic.batch_norm(x, self._running_mean, self._running_var, self.weight,
+                                self.bias, self.training, self.momentum, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):
