@@ -46,6 +46,34 @@ def _u64(x) -> Tensor:
     return F.astype(x, _U64)
 
 
+def _iota(n: int) -> Tensor:
+    """``arange(n)`` as uint64: a constant, or, when ``n`` is a size unknown until an
+    ``lj.function`` call, a scan counting ``n`` steps (no constant of that size)."""
+    from lazyjit.trace.replay import has_unknown
+    if not has_unknown((n,)):
+        return F.arange(n, dtype=_U64)
+    from lazyjit.scan import scan
+    out, _ = scan(lambda c: c + np.uint64(1), outputs_info=F.full((), -1, np.int64)
+                  .astype(_U64), n_steps=n)
+    return out
+
+
+def _flat_index(shape: tuple) -> Tensor:
+    """The C-order flat index of each element of ``shape`` (uint64): one ``arange`` per
+    dimension of unknown size, broadcast, times its stride, plus one ``arange`` of the
+    known trailing block."""
+    from lazyjit.trace.replay import has_unknown
+    if not has_unknown(shape):
+        return F.reshape(F.arange(math.prod(shape), dtype=_U64), shape)
+    out, stride = None, 1
+    for d in range(len(shape) - 1, -1, -1):
+        term = F.reshape(_iota(shape[d]), (shape[d],) + (1,) * (len(shape) - 1 - d))
+        term = term * np.uint64(stride) if stride != 1 else term
+        out = term if out is None else term + out
+        stride *= shape[d]
+    return F.broadcast_to(out, shape)
+
+
 def philox(counter, key, word=0, counter_hi=0) -> Tensor:
     """Word ``word`` (0..3) of the Philox4x32-10 block of each counter under ``key``.
 
@@ -134,7 +162,7 @@ class RandomStream:
         k = math.prod(shape)
         from lazyjit.shared import current, recording
         state = current(self.state)  # advanced by the draws before this one in the trace
-        ctr = F.reshape(F.arange(k, dtype=_U64) + state, shape)
+        ctr = _flat_index(shape) + state
         if recording() is not None:  # in jit or a scan step: an update (wraps mod 2**64)
             self.state.assign(state + np.uint64(k % (1 << 64)))
         else:  # eager: a new value now (the draw keeps reading the old one), so that a

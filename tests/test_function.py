@@ -228,3 +228,24 @@ def test_random_draws_advance_the_stream_at_each_call(backend):
         np.testing.assert_allclose(d[d != 0], 1 / 0.75)
         assert first is None or not np.array_equal(av, first)
         first = av
+
+
+def test_dropout_with_an_unknown_batch_size(backend):
+    """A dropout mask over an unknown batch dimension (its counters from a scan, not a
+    constant of the sentinel size): the fraction kept, new masks per call, and draws
+    equal to eager draws of the same shape from the same counter."""
+    x = lj.matrix("x", "float32", shape=(None, 300))
+    rs = lj.random.RandomStream(8)
+    f = lj.function([x], lj.nn.basic.dropout(x, 0.5, stream=rs))
+    ref = lj.random.RandomStream(8)
+    prev = None
+    for n in (5, 1, 40):
+        ref.counter = rs.counter
+        want = lj.nn.basic.dropout(lj.ones((n, 300)), 0.5, stream=ref).numpy()
+        y = f(np.ones((n, 300), np.float32))
+        np.testing.assert_array_equal(y, want)
+        assert rs.counter == ref.counter
+        if n == 40:
+            assert abs((y != 0).mean() - 0.5) < 3 * np.sqrt(0.25 / y.size)
+        assert prev is None or not np.array_equal(y[:1], prev[:1])
+        prev = y
