@@ -20,6 +20,7 @@ from lazyjit.function import (  # noqa: F401  (Theano-style compiled functions)
     Function, Placeholder, function, matrix, placeholder, scalar, tensor3, tensor4, vector,
 )
 from lazyjit.scan import scan
+from lazyjit.sorting import argsort, cumprod, cumsum, sort
 from lazyjit.ifelse import ifelse
 from lazyjit import debug  # noqa: F401
 from lazyjit import random  # noqa: F401  (lj.random: counter-based random numbers)
@@ -44,5 +45,5 @@ __all__ = [
     "DisconnectedInputError",
     "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse", "shared",
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
-    "matrix", "tensor3", "tensor4",
+    "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "sort", "argsort",
 ]

@@ -264,15 +264,11 @@ class RandomStream:
         return F.astype(x + low % (1 << 64), dt)  # wraps modulo 2**64, then to dt
 
     def permutation(self, n: int) -> Tensor:
-        """A random permutation of ``range(n)`` (int64, shape ``(n,)``): the ranks of ``n``
-        random 64-bit keys (ties broken by position), computed by comparing all pairs,
-        so O(n**2) work (and memory on the numpy backend): meant for modest ``n``
-        (lazyjit has no sort yet).  Raises ``LazyjitError`` for a negative ``n``.
+        """A random permutation of ``range(n)`` (int64, shape ``(n,)``): the stable
+        argsort of ``n`` random 64-bit keys (:func:`lazyjit.argsort`, a sorting network:
+        O(n log^2 n) work).  Raises ``LazyjitError`` for a negative ``n``.
         """
+        from lazyjit.sorting import argsort
         (n,) = _shape(n, "permutation")
         w0, w1 = (F.astype(w, _U64) for w in self._words((n,), 2, "permutation"))
-        key = w1 * (1 << 32) + w0
-        i = F.arange(n, dtype=np.int64)
-        ki, kj = F.reshape(key, (n, 1)), F.reshape(key, (1, n))
-        before = (kj < ki) | ((kj == ki) & (F.reshape(i, (1, n)) < F.reshape(i, (n, 1))))
-        return F.astype(F.sum(before, axis=1), np.int64)
+        return argsort(w1 * (1 << 32) + w0)
