@@ -8,9 +8,13 @@ The network (issue 6): 32x32x3 inputs; conv 3x3 (3 -> 32, padding 1), ReLU, max-
 conv 3x3 (32 -> 64, padding 1), ReLU, max-pool 2; dense 4096 -> 128, ReLU; dense
 128 -> 10; softmax cross-entropy, mean over the batch.  One call computes the loss and
 the gradients of all parameters (no update).  lazyjit: ``lj.jit`` of ``lj.grad`` through
-``lazyjit.nn.functional`` (im2col convolutions); torch (2 threads): eager autograd with
-``torch.nn.functional``; jax: ``jax.jit(jax.value_and_grad)`` with ``lax.conv``.  All
-start from the same parameters and the losses and a gradient are compared.
+``lazyjit.nn.functional``, whose convolutions and poolings are abstract ops; on ``cpu`` the
+``conv_algo`` flag (default ``guess_once``; ``--conv-algo time_once`` times the
+implementations) picks im2col + GEMM (OpenBLAS) per chunk of samples for these shapes,
+and max-pooling runs one-pass C kernels; torch (2 threads): eager autograd with
+``torch.nn.functional`` (oneDNN convolutions); jax: ``jax.jit(jax.value_and_grad)`` with
+``lax.conv``.  All start from the same parameters and the losses and a gradient are
+compared.
 """
 from __future__ import annotations
 
@@ -113,7 +117,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--conv-algo", default="guess_once",
+                    help="lj.config's conv_algo: guess_once, time_once, gemm or direct")
     args = ap.parse_args()
+    lj.config.conv_algo = args.conv_algo
     rng = np.random.default_rng(1)
     x = rng.standard_normal((args.batch, 3, 32, 32)).astype(np.float32)
     y = rng.integers(0, 10, args.batch)

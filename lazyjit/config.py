@@ -42,6 +42,14 @@ def _optimizer(v: Any) -> str:
     return _OPTIMIZERS[s]
 
 
+def _conv_algo(v: Any) -> str:
+    from lazyjit.backends.algorithms import ALGORITHMS, POLICIES
+    s = str(v).strip().lower()
+    if s not in POLICIES + ALGORITHMS:
+        raise ValueError(f"expected one of {list(POLICIES + ALGORITHMS)}, got {v!r}")
+    return s
+
+
 def _backend(v: Any) -> str:
     s = str(v).strip().lower()
     if s not in ("cpu", "numpy"):
@@ -58,10 +66,13 @@ class _Flags:
     compiler: str = "cc"
     cflags: str = ""
     disk_cache: bool = True
+    # how convolutions choose their implementation per shape (lazyjit.backends.algorithms):
+    # guess_once (a heuristic), time_once (time the candidates once), or an algorithm
+    conv_algo: str = "guess_once"
 
 
 _PARSERS = {"backend": _backend, "cache_dir": str, "openmp": _bool, "optimizer": _optimizer,
-            "compiler": str, "cflags": str, "disk_cache": _bool}
+            "compiler": str, "cflags": str, "disk_cache": _bool, "conv_algo": _conv_algo}
 
 
 class Config:

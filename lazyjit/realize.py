@@ -31,7 +31,7 @@ def backend_key() -> tuple:
     version = config._version
     if _KEY_CACHE[0] != version:
         _KEY_CACHE[:] = [version, (config.backend, config.openmp, config.optimizer,
-                                   config.compiler, config.cflags)]
+                                   config.compiler, config.cflags, config.conv_algo)]
     return _KEY_CACHE[1]
 
 

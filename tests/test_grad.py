@@ -18,10 +18,13 @@ import numpy as np
 import pytest
 
 import lazyjit as lj
+import lazyjit.nn.functional as nnf
 from lazyjit.ops import REGISTRY
 
 from gradcheck import GradBatch, check_grads
 from helpers import graph_ops, sample
+from test_nn_functional import (GEOMETRY, conv2d_grad_input_fn, conv2d_grad_weight_fn,
+                                max_pool2d_grad_fn)
 
 
 def G(fn, *shapes, domain="any", **kw):
@@ -113,6 +116,14 @@ GRADS = {
                  (3,), (3,))],
     "scan_out": [G(lambda x, h: lj.scan(lambda a, s: [s * a, a * a], sequences=x,
                                         outputs_info=[h, None])[0][1], (3, 2), (2,))],
+    "conv2d": [G(lambda x, w: nnf.conv2d(x, w, **GEOMETRY), (2, 4, 5, 6), (4, 2, 2, 3)),
+               G(lambda x: nnf.avg_pool2d(x, (3, 2), 2, (1, 1)), (2, 2, 5, 4))],
+    "conv2d_grad_input": [G(conv2d_grad_input_fn((2, 4, 5, 6), **GEOMETRY), (2, 4, 3, 2),
+                            (4, 2, 2, 3))],
+    "conv2d_grad_weight": [G(conv2d_grad_weight_fn((4, 2, 2, 3), **GEOMETRY), (2, 4, 5, 6),
+                             (2, 4, 3, 2))],
+    "max_pool2d": [G(lambda x: nnf.max_pool2d(x, 3, (2, 1), 1), (2, 2, 5, 4))],
+    "max_pool2d_grad": [G(max_pool2d_grad_fn(2, 1, 0, (1, 2)), (2, 2, 5, 4), (2, 2, 4, 2))],
 }
 # no gradient: integer or bool results, or integer outputs of arg-reductions
 NO_VJP = {"logical_not", "invert", "isnan", "isinf", "bitwise_and", "bitwise_or", "bitwise_xor",

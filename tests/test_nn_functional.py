@@ -71,6 +71,72 @@ def ref_pool2d(x, kernel, stride=None, padding=0, dilation=1, kind="max"):
     return out
 
 
+def ref_pool2d_select(x, v, kernel, stride=None, padding=0, dilation=1):
+    """Per window of ``x``: ``v`` at its first maximum (row-major; NaN wins, padding never)
+    and that position's flat index in the plane: ``(values, index)``."""
+    k = _pair(kernel)
+    s, d, p = (k if stride is None else _pair(stride)), _pair(dilation), _pair(padding)
+    n, c, h, w = x.shape
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    out, index = np.zeros((n, c, oh, ow), v.dtype), np.zeros((n, c, oh, ow), np.int64)
+    for a in range(n):
+        for b in range(c):
+            for i in range(oh):
+                for j in range(ow):
+                    best = None
+                    for r in range(i * s[0] - p[0], i * s[0] - p[0] + d[0] * k[0], d[0]):
+                        for q in range(j * s[1] - p[1], j * s[1] - p[1] + d[1] * k[1], d[1]):
+                            if 0 <= r < h and 0 <= q < w and (
+                                    best is None or x[a, b, r, q] > x[a, b][best]
+                                    or (np.isnan(x[a, b, r, q]) and not np.isnan(x[a, b][best]))):
+                                best = (r, q)
+                    out[a, b, i, j] = v[a, b][best]
+                    index[a, b, i, j] = best[0] * w + best[1]
+    return out, index
+
+
+def ref_pool2d_grad(x, g, *args):
+    """The cotangent of ``x`` of max pooling: each window's ``g`` added at its selection."""
+    _, index = ref_pool2d_select(x, x, *args)
+    gx = np.zeros(x.shape, g.dtype)
+    n, c = x.shape[:2]
+    for a in range(n):
+        for b in range(c):
+            np.add.at(gx[a, b].reshape(-1), index[a, b].ravel(), g[a, b].ravel())
+    return gx
+
+
+def ref_conv2d_grads(x, w, g, **kw):
+    """``(J_x^T g, J_w^T g)`` of ``ref_conv2d`` through its Jacobians (one column per
+    basis vector: ``ref_conv2d`` is linear in each operand)."""
+    def jt(shape, f):
+        basis = np.eye(int(np.prod(shape)), dtype=g.dtype)
+        jac = np.stack([f(e.reshape(shape)).ravel() for e in basis], 1)
+        return (jac.T @ g.ravel()).reshape(shape)
+    return (jt(x.shape, lambda e: ref_conv2d(e, w, **kw)),
+            jt(w.shape, lambda e: ref_conv2d(x, e, **kw)))
+
+
+# the gradient ops as functions of their operands (for the op tables of test_ops and
+# test_grad): conv2d_grad_input(g, w), conv2d_grad_weight(x, g), max_pool2d_grad(x, g)
+GEOMETRY = dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)
+
+
+def conv2d_grad_input_fn(x_shape, **kw):
+    return lambda g, w: lj.vjp(lambda x: F.conv2d(x, w, **kw), lj.zeros(x_shape, g.dtype)
+                               )[1](g)[0]
+
+
+def conv2d_grad_weight_fn(w_shape, **kw):
+    return lambda x, g: lj.vjp(lambda w: F.conv2d(x, w, **kw), lj.zeros(w_shape, g.dtype)
+                               )[1](g)[0]
+
+
+def max_pool2d_grad_fn(*args):
+    return lambda x, g: lj.vjp(lambda x: F.max_pool2d(x, *args), x)[1](g)[0]
+
+
 # cases: x shape, w shape, bias, stride, padding, dilation, groups
 CONV_CASES = [
     ((2, 3, 7, 6), (4, 3, 3, 3), True, 1, 0, 1, 1),
@@ -222,6 +288,112 @@ def test_conv2d_in_jit_train_step(backend):
         ref = (ref_pool2d(np.maximum(ref_conv2d(x, w, padding=1), 0), 2) ** 2).mean()
         np.testing.assert_allclose(float(loss), ref, rtol=1e-12)
         assert w_new.shape == w.shape
+
+
+# concrete implementations and the choice policy (cpu)
+# ---------------------------------------------------------------------------------------
+
+def _conv_and_grads(case, dtype, seed):
+    """conv2d of a case, and its input and weight gradients for a random cotangent:
+    the lazy tensors and their references."""
+    x, w, _ = _conv_data(case, dtype, seed)
+    kw = dict(zip(("stride", "padding", "dilation", "groups"), case[3:]))
+    y, vjp = lj.vjp(lambda x, w: F.conv2d(x, w, **kw), lj.tensor(x), lj.tensor(w))
+    g = np.random.default_rng(seed + 1).standard_normal(y.shape).astype(dtype)
+    return [y, *vjp(lj.tensor(g))], [ref_conv2d(x, w, **kw), *ref_conv2d_grads(x, w, g, **kw)]
+
+
+@pytest.mark.parametrize("algo", ["gemm", "direct", "time_once"])
+def test_conv2d_implementations(algo):
+    """Each cpu implementation (and the timed choice) of conv2d, conv2d_grad_input and
+    conv2d_grad_weight against the NumPy references, for every case (strides, padding,
+    dilation, groups, depthwise, 1x1): values and the gradients' Jacobian transposes."""
+    outs, refs = [], []
+    for i, case in enumerate(CONV_CASES):
+        o, r = _conv_and_grads(case, np.float64, i)
+        outs, refs = outs + o, refs + r
+    with lj.config(backend="cpu", conv_algo=algo):
+        lj.realize(*outs)
+    for i, (out, ref) in enumerate(zip(outs, refs)):
+        np.testing.assert_allclose(out.numpy(), ref, rtol=1e-10, atol=1e-10,
+                                   err_msg=f"case {i // 3}, output {i % 3}")
+
+
+@pytest.mark.parametrize("algo", ["gemm", "direct"])
+def test_conv2d_batched_images_against_reference(algo):
+    """Larger batches and images (the gemm implementation multiplies chunks of samples,
+    here 4 and 1 of 5; strided, asymmetric): cpu against the numpy backend."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((5, 2, 24, 23))
+    w = rng.standard_normal((4, 2, 3, 2))
+    g = rng.standard_normal((5, 4, 24, 11))
+    kw = dict(stride=(1, 2), padding=(1, 0), dilation=(1, 2))
+    values = {}
+    for backend, flags in (("numpy", {}), ("cpu", {"conv_algo": algo})):
+        with lj.config(backend=backend, **flags):
+            y, vjp = lj.vjp(lambda x, w: F.conv2d(x, w, **kw), lj.tensor(x), lj.tensor(w))
+            outs = [y, *vjp(lj.tensor(g))]
+            lj.realize(*outs)
+            values[backend] = [o.numpy() for o in outs]
+    for got, want in zip(values["cpu"], values["numpy"]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_int_conv2d(backend):
+    """Integers convolve in their dtype (the direct loops on cpu)."""
+    rng = np.random.default_rng(6)
+    x, w = rng.integers(-3, 4, (2, 4, 5, 5)), rng.integers(-3, 4, (4, 2, 3, 3))
+    out = F.conv2d(lj.tensor(x.astype(np.int32)), lj.tensor(w.astype(np.int32)), padding=1,
+                   groups=2)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out.numpy(), ref_conv2d(x, w, padding=1, groups=2))
+
+
+def test_conv_policies_agree_and_time_once_times_once():
+    """guess_once and time_once give the same values; time_once times the candidates
+    once per shape signature (a new batch size is a new signature), never again."""
+    from lazyjit.backends import algorithms
+    algorithms.forget()
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((5, 3, 3, 3)).astype(np.float32)
+    step = lj.jit(lambda x, w: lj.value_and_grad(
+        lambda w: (F.conv2d(x, w, padding=1) ** 2).sum())(w))
+    xs = {n: rng.standard_normal((n, 3, 6, 6)).astype(np.float32) for n in (2, 3)}
+    results = {}
+    for policy in ("guess_once", "time_once"):
+        with lj.config(backend="cpu", conv_algo=policy):
+            for n in (2, 3, 2):
+                results.setdefault(n, []).append([a.numpy() for a in step(xs[n], w)])
+    for (v0, g0), *rest in results.values():
+        for v1, g1 in rest:
+            np.testing.assert_allclose(v1, v0, rtol=1e-5)
+            np.testing.assert_allclose(g1, g0, rtol=1e-5, atol=1e-4)
+    timed = algorithms.TIMED
+    # batch 2 and 3: forward and weight gradient, one signature each, timed once
+    assert len(timed) == 4 and set(timed.values()) == {1}, timed
+    chosen = algorithms.choices()
+    assert {k[1] for k in chosen} == {"guess_once", "time_once"}
+    assert set(chosen.values()) <= {"gemm", "direct"}
+
+
+def test_conv_algo_flag_is_checked():
+    with pytest.raises(lj.LazyjitError, match="conv_algo"):
+        lj.config(conv_algo="fft")
+
+
+def test_pool_select_and_grad_ops(backend):
+    """max_pool2d(x, v) (a JVP: v at x's maxima) and max_pool2d_grad with ties, NaN and
+    padding, against loop references."""
+    x = np.array([[[[1.0, 3.0, 3.0, 0.0], [3.0, np.nan, 2.0, 2.0], [-np.inf] * 4,
+                    [0.5, 0.5, -1.0, 4.0]]]])
+    v = np.arange(16.0).reshape(x.shape) + 100
+    g = np.random.default_rng(8).standard_normal((1, 1, 2, 2))
+    args = (3, 2, 1, 1)
+    _, tangent = lj.jvp(lambda x: F.max_pool2d(x, *args), (lj.tensor(x),), (lj.tensor(v),))
+    _, vjp = lj.vjp(lambda x: F.max_pool2d(x, *args), lj.tensor(x))
+    (grad,) = vjp(lj.tensor(g))
+    np.testing.assert_array_equal(tangent.numpy(), ref_pool2d_select(x, v, *args)[0])
+    np.testing.assert_array_equal(grad.numpy(), ref_pool2d_grad(x, g, *args))
 
 
 # errors

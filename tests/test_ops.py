@@ -24,9 +24,13 @@ from hypothesis.extra import numpy as hnp
 from scipy import special
 
 import lazyjit as lj
+import lazyjit.nn.functional as nnf
 from lazyjit.ops import REGISTRY
 
 from helpers import DTYPES, Case, as_float, assert_same, flat_tensors, graph_ops, reference
+from test_nn_functional import (GEOMETRY, conv2d_grad_input_fn, conv2d_grad_weight_fn,
+                                max_pool2d_grad_fn, ref_conv2d, ref_conv2d_grads, ref_pool2d,
+                                ref_pool2d_grad, ref_pool2d_select)
 
 nan, inf = float("nan"), float("inf")
 INTS = ("int32", "int64")
@@ -207,6 +211,38 @@ _KAT_IN = [np.array([lo | hi << 32 for lo, hi in [v[j] for v in _KAT] for _ in r
 OPS["philox"] = [Case("philox-kat", lambda c, h, k, w: lj.random.philox(c, k, w, h),
                       lambda c, h, k, w: np.array([x for v in _KAT for x in v[3]], np.uint32),
                       values=(*_KAT_IN, np.tile(np.arange(4, dtype=np.uint64), 3)))]
+
+# --- window ops: references in test_nn_functional --------------------------------------
+
+_XS, _WS, _GS = (2, 4, 5, 6), (4, 2, 2, 3), (2, 4, 3, 2)   # conv2d under GEOMETRY
+OPS["conv2d"] = [Case(f"conv2d-{dt}", lambda x, w: nnf.conv2d(x, w, **GEOMETRY),
+                      lambda x, w: ref_conv2d(x, w, **GEOMETRY), (_XS, _WS), dt,
+                      extra={"accum": True}) for dt in ("float32", "float64", "int32")]
+OPS["conv2d"] += [Case("conv2d-avg_pool2d-depthwise", lambda x: nnf.avg_pool2d(x, 3, 2, 1),
+                       lambda x: ref_pool2d(x, 3, 2, 1, kind="avg"), ((2, 3, 7, 6),))]
+OPS["conv2d_grad_input"] = [Case(
+    f"conv2d_grad_input-{dt}", conv2d_grad_input_fn(_XS, **GEOMETRY),
+    lambda g, w: ref_conv2d_grads(np.zeros(_XS, g.dtype), w, g, **GEOMETRY)[0], (_GS, _WS), dt,
+    extra={"accum": True}) for dt in FLOATS]
+OPS["conv2d_grad_weight"] = [Case(
+    f"conv2d_grad_weight-{dt}", conv2d_grad_weight_fn(_WS, **GEOMETRY),
+    lambda x, g: ref_conv2d_grads(x, np.zeros(_WS, g.dtype), g, **GEOMETRY)[1], (_XS, _GS), dt,
+    extra={"accum": True}) for dt in FLOATS]
+_POOL = (3, 2, 1, 1)  # kernel, stride, padding, dilation
+OPS["max_pool2d"] = [Case(f"max_pool2d-{dt}", lambda x: nnf.max_pool2d(x, *_POOL),
+                          lambda x: ref_pool2d_select(x, x, *_POOL)[0], ((2, 3, 7, 6),), dt)
+                     for dt in ("float32", "float64", "int32", "bool")]
+OPS["max_pool2d"] += [
+    Case("max_pool2d-nan-ties-dilated", lambda x: nnf.max_pool2d(x, 2, 1, 0, (1, 2)),
+         lambda x: ref_pool2d_select(x, x, 2, 1, 0, (1, 2))[0],
+         values=(np.array([[[[1.0, nan, 1.0, 2.0], [1.0, 0.0, -inf, 2.0],
+                             [inf, 1.0, inf, nan]]]]),)),
+    Case("max_pool2d-jvp-selects", lambda x, t: lj.jvp(lambda x: nnf.max_pool2d(x, *_POOL),
+                                                       (x,), (t,))[1],
+         lambda x, t: ref_pool2d_select(x, t, *_POOL)[0], ((2, 3, 7, 6), (2, 3, 7, 6)))]
+OPS["max_pool2d_grad"] = [Case(f"max_pool2d_grad-{dt}", max_pool2d_grad_fn(*_POOL),
+                               lambda x, g: ref_pool2d_grad(x, g, *_POOL),
+                               ((2, 3, 7, 6), (2, 3, 4, 3)), dt) for dt in FLOATS]
 
 # --- reductions --------------------------------------------------------------------------
 

@@ -1,16 +1,21 @@
-"""Convolution and pooling with ``torch.nn.functional``'s semantics, as composites of
-lazyjit's primitives.
+"""Convolution and pooling with ``torch.nn.functional``'s semantics, recorded as abstract
+ops (:mod:`lazyjit.ops.conv`).
 
 Layout is NCHW throughout: inputs ``(N, C, H, W)``, weights ``(O, C // groups, KH, KW)``.
 ``conv2d`` is a cross-correlation (the kernel is not flipped), as in
 ``torch.nn.functional.conv2d`` and cuDNN.
 
-Implementation (im2col): the input is zero-padded (``set_subtensor`` into a constant),
-the ``KH * KW`` shifted, strided windows are taken by basic slicing, stacked into a
-``(groups, C/groups * KH * KW, N * OH * OW)`` column matrix and multiplied by the
-reshaped weights in one (batched over groups) ``matmul``.  Pooling takes the same
-windows and combines them with ``maximum`` or ``+``.  Every step is a public primitive,
-so ``lj.grad``, ``lj.jvp`` and their compositions (any order) work unchanged.
+``conv2d`` records one ``conv2d`` node; its gradients are ``conv2d_grad_input`` and
+``conv2d_grad_weight`` nodes (cuDNN's backward data and backward filter), whose own
+derivatives are the three ops again, so ``lj.grad``, ``lj.jvp`` and their compositions
+work to any order.  Each backend replaces these abstract ops by a concrete
+implementation when it compiles: the ``numpy`` backend runs the NumPy references; ``cpu``
+chooses per shape between im2col + GEMM (BLAS) and direct loops, as the ``conv_algo``
+flag says (``guess_once``: a heuristic; ``time_once``: time both on the first compile of a
+shape; or ``gemm`` / ``direct``; see :mod:`lazyjit.backends.algorithms`).
+``max_pool2d`` is the ``max_pool2d`` op (backward: ``max_pool2d_grad``, one pass that adds
+each window's cotangent at its maximum); ``avg_pool2d`` is a depthwise ``conv2d`` with
+constant weights ``1 / (KH * KW)``.
 
 Output sizes (``ceil_mode=False``, as torch's default)::
 
@@ -20,12 +25,12 @@ and the same for ``OW``.
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.ops.conv import conv, pool
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import op_error
 
@@ -67,29 +72,6 @@ def _out_size(op: str, size: int, pads: tuple[int, int], k: int, s: int, d: int,
     return (padded - span) // s + 1
 
 
-def _pad(x: Tensor, pads: tuple[int, int, int, int], value) -> Tensor:
-    """Pad the last two axes by ``(top, bottom, left, right)`` with the constant ``value``."""
-    top, bottom, left, right = pads
-    if not any(pads):
-        return x
-    n, c, h, w = x.shape
-    base = F.full((n, c, h + top + bottom, w + left + right), value, dtype=x.dtype)
-    return F.set_subtensor(base[:, :, top:top + h, left:left + w], x)
-
-
-def _windows(x: Tensor, k: tuple[int, int], s: tuple[int, int], d: tuple[int, int],
-             out: tuple[int, int]) -> list[Tensor]:
-    """The ``KH * KW`` shifted strided views of the (padded) last two axes of ``x``, each
-    of shape ``x.shape[:-2] + out``, in row-major kernel order."""
-    views = []
-    for i in range(k[0]):
-        for j in range(k[1]):
-            h0, w0 = i * d[0], j * d[1]
-            views.append(x[..., h0:h0 + s[0] * (out[0] - 1) + 1:s[0],
-                           w0:w0 + s[1] * (out[1] - 1) + 1:s[1]])
-    return views
-
-
 # convolution
 # ---------------------------------------------------------------------------------------
 
@@ -127,9 +109,9 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) ->
 
     Notes
     -----
-    Implemented by im2col: memory for the column matrix is
-    ``C * KH * KW * N * OH * OW`` elements.  Gradients (both modes, any order) follow
-    from the primitives (slices, stack, reshape, transpose, matmul).
+    One ``conv2d`` node (an abstract op: its implementation is chosen per shape when the
+    graph is compiled; see the module docstring); the bias is a broadcast add after it.
+    Booleans are refused (as torch does); integers convolve in their own dtype.
     """
     op = "conv2d"
     x, w = F.asarray(x), F.asarray(w)
@@ -173,21 +155,12 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) ->
     else:
         ph, pw = _pair(op, "padding", padding, 0, srcs)
         pads = (ph, ph, pw, pw)
-    oh = _out_size(op, h, pads[:2], kh, s[0], d[0], "H", srcs)
-    ow = _out_size(op, wd, pads[2:], kw, s[1], d[1], "W", srcs)
-
-    # im2col with the channel axis first, so that the column matrix needs no transpose:
-    # (C, N, Hp, Wp) -> KH*KW views (C, N, OH, OW) -> (C, K, N, OH, OW) -> (G, Cg*K, N*L)
-    xt = _pad(F.transpose(x, (1, 0, 2, 3)), pads, 0)
-    views = _windows(xt, (kh, kw), s, d, (oh, ow))
-    cols = F.stack(views, axis=1) if len(views) > 1 else F.expand_dims(views[0], 1)
-    k = kh * kw
-    if groups == 1:
-        out = F.matmul(F.reshape(w, (o, cg * k)), F.reshape(cols, (c * k, n * oh * ow)))
-    else:
-        out = F.matmul(F.reshape(w, (groups, o // groups, cg * k)),
-                       F.reshape(cols, (groups, cg * k, n * oh * ow)))
-    out = F.transpose(F.reshape(out, (o, n, oh, ow)), (1, 0, 2, 3))
+    _out_size(op, h, pads[:2], kh, s[0], d[0], "H", srcs)
+    _out_size(op, wd, pads[2:], kw, s[1], d[1], "W", srcs)
+    dt = np.result_type(x.dtype, w.dtype)
+    if dt == np.bool_:
+        raise op_error(op, "boolean inputs are not supported (cast them first)", srcs)
+    out = conv(F.astype(x, dt), F.astype(w, dt), (s, pads, d, groups))
     if bias is not None:
         out = out + F.reshape(bias, (1, o, 1, 1))
     return out
@@ -222,15 +195,16 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1) -> Tensor:
     x : tensor of shape ``(N, C, H, W)`` (any real dtype; the result has the same).
     kernel_size : int or ``(KH, KW)``.
     stride : int or pair; ``None`` (default) means ``kernel_size``.
-    padding : int or pair, at most half the kernel size; the padding is ``-inf`` (the
-        dtype's minimum for integers), so it never wins.
+    padding : int or pair, at most half the kernel size; padded positions are never
+        selected (as ``-inf`` padding).
     dilation : int or pair, spacing between kernel elements.
 
     Returns
     -------
-    Tensor of shape ``(N, C, OH, OW)``.  Its gradient goes, where several elements of a
-    window tie, to the first of them in row-major window order (``lj.maximum`` sends
-    ties to its first operand).
+    Tensor of shape ``(N, C, OH, OW)``: one ``max_pool2d`` node (a NaN in a window is
+    its maximum).  Its gradient (a ``max_pool2d_grad`` node) goes, where several
+    elements of a window tie, to the first of them in row-major window order, as
+    torch's.
 
     Raises
     ------
@@ -240,16 +214,9 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1) -> Tensor:
     """
     op = "max_pool2d"
     x, k, s, d, pads, out = _pool_args(op, x, kernel_size, stride, padding, dilation)
-    if x.dtype.kind == "f":
-        low = -np.inf
-    elif x.dtype.kind in "iu":
-        low = np.iinfo(x.dtype).min
-    elif x.dtype == np.bool_:
-        low = False
-    else:
+    if x.dtype.kind not in "fiub":
         raise op_error(op, f"unsupported dtype {x.dtype}", (x.node,))
-    views = _windows(_pad(x, pads, low), k, s, d, out)
-    return functools.reduce(F.maximum, views)
+    return pool(x, x, (k, s, pads, d))
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0) -> Tensor:
@@ -267,7 +234,8 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0) -> Tensor:
 
     Returns
     -------
-    Tensor of shape ``(N, C, OH, OW)``.
+    Tensor of shape ``(N, C, OH, OW)``: a depthwise ``conv2d`` node (``groups = C``) with
+    constant weights ``1 / (KH * KW)``.
 
     Raises
     ------
@@ -281,8 +249,9 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0) -> Tensor:
         raise op_error(op, f"unsupported dtype {x.dtype}", (x.node,))
     if x.dtype.kind != "f":
         x = F.astype(x, np.float64)
-    views = _windows(_pad(x, pads, 0), k, s, d, out)
-    return functools.reduce(F.add, views) * (1.0 / math.prod(k))
+    c = x.shape[1]
+    w = F.full((c, 1, *k), 1.0 / math.prod(k), dtype=x.dtype)
+    return conv(x, w, (s, pads, (1, 1), c))
 
 
 

@@ -20,8 +20,10 @@ import numpy as np
 # kinds: leaf, elementwise, reduce, movement (views), matmul, and "other" kernels
 # "loop": a node running an inner graph (scan); "branch": a conditional (ifelse);
 # "select": picks one result of those multi-result nodes
+# "window": sliding-window ops (convolution, pooling), whose concrete implementation each
+# backend chooses per shape (see lazyjit.backends.algorithms)
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "branch", "select")
+         "loop", "branch", "select", "window")
 
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
@@ -137,3 +139,14 @@ def linear_jvp(ts, out, *srcs_arg):
     operands = tuple((s if s.dtype.kind != "f" else t if t is not None else F.zeros_like(s)).node
                      for s, t in zip(srcs, ts, strict=True))
     return Tensor(apply(out.node.op, operands, arg))
+
+
+def bilinear_jvp(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The JVP rule of an op bilinear in its two operands (matmul, convolution), given
+    ``f(a, b, arg)`` building the op: ``f(ta, b) + f(a, tb)``, symbolic zeros skipped."""
+    def jvp(ts, out, a, b, arg):
+        ta, tb = ts
+        terms = ([f(ta, b, arg)] if ta is not None else []) + \
+            ([f(a, tb, arg)] if tb is not None else [])
+        return None if not terms else terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    return jvp

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from lazyjit.ops.registry import F
-from lazyjit.ops.registry import OpDef, linear_jvp, register
+from lazyjit.ops.registry import OpDef, bilinear_jvp, linear_jvp, register
 
 # views, indexed reads and writes, concat: the dtype of the first operand, and linear in
 # the floating-point operands (so the JVP is the op applied to the tangents)
@@ -254,17 +254,10 @@ def _matmul_shape(srcs, arg):
     return a.shape[:-1] + (b.shape[-1],)
 
 
-def _matmul_jvp(ts, out, a, b, arg):
-    ta, tb = ts
-    terms = ([F.matmul(ta, b)] if ta is not None else []) + \
-        ([F.matmul(a, tb)] if tb is not None else [])
-    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
-
-
 register(OpDef("matmul", "matmul", lambda a, b, arg: np.matmul(a, b), shape=_matmul_shape,
                vjp=lambda g, out, a, b, arg: (F.matmul(g, F.swapaxes(b, -1, -2)),
                                               F.matmul(F.swapaxes(a, -1, -2), g)),
-               jvp=_matmul_jvp))
+               jvp=bilinear_jvp(lambda a, b, arg: F.matmul(a, b))))
 
 
 def _gemm_shape(srcs, alpha):

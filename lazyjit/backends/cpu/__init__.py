@@ -27,7 +27,7 @@ name = "cpu"
 
 def render(module) -> str:
     calls = "\n".join(f"  if ((e = k{i}(B, P))) return e;" for i in module.calls)
-    return (prelude() + "\n".join(module.funcs) +
+    return (prelude() + "".join(module.helpers) + "\n".join(module.funcs) +
             f"\nint lj_run(void** B, const int64_t* P) {{\n  int e = 0;\n{calls}\n"
             f"  return e;\n}}\n")
 

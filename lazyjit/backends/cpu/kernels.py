@@ -87,6 +87,9 @@ class Module:
 
     def __init__(self):
         self.funcs: list[str] = []
+        # C helper functions the kernels call (window ops: :mod:`.conv`), each once, in
+        # the order added, rendered before the kernels
+        self.helpers: dict[str, None] = {}
         # P[0] is set at each call: nonzero when the machine is busy (more runnable
         # processes than cores), so that kernels and BLAS stay on one thread
         self.params: list[int] = [0]
@@ -108,7 +111,7 @@ class Module:
         return f"P[{len(self.params) - 1}]"
 
     def add(self, body: str) -> None:
-        """Add kernel ``k<n>``.  A body ending in a :func:`_parallel` loop becomes two
+        """Add kernel ``k<n>``.  A body ending in a :func:`parallel` loop becomes two
         functions: ``k<n>_loop(B, P, w0, w1)`` runs work items ``[w0, w1)`` (emitted
         once, not inlined), and ``k<n>`` calls it on all items, or per thread chunk
         under OpenMP when the work is large."""
@@ -229,7 +232,7 @@ def _operands(mod: Module, views: list[View], shape, flags=None, n_out: int = 1)
 _MARK = "@@parallel "
 
 
-def _parallel(work: str, count: str, body: list[str], guard: str = "1") -> list[str]:
+def parallel(work: str, count: str, body: list[str], guard: str = "1") -> list[str]:
     """The kernel's final loop ``for w in [0, count)`` over ``body``: spread over
     threads by OpenMP when ``work`` (elements) is large and ``guard`` holds, else a
     plain call (no OpenMP runtime call at all).  Must end the kernel's lines;
@@ -276,7 +279,7 @@ def elementwise_multi(mod: Module, dsts: list[View], shape, members, roots, leav
     lines = [*("  " + d for d in decls),
              f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
              "  const int64_t nb = (nL + bs - 1) / bs;",
-             *_parallel(count.replace("nb", "nL"), count, [
+             *parallel(count.replace("nb", "nL"), count, [
                  "const int64_t o = w / nb, kb = (w - o * nb) * bs;",
                  "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
                  *_decode(outer, sizes, "o"),
@@ -374,7 +377,7 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
     body = [*_decode(kept, sizes, "w"), f"{T} acc = {init};", *opened,
             *ptrs(kept + red[:-1]), *blocks, *closed, f"p0[0{off}] = acc;"]
     return [f"  const int64_t nK = {nK}, nR = {nR}, nL = {sizes[-1]};",
-            *_parallel("nK * nR", "nK", body, guard="nK > 1")]
+            *parallel("nK * nR", "nK", body, guard="nK > 1")]
 
 
 def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
@@ -397,7 +400,7 @@ def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
             f"  {out} = {_combine(op, dt, out, res)};", "}", *closed]
     return [f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
             "  const int64_t nb = (nL + bs - 1) / bs;",
-            *_parallel(f"nO * nL * {nR}", "nO * nb", body)]
+            *parallel(f"nO * nL * {nR}", "nO * nb", body)]
 
 
 def argreduce(mod: Module, dst: View, node, src: View) -> None:

@@ -346,6 +346,9 @@ class Scheduler:
             return emit_scan(self, n)
         if kind == "branch":
             return self.branch(n)
+        if kind == "window":
+            from lazyjit.backends.cpu.conv import emit
+            return emit(self, n)
         if kind == "select":
             return self.vals[n.src[0]][n.arg]
         if kind == "concat":
