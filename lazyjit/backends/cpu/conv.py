@@ -39,8 +39,10 @@ from lazyjit.backends.cpu.views import View
 from lazyjit.ops.conv import CONV_OPS
 from lazyjit.trace.node import Node
 
-# threads a kernel may use: one column buffer each (OpenMP's team is at most this large)
+# threads a kernel may use: one column buffer each (OpenMP's team is at most this large),
+# fewer when their buffers would pass WORKSPACE_BYTES (then BLAS may thread each GEMM)
 MAX_THREADS = os.cpu_count() or 1
+WORKSPACE_BYTES = 1 << 26
 # the gemm implementation multiplies chunks of samples at once when images are small:
 # up to this many columns per GEMM, the chunk's matrices within this many bytes
 GEMM_COLUMNS = 1024
@@ -162,22 +164,22 @@ static void lj_stage_$S(const $T* restrict from, $T* restrict to, int64_t Og, in
 }
 /* mode 0 forward (a = x, b = w, out = y); 1 backward data (a = g, b = w, out = dx); 2
    backward filter (a = x, b = g, out = dw).  Work items: chunks of cs samples (one
-   GEMM of cs * L columns: cs > 1 for small images) times groups.  ws per thread: the
-   chunk's column matrix (K x cs*L) and staging matrix (Og x cs*L); then, for mode 2, a
-   partial dw per thread but the first. */
+   GEMM of cs * L columns: cs > 1 for small images) times groups.  ws holds, for each
+   of up to nws threads, the chunk's column matrix (K x cs*L) and, when cs > 1, its
+   staging matrix (Og x cs*L); then, for mode 2, a partial dw per thread but the first. */
 static void lj_conv_gemm_$S(int mode, const lj_win_t* g, const $T* a, const $T* b,
-                            $T* out, $T* ws, int64_t cs, int par, int busy) {
+                            $T* out, $T* ws, int64_t cs, int64_t nws, int par, int busy) {
   const int64_t G = g->G, Cg = g->C / G, Og = g->O / G, K = Cg * g->KH * g->KW;
   const int64_t HW = g->H * g->W, L = g->OH * g->OW, WN = g->O * K;
   const int64_t chunks = (g->N + cs - 1) / cs, items = chunks * G;
-  const int64_t per = (K + Og) * cs * L;
+  const int64_t per = (K + (cs > 1 ? Og : 0)) * cs * L;
   const int one = cs == 1 && g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 &&
                   g->pt == 0 && g->pl == 0 && g->OH == g->H && g->OW == g->W;
   int nt = par ? lj_max_threads() : 1;
-  if (nt > $MAXT) nt = $MAXT;
+  if (nt > nws) nt = nws;
   if (nt > items) nt = items;
   if (nt < 1) nt = 1;
-  $T* part = ws + (int64_t)$MAXT * per;
+  $T* part = ws + nws * per;
   if (mode == 2) memset(out, 0, WN * sizeof($T));
   #pragma omp parallel num_threads(nt) if(nt > 1)
   {
@@ -340,15 +342,17 @@ static inline void lj_grid_rows_$S(const lj_win_t* g, $T* restrict y, $T* restri
     }
 }
 /* mode 0 forward (a = x, out = y), 1 backward data (a = g, out = dx), 2 backward filter
-   (a = x, b = g, out = dw); ws: two grid planes per thread */
+   (a = x, b = g, out = dw); ws: two grid planes for each of up to nws threads */
 static void lj_conv_grid_$S(int mode, const lj_win_t* g, const $T* restrict a,
-                            const $T* restrict b, $T* restrict out, $T* ws, int par) {
+                            const $T* restrict b, $T* restrict out, $T* ws, int nws,
+                            int par) {
   const int64_t G = g->G, Cg = g->C / G, Og = g->O / G, HW = g->H * g->W;
   const int64_t L = g->OH * g->OW, KH = g->KH, KW = g->KW, KK = KH * KW;
   const int64_t Wp = g->OW + g->dw * (KW - 1), Hp = g->OH + g->dh * (KH - 1);
   const int64_t GN = g->OH * Wp, XN = (Hp + 1) * Wp;
   const int64_t items = mode == 2 ? g->O * Cg : g->N * (mode ? g->C : g->O);
-  #pragma omp parallel for if(par) schedule(static)
+  const int nt = lj_max_threads() < nws ? lj_max_threads() : nws;
+  #pragma omp parallel for if(par && nt > 1) num_threads(nt) schedule(static)
   for (int64_t it = 0; it < items; it++) {
     $T* xg = ws + lj_thread() * (XN + GN);      /* padded input plane, or its gradient */
     $T* yg = xg + XN;                           /* output plane (or cotangent) on the grid */
@@ -476,7 +480,7 @@ def _types(dtype: np.dtype) -> dict[str, str]:
     acc = "double" if dtype == np.float32 else K.ctype(dtype)
     blas = {"float32": "lj_sgemm", "float64": "lj_dgemm"}.get(dtype.name, "0")
     return {"T": K.ctype(dtype), "S": dtype.name, "A": acc, "BLAS": blas,
-            "MAXT": str(MAX_THREADS), "MTMIN": f"{K.BLAS_MT_MIN:.1f}"}
+            "MTMIN": f"{K.BLAS_MT_MIN:.1f}"}
 
 
 def _geometry(mod: K.Module, x_shape, w_shape, y_shape, arg) -> str:
@@ -521,20 +525,29 @@ def _chunk(n: Node) -> int:
     return max(1, min(x[0], -(-GEMM_COLUMNS // max(L, 1)), fit))
 
 
+def _workspace(s, n: Node, per_thread: int, shared: int = 0) -> tuple[View, int]:
+    """A workspace buffer of ``per_thread`` elements for each thread that may run (all
+    cores, fewer when that would pass ``WORKSPACE_BYTES``: large images) and ``shared``
+    more; returns it and that number of threads."""
+    fit = WORKSPACE_BYTES // max(1, per_thread * n.dtype.itemsize)
+    threads = max(1, min(MAX_THREADS, fit))
+    return s.new_buffer((threads * per_thread + shared,), n.dtype), threads
+
+
 def _emit_gemm(s, n: Node, dst: View, a: View, b: View) -> None:
     mod = s.mod
     x, w, y = _shapes(n)
     cg_k, L, cs = math.prod(w[1:]), y[2] * y[3], _chunk(n)
     og = w[0] // n.arg[3]
-    work = s.new_buffer((MAX_THREADS * (cg_k + og) * cs * L + (MAX_THREADS - 1) * w[0] * cg_k,),
-                        n.dtype)
+    per = (cg_k + (og if cs > 1 else 0)) * cs * L
+    work, threads = _workspace(s, n, per, (MAX_THREADS - 1) * w[0] * cg_k)
     t = _types(n.dtype)
     _helper(mod, _BASE)
     _helper(mod, _GEMM, **t)
     mode = CONV_OPS.index(n.op)
     mod.add(f"  lj_conv_gemm_{t['S']}({mode}, {_geometry(mod, x, w, y, n.arg)}, "
             f"{_ptr(mod, a)}, {_ptr(mod, b)}, {_ptr(mod, dst, False)}, "
-            f"{_ptr(mod, work, False)}, {mod.p(cs)}, "
+            f"{_ptr(mod, work, False)}, {mod.p(cs)}, {mod.p(threads)}, "
             f"!P[0] && {mod.p(_flops(n))} > {mod.par_min}, (int)P[0]);")
 
 
@@ -546,11 +559,11 @@ def _emit_direct(s, n: Node, dst: View, a: View, b: View) -> None:
     if n.arg[0] == (1, 1):  # stride 1: long loops over whole planes on the padded grid
         dil = n.arg[2]
         wp, hp = y[3] + dil[1] * (w[3] - 1), y[2] + dil[0] * (w[2] - 1)
-        work = s.new_buffer((MAX_THREADS * ((hp + 1) * wp + y[2] * wp),), n.dtype)
+        work, threads = _workspace(s, n, (hp + 1) * wp + y[2] * wp)
         _helper(mod, _GRID, **t)
         mod.add(f"  lj_conv_grid_{t['S']}({CONV_OPS.index(n.op)}, "
                 f"{_geometry(mod, x, w, y, n.arg)}, {_ptr(mod, a)}, {_ptr(mod, b)}, "
-                f"{_ptr(mod, dst, False)}, {_ptr(mod, work, False)}, "
+                f"{_ptr(mod, dst, False)}, {_ptr(mod, work, False)}, (int){mod.p(threads)}, "
                 f"!P[0] && {mod.p(_flops(n))} > {mod.par_min});")
         return
     _helper(mod, _DIRECT, **t)
