@@ -236,12 +236,12 @@ def test_dropout_with_an_unknown_batch_size(backend):
     equal to eager draws of the same shape from the same counter."""
     x = lj.matrix("x", "float32", shape=(None, 300))
     rs = lj.random.RandomStream(8)
-    f = lj.function([x], lj.nn.basic.dropout(x, 0.5, stream=rs))
+    f = lj.function([x], lj.nn.functional.dropout(x, 0.5, stream=rs))
     ref = lj.random.RandomStream(8)
     prev = None
     for n in (5, 1, 40):
         ref.counter = rs.counter
-        want = lj.nn.basic.dropout(lj.ones((n, 300)), 0.5, stream=ref).numpy()
+        want = lj.nn.functional.dropout(lj.ones((n, 300)), 0.5, stream=ref).numpy()
         y = f(np.ones((n, 300), np.float32))
         np.testing.assert_array_equal(y, want)
         assert rs.counter == ref.counter

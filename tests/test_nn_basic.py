@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import lazyjit as lj
-from lazyjit.nn import basic as B
+from lazyjit.nn import functional as B
 from gradcheck import check_grads
 
 

@@ -1,6 +1,6 @@
 """``dropout``, ``batch_norm``, ``embedding`` and ``cross_entropy`` as functions, with
-``torch.nn.functional``'s semantics, written with lazyjit's public API only (re-exported
-by :mod:`lazyjit.nn.functional`; the layers of :mod:`lazyjit.nn.modules` call them).
+``torch.nn.functional``'s semantics, written with lazyjit's public API only (import them
+from :mod:`lazyjit.nn.functional`; the layers of :mod:`lazyjit.nn.modules` call them).
 """
 from __future__ import annotations
 
