@@ -336,15 +336,19 @@ class Function:
         return outs
 
     def _compile_other_class(self, tensors: list[Tensor]) -> None:
-        """Compile (without running) the plan for the other size class of the unknown
-        dimensions: the code generator folds away dimensions of size 1, so kernels for
-        a batch of one differ from those for every other batch size.  Done with the
+        """Compile (without running) the plan for the other size class of the leading
+        unknown dimensions: the code generator folds away dimensions of size 1, so
+        kernels for a batch of one differ from those for every other batch size.  Done with the
         first call, so that later calls at any size compile nothing (the role of
         Theano's compile at ``theano.function`` time).  A shape the graph rejects at
         the other class (a window larger than the input) is skipped."""
+        # the leading unknown dimensions (the batch, or time) are those a call may well
+        # make 1; the others keep this call's sizes (an image of height 1 is rare, and
+        # may not be valid for the graph)
+        lead = {x.shape[0] for x in self.inputs if x.ndim and x.shape[0] in UNKNOWN}
         probes = []
         for x, t in zip(self.inputs, tensors):
-            probes.append(tuple((2 if a == 1 else 1) if d in UNKNOWN else a
+            probes.append(tuple((2 if a == 1 else 1) if d in lead else a
                                 for d, a in zip(x.shape, t.shape)))
         if all(p == t.shape for p, t in zip(probes, tensors)):
             return

@@ -249,3 +249,29 @@ def test_dropout_with_an_unknown_batch_size(backend):
             assert abs((y != 0).mean() - 0.5) < 3 * np.sqrt(0.25 / y.size)
         assert prev is None or not np.array_equal(y[:1], prev[:1])
         prev = y
+
+
+def test_cnn_with_unknown_image_sizes(backend):
+    """Height and width unknown too: sizes computed by floor division (a strided
+    convolution, a pooling) are learned from the replayed shapes, so a bias broadcast
+    to them and a reshape of them follow."""
+    rng = np.random.default_rng(5)
+    x = lj.tensor4("x", "float32", shape=(None, 3, "h", "w"))
+    w = lj.shared(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    b = lj.shared(rng.standard_normal(4).astype(np.float32), "b")
+
+    def net(xv, wv):
+        return nnf.max_pool2d(lj.relu(nnf.conv2d(xv, wv, b, stride=2, padding=1)), 2)
+
+    h = net(x, w)
+    loss = h.reshape(h.shape[0], -1).mean(axis=1).sum()
+    f = lj.function([x], [h, loss, lj.grad(loss, w)])
+    for shape in ((2, 3, 16, 16), (1, 3, 11, 20), (3, 3, 8, 9)):
+        X = rng.standard_normal(shape).astype(np.float32)
+        hv, lv, gv = f(X)
+        want = net(lj.tensor(X), lj.tensor(w.get_value())).numpy()
+        np.testing.assert_allclose(hv, want, rtol=1e-6)
+        np.testing.assert_allclose(lv, want.reshape(shape[0], -1).mean(1).sum(), rtol=1e-5)
+        g = lj.grad(lambda wv, X=X, n=shape[0]: net(lj.tensor(X), wv).reshape(n, -1).mean(
+            axis=1).sum())(lj.tensor(w.get_value())).numpy()
+        np.testing.assert_allclose(gv, g, rtol=1e-5, atol=1e-6)

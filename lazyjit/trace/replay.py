@@ -13,14 +13,20 @@ When the function is called, each sentinel is bound to the size the arguments ha
 nodes take the arguments' shapes, the integers in op arguments and constants that are
 made of sentinels are re-evaluated with the bound sizes, and every node's shape comes
 from its op's shape rule again, which checks the real sizes (a mismatch is an error
-naming the op and the line that built it).  The rebuilt graph is an ordinary trace: its
+naming the op and the line that built it).  Sizes that are no polynomial in the
+sentinels (``(H - 3) // 2 + 1`` after a strided convolution) are learned as the nodes
+are rebuilt: each nominal dimension, and each product of leading or trailing ones, maps
+to its value at this call (:meth:`Sizes.learn`).  The rebuilt graph is an ordinary trace: its
 kernels are the ones a trace of the same structure at any other size compiled, so a new
 size compiles nothing (the code key has no sizes).
 
 This plays the role of Theano's symbolic shapes with the machinery of concrete ones;
 its limits: a dimension of unknown size must not meet a known size in a shape check
-(declare it: ``lj.matrix("x", shape=(None, 784))``), and a constant array whose size
-depends on an unknown dimension (``lj.arange(x.shape[0])``) cannot be rebuilt.
+(declare it: ``lj.matrix("x", shape=(None, 784))``), a constant array whose size
+depends on an unknown dimension (``lj.arange(x.shape[0])``) cannot be rebuilt, and a
+number computed from sizes in Python in another way than these (``n // 3`` of an
+unknown ``n`` passed to an op as a plain argument) is rebuilt only if it is one of the
+learned sizes.
 """
 from __future__ import annotations
 
@@ -79,6 +85,7 @@ class Sizes:
 
     def __init__(self, bound: dict[int, int]):
         self.bound = bound
+        self.learned: dict[int, list[int]] = {}  # other nominal sizes (see learn)
         ps = sorted(bound)
         monos = []  # (sentinel product, bound product), products of up to 3 sentinels
         for r in (3, 2, 1):
@@ -86,6 +93,42 @@ class Sizes:
                 monos.append((math.prod(c), math.prod(bound[p] for p in c)))
         self.monos = sorted(monos, reverse=True)
         self.identity = all(k == v for k, v in bound.items())
+
+    def learn(self, nominal: tuple, actual: tuple) -> None:
+        """Record the sizes of a node rebuilt at this call: each dimension and each
+        product of leading or trailing dimensions of its nominal shape maps to its
+        value now.  Sizes that are no simple function of the sentinels (``(H - 3) // 2
+        + 1`` after a strided convolution, times the channels when flattened) then map
+        to their values wherever they appear later (a bias broadcast to the
+        convolution's output, a reshape of it).  A nominal size seen with two values
+        is ambiguous: it maps to the latest, and :meth:`variants` gives the others."""
+        n = len(nominal)
+        pairs = [(nominal[k], actual[k]) for k in range(n)]
+        for k in range(1, n):
+            pairs.append((math.prod(nominal[k:]), math.prod(actual[k:])))
+            pairs.append((math.prod(nominal[:k]), math.prod(actual[:k])))
+        if n > 1:
+            pairs.append((math.prod(nominal), math.prod(actual)))
+        for d, a in pairs:
+            if d != a and d >= 1000 and d not in self.bound:
+                seen = self.learned.setdefault(d, [])
+                if a in seen:
+                    seen.remove(a)
+                seen.append(a)
+
+    def variants(self, arg) -> list:
+        """``arg`` re-evaluated with the other values of its ambiguous sizes (at most
+        16 combinations), for an op whose shape rule rejects the first choice."""
+        out = [()]
+        for x in (arg if type(arg) is tuple else (arg,)):
+            if type(x) is tuple:
+                opts = self.variants(x)
+            elif type(x) is int and len(self.learned.get(x, ())) > 1:
+                opts = self.learned[x][::-1]
+            else:
+                opts = [self.arg(x)]
+            out = [o + (v,) for o in out for v in opts][:16]
+        return [o if type(arg) is tuple else o[0] for o in out]
 
     def _decompose(self, v, exact_int: bool):
         """``(a, real, b)`` with ``v == a * mono + b`` for the best monomial, or None."""
@@ -100,8 +143,8 @@ class Sizes:
                     return a, real, 0
                 if abs(r) <= 4096 and (best is None or abs(r) < abs(best[2])):
                     best = (a, real, int(r))
-            else:
-                if abs(r) <= 2.5e-7 * abs(v):
+            else:  # a float: v rounded to its dtype (the error far below one mono)
+                if abs(r) <= 2.5e-7 * abs(v) and abs(r) <= 1e-3 * mono:
                     return a, real, 0
                 if abs(r) <= 4096 and abs(r - round(r)) <= 2.5e-7 * abs(v) and \
                         (best is None or abs(r) < abs(best[2])):
@@ -109,13 +152,38 @@ class Sizes:
         return best
 
     def int(self, v: int) -> int:
-        if self.identity or abs(v) < 500_000:
+        if self.identity:
+            return v
+        known = self.bound.get(v)
+        if known is not None:
+            return known
+        seen = self.learned.get(v)
+        if seen:
+            return seen[-1]
+        if abs(v) < 500_000:
             return v
         d = self._decompose(v, True)
         return v if d is None else d[0] * d[1] + d[2]
 
+    def _learned_near(self, v: float) -> int | None:
+        """The learned size ``v`` stands for: a float constant is the size rounded to
+        its dtype (float32 keeps 24 bits)."""
+        if v != int(v) or abs(v) < 1000:
+            return None
+        hit = self.learned.get(int(v))
+        if hit:
+            return hit[-1]
+        tol = 2.5e-7 * abs(v)
+        hits = {seen[-1] for d, seen in self.learned.items() if abs(d - v) <= tol}
+        return hits.pop() if len(hits) == 1 else None
+
     def float(self, v: float) -> float:
-        if self.identity or not math.isfinite(v) or abs(v) < 500_000:
+        if self.identity or not math.isfinite(v):
+            return v
+        near = self._learned_near(v)
+        if near is not None:
+            return float(near)
+        if abs(v) < 500_000:
             return v
         d = self._decompose(v, False)
         return v if d is None else float(d[0] * d[1] + d[2])
@@ -157,6 +225,14 @@ def _shape_of(n: Node, src: tuple, arg, sizes: Sizes) -> tuple:
         return src[1 + arg[1][0]].shape
     rule = REGISTRY[n.op].shape
     return tuple(rule(src, arg)) if rule is not None else src[0].shape
+
+
+def _try_shape(n: Node, src: tuple, arg, sizes: Sizes):
+    """``(shape, None)``, or ``(None, the error)`` when the shape rule rejects ``arg``."""
+    try:
+        return _shape_of(n, src, arg, sizes), None
+    except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+        return None, e
 
 
 def _scan_spec(spec, sizes: Sizes):
@@ -211,15 +287,21 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
         if src == n.src and arg == n.arg and sizes.identity:
             memo[n] = n
             continue
-        try:
-            shape = _shape_of(n, src, arg, sizes)
-        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+        shape, error = _try_shape(n, src, arg, sizes)
+        if shape is None and n.op != "scan":  # an ambiguous size: its other values
+            for other in sizes.variants(n.arg):
+                shape = _try_shape(n, src, other, sizes)[0]
+                if shape is not None:
+                    arg = other
+                    break
+        if shape is None:
             shown = ", ".join(f"{s.shape} {s.dtype.name}" for s in src)
-            raise LazyjitError(f"{n.op} with operands [{shown}]: {e}\n"
+            raise LazyjitError(f"{n.op} with operands [{shown}]: {error}\n"
                                f"(the node was built at)\n{format_site(n.site)}") from None
         if REGISTRY.get(n.op) is not None and REGISTRY[n.op].kind == "elementwise" and \
                 any(s.shape != shape for s in src):
             raise LazyjitError(f"{n.op}: operand shapes {[s.shape for s in src]} differ at "
                                f"this call\n(the node was built at)\n{format_site(n.site)}")
+        sizes.learn(n.shape, shape)
         memo[n] = Node.make(n.op, src, arg, shape, n.dtype)
     return [memo[r] for r in roots]
