@@ -105,18 +105,35 @@ def full_like(x, fill_value, dtype=None) -> Tensor:
     return full(x.shape, fill_value, dtype or x.dtype)
 
 
+def _known_sizes(op: str, *sizes) -> None:
+    """Refuse a constant array whose size comes from a placeholder's unknown dimension
+    (``lj.arange(x.shape[0])`` under ``lj.function``): it would be built at the sentinel
+    size now and could not follow the size of each call."""
+    from lazyjit.trace.replay import FLOOR
+    for v in sizes:
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and \
+                builtins.abs(int(v)) >= FLOOR:
+            raise op_error(op, f"a constant of {v} elements: this size depends on a "
+                           "dimension of unknown size (an lj.function placeholder), so the "
+                           "array cannot be a constant; build it from the tensors (e.g. "
+                           "lj.cumsum(lj.ones_like(x)) - 1 for an index)")
+
+
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     """As ``np.arange``."""
+    _known_sizes("arange", start, stop)
     return _from_array(np.arange(start, stop, step, dtype=dtype))
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
     """As ``np.linspace``."""
+    _known_sizes("linspace", num)
     return _from_array(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
 
 
 def eye(n, m=None, k=0, dtype=np.float64) -> Tensor:
     """As ``np.eye``."""
+    _known_sizes("eye", n, m)
     return _from_array(np.eye(n, m, k, dtype=dtype))
 
 

@@ -68,7 +68,7 @@ def _flat_index(shape: tuple) -> Tensor:
     out, stride = None, 1
     for d in range(len(shape) - 1, -1, -1):
         term = F.reshape(_iota(shape[d]), (shape[d],) + (1,) * (len(shape) - 1 - d))
-        term = term * np.uint64(stride) if stride != 1 else term
+        term = term * F.full((), stride, _U64) if stride != 1 else term  # a constant
         out = term if out is None else term + out
         stride *= shape[d]
     return F.broadcast_to(out, shape)
@@ -164,7 +164,7 @@ class RandomStream:
         state = current(self.state)  # advanced by the draws before this one in the trace
         ctr = _flat_index(shape) + state
         if recording() is not None:  # in jit or a scan step: an update (wraps mod 2**64)
-            self.state.assign(state + np.uint64(k % (1 << 64)))
+            self.state.assign(state + F.full((), k % (1 << 64), _U64))
         else:  # eager: a new value now (the draw keeps reading the old one), so that a
             # loop of draws builds traces of one structure, not a growing chain
             self.counter = self.counter + k

@@ -7,6 +7,8 @@ written in primitives and need no rules of their own.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lazyjit.functions import (_axes, asarray, astype, exp, isinf, log, ones, sqrt, where,
@@ -84,7 +86,7 @@ def argmin(x, axis=None, keepdims=False) -> Tensor:
 
 
 def _count(x: Tensor, axis) -> int:
-    return int(np.prod([x.shape[a] for a in _axes(axis, x.ndim, "mean")], dtype=np.int64))
+    return math.prod(x.shape[a] for a in _axes(axis, x.ndim, "mean"))  # Python ints: exact
 
 
 def _float_dtype(x: Tensor, dtype=None):

@@ -330,14 +330,14 @@ def tensordot(a, b, axes=2) -> Tensor:
     ax_b = [int(x) % b.ndim for x in ax_b]
     free_a = [i for i in range(a.ndim) if i not in ax_a]
     free_b = [i for i in range(b.ndim) if i not in ax_b]
-    k = int(np.prod([a.shape[i] for i in ax_a], dtype=np.int64))
+    k = math.prod(a.shape[i] for i in ax_a)
     for i, j in zip(ax_a, ax_b):
         if a.shape[i] != b.shape[j]:
             raise op_error("tensordot", "shape-mismatch for sum", (a.node, b.node))
     am = reshape(transpose(a, free_a + ax_a), (-1 if free_a else 1, k) if k else
-                 (int(np.prod([a.shape[i] for i in free_a])), 0))
+                 (math.prod(a.shape[i] for i in free_a), 0))
     bm = reshape(transpose(b, ax_b + free_b), (k, -1 if free_b else 1) if k else
-                 (0, int(np.prod([b.shape[i] for i in free_b]))))
+                 (0, math.prod(b.shape[i] for i in free_b)))
     out = matmul(am, bm)
     return reshape(out, tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
 

@@ -275,3 +275,28 @@ def test_cnn_with_unknown_image_sizes(backend):
         g = lj.grad(lambda wv, X=X, n=shape[0]: net(lj.tensor(X), wv).reshape(n, -1).mean(
             axis=1).sum())(lj.tensor(w.get_value())).numpy()
         np.testing.assert_allclose(gv, g, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["cpu", "numpy"])
+def test_slices_and_sizes_over_unknown_dims_follow_numpy(mode):
+    """Slice bounds clipped again at each call's size (never a read past the input),
+    constants that only look like sizes left alone, sizes in reciprocals, squares,
+    0-d constants and floor divisions (learned from the nodes' shapes)."""
+    x = lj.vector("x")
+    a = np.arange(1.0, 6.0)
+    for expr, want in ((x[:10], a[:10]), (x[3:1000], a[3:1000]), (x[-10:], a[-10:]),
+                       (x[:-10], a[:-10]), (x[::-2], a[::-2]), (x[1:-1], a[1:-1]),
+                       (x * 1e6, a * 1e6), (lj.where(x > 2, x, -1e9), np.where(a > 2, a, -1e9)),
+                       (x * (1.0 / x.shape[0]), a / 5), (x.sum() / lj.tensor(x.shape[0]), 3.0),
+                       (x[::2].mean(), a[::2].mean()),
+                       (lj.arange(1000000.0)[-1] + x, a + 999999)):
+        np.testing.assert_allclose(lj.function([x], expr, mode=mode)(a), want, rtol=1e-12)
+    s = lj.matrix("s", shape=("n", "n"))
+    np.testing.assert_allclose(lj.function([s], s.mean(), mode=mode)(np.ones((3, 3))), 1.0)
+    xs = lj.vector("xs")
+    out, _ = lj.scan(lambda v, h: h + v, sequences=xs, outputs_info=lj.tensor(0.0), n_steps=4)
+    np.testing.assert_array_equal(lj.function([xs], out, mode=mode)(np.ones(2)), [1, 2])
+    with pytest.raises(lj.LazyjitError, match="cannot be redone at other sizes"):
+        lj.function([x], x[: x.shape[0] // 2], mode=mode)(a)
+    with pytest.raises(lj.LazyjitError, match="arange"):
+        lj.arange(x.shape[0])

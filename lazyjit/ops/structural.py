@@ -116,7 +116,15 @@ def as_slices(sl) -> tuple:
 
 def _slice_shape(srcs, slices):
     (x,) = srcs
-    return tuple(len(range(*s)) for s in slices)
+    if len(slices) != x.ndim:
+        raise ValueError(f"{len(slices)} slices for {x.ndim} dims")
+    out = []
+    for (a, b, c), d in zip(slices, x.shape):  # normalized: the kernels do no clipping
+        n = len(range(a, b, c))
+        if c == 0 or (n and not (0 <= a < d and 0 <= a + (n - 1) * c < d)):
+            raise ValueError(f"slice ({a}, {b}, {c}) is out of bounds for a dim of size {d}")
+        out.append(n)
+    return tuple(out)
 
 
 def _expand_vjp(g, out, x, shape):

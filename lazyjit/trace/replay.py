@@ -40,18 +40,23 @@ from lazyjit.trace.node import LazyjitError, Node, format_site
 
 
 def _primes() -> list[int]:
-    """One prime just above each of 1e6, 2e6, ..., 64e6: far apart, so that small
-    multiples of one (``2 * P1``) never pass for another (``P2``)."""
+    """64 primes in ``[2**30, 2**31)``, at ``2**30 * (1 + frac(k * golden ratio))``: far
+    from each other and from small rational multiples of each other (``3 * P1`` is
+    never within a few thousand of ``2 * P2``), and far from the constants people write
+    (``1e6``, ``-1e9``); products of two stay below ``2**62``."""
     out = []
     for k in range(1, 65):
-        n = k * 1_000_000 + 1
-        while any(n % d == 0 for d in range(2, math.isqrt(n) + 1)):
+        n = int(2**30 * (1 + (k * 0.6180339887498949) % 1)) | 1
+        while any(n % d == 0 for d in range(3, math.isqrt(n) + 1, 2)):
             n += 2
         out.append(n)
     return out
 
 
 _SENTINELS = _primes()
+FLOOR = 2**29    # numbers below this are never sizes computed from sentinels
+_MAX_COEF = 2**22  # nor are numbers a * P + b with |a| above this (a: known sizes)
+_MAX_OFFSET = 4096  # nor with |b| above this (b: x[:-1], ddof, taps)
 _BY_NAME: dict[str, int] = {}   # a named unknown dimension -> its sentinel
 UNKNOWN: dict[int, str] = {}    # sentinel -> its name, for messages
 
@@ -89,7 +94,7 @@ class Sizes:
         ps = sorted(bound)
         monos = []  # (sentinel product, bound product), products of up to 3 sentinels
         for r in (3, 2, 1):
-            for c in itertools.combinations(ps, r):
+            for c in itertools.combinations_with_replacement(ps, r):
                 monos.append((math.prod(c), math.prod(bound[p] for p in c)))
         self.monos = sorted(monos, reverse=True)
         self.identity = all(k == v for k, v in bound.items())
@@ -135,23 +140,26 @@ class Sizes:
         best = None
         for mono, real in self.monos:
             a = round(v / mono)
-            if a == 0:
+            if a == 0 or abs(a) > _MAX_COEF:
                 continue
             r = v - a * mono
             if exact_int:
                 if r == 0:
                     return a, real, 0
-                if abs(r) <= 4096 and (best is None or abs(r) < abs(best[2])):
+                if abs(r) <= _MAX_OFFSET and (best is None or abs(r) < abs(best[2])):
                     best = (a, real, int(r))
             else:  # a float: v rounded to its dtype (the error far below one mono)
                 if abs(r) <= 2.5e-7 * abs(v) and abs(r) <= 1e-3 * mono:
                     return a, real, 0
-                if abs(r) <= 4096 and abs(r - round(r)) <= 2.5e-7 * abs(v) and \
+                if abs(r) <= _MAX_OFFSET and abs(r - round(r)) <= 2.5e-7 * abs(v) and \
                         (best is None or abs(r) < abs(best[2])):
                     best = (a, real, round(r))
         return best
 
-    def int(self, v: int) -> int:
+    def int(self, v: int, size: bool = False) -> int:
+        """``v`` at this call's sizes.  With ``size`` (a shape, a slice bound, a step
+        count), a number too large to be a size here that cannot be re-evaluated is an
+        error, not a guess."""
         if self.identity:
             return v
         known = self.bound.get(v)
@@ -160,10 +168,18 @@ class Sizes:
         seen = self.learned.get(v)
         if seen:
             return seen[-1]
-        if abs(v) < 500_000:
+        if abs(v) < FLOOR:
             return v
         d = self._decompose(v, True)
-        return v if d is None else d[0] * d[1] + d[2]
+        if d is not None:
+            return d[0] * d[1] + d[2]
+        if size:
+            raise LazyjitError(
+                f"the size {v} was computed in Python from dimensions of unknown size in a "
+                "way that cannot be redone at other sizes (only products, sums with "
+                "constants, and the sizes of the graph's nodes can); declare the "
+                "dimensions it depends on, or compute it with tensor operations")
+        return v
 
     def _learned_near(self, v: float) -> int | None:
         """The learned size ``v`` stands for: a float constant is the size rounded to
@@ -178,12 +194,15 @@ class Sizes:
         return hits.pop() if len(hits) == 1 else None
 
     def float(self, v: float) -> float:
-        if self.identity or not math.isfinite(v):
+        if self.identity or not math.isfinite(v) or v == 0:
             return v
+        if abs(v) < 1 / FLOOR:  # a reciprocal: 1 / n, 1 / (n * 784)
+            w = self.float(1 / v)
+            return v if w == 1 / v else 1 / w
         near = self._learned_near(v)
         if near is not None:
             return float(near)
-        if abs(v) < 500_000:
+        if abs(v) < FLOOR:
             return v
         d = self._decompose(v, False)
         return v if d is None else float(d[0] * d[1] + d[2])
@@ -191,13 +210,13 @@ class Sizes:
     def arg(self, a):
         """An op argument with its sizes re-evaluated (ints, nested in tuples)."""
         if type(a) is int:
-            return self.int(a)
+            return self.int(a, True)
         if type(a) is tuple:
             return tuple(self.arg(x) for x in a)
         return a
 
     def shape(self, shape: tuple) -> tuple:
-        return tuple(self.int(d) for d in shape)
+        return tuple(self.int(d, True) for d in shape)
 
 
 def _const(n: Node, sizes: Sizes) -> Node:
@@ -209,6 +228,22 @@ def _const(n: Node, sizes: Sizes) -> Node:
     else:
         return n
     return n if v == n.const_value else Node.const(v, n.dtype)
+
+
+def _scalar(n: Node, sizes: Sizes) -> Node:
+    """A 0-d constant array holding a number computed from sizes, re-evaluated."""
+    v = n.buffer[()]
+    if n.dtype.kind in "iu":
+        new = sizes.int(int(v))
+    elif n.dtype.kind == "f":
+        new = sizes.float(float(v))
+    else:
+        return n
+    if new == v:
+        return n
+    arr = np.asarray(new, n.dtype)
+    arr.flags.writeable = False
+    return Node.leaf(arr, site=False)
 
 
 def _shape_of(n: Node, src: tuple, arg, sizes: Sizes) -> tuple:
@@ -235,13 +270,36 @@ def _try_shape(n: Node, src: tuple, arg, sizes: Sizes):
         return None, e
 
 
-def _scan_spec(spec, sizes: Sizes):
+_SLICING = frozenset(("slice", "set_slice", "inc_slice"))
+
+
+def _clip(sl: tuple, shape: tuple) -> tuple:
+    """Normalized slice triples clipped to ``shape``, as NumPy clips a slice of an
+    array: a bound computed against a sentinel (``x[:10]``, ``x[-10:]`` of an unknown
+    ``n``) is clipped again to the size ``n`` has at this call."""
+    out = []
+    for (a, b, c), d in zip(sl, shape):
+        if c > 0:
+            a, b = min(max(a, 0), d), min(max(b, 0), d)
+        else:
+            a, b = min(max(a, -1), d - 1), min(max(b, -1), d - 1)
+        out.append((a, b, c))
+    return tuple(out)
+
+
+def _scan_spec(spec, sizes: Sizes, src: tuple):
+    """The scan's spec rebuilt: its body's placeholders and graph at ``sizes``, and as
+    many steps as the rebuilt sequences have rows (a count computed from a sentinel,
+    or ``n_steps`` larger than a sequence now shorter, is cut as the API cuts it)."""
     from lazyjit.scan import ScanSpec
     inner = {p: Node.make("param", (), p.arg, sizes.shape(p.shape), p.dtype)
              for p in spec.inputs}
     outs = instantiate(list(spec.outputs), inner, sizes)
+    steps = max(sizes.int(spec.n_steps, True), 0)
+    for s in src[:spec.n_seq]:
+        steps = min(steps, s.shape[0])
     return ScanSpec([inner[p] for p in spec.inputs], outs, spec.n_seq, spec.taps, spec.n_inv,
-                    spec.keep, sizes.int(spec.n_steps), spec.reverse)
+                    spec.keep, steps, spec.reverse)
 
 
 def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
@@ -264,6 +322,10 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
         n, ready = stack.pop()
         if n in memo:
             continue
+        if n.buffer is not None and n.ndim == 0 and not sizes.identity and \
+                (leaf is None or leaf(n) is n):  # lj.tensor(x.shape[0]): a size as a constant
+            memo[n] = _scalar(n, sizes)
+            continue
         if n.buffer is not None or n.op == "param":
             if has_unknown(n.shape) and not sizes.identity:
                 raise LazyjitError(f"a constant of shape {describe(n.shape)} depends on "
@@ -281,9 +343,15 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
             continue
         src = tuple(memo[s] for s in n.src)
         if n.op == "scan":
-            arg = _scan_spec(n.arg, sizes)
+            arg = _scan_spec(n.arg, sizes, src)
         else:
-            arg = sizes.arg(n.arg) if n.arg is not None else None
+            try:
+                arg = sizes.arg(n.arg) if n.arg is not None else None
+            except LazyjitError as e:
+                raise LazyjitError(f"{n.op}: {e}\n(the node was built at)\n"
+                                   f"{format_site(n.site)}") from None
+            if n.op in _SLICING and not sizes.identity:
+                arg = _clip(arg, src[0].shape)
         if src == n.src and arg == n.arg and sizes.identity:
             memo[n] = n
             continue
