@@ -20,7 +20,7 @@ import numpy as np
 from lazyjit import functions as F
 from lazyjit.config import config
 from lazyjit.jit import Jitted
-from lazyjit.shared import OWNER, SharedVariable
+from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable, placeholders_of
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import LazyjitError, Node, op_error
@@ -146,11 +146,17 @@ class Function:
     order).  Create with :func:`function`."""
 
     def __init__(self, inputs, outputs, updates, givens, mode, allow_input_downcast,
-                 swap=None):
+                 parent: "Function | None" = None, swap: dict | None = None):
+        if parent is not None:  # a copy: the same graph, updates and counters
+            self.__dict__.update({k: v for k, v in parent.__dict__.items()
+                                  if k not in ("_jitted", "_probed", "swaps")})
+            self.swaps = parent.swaps + [dict(swap or {})]
+            self._jitted = Jitted(self._replay, optimizer=self._flags.get("optimizer"))
+            self._probed = False
+            return
         self.inputs = list(inputs)
-        self._spec = (outputs, updates, givens, mode, allow_input_downcast)
         self.allow_input_downcast = allow_input_downcast
-        swap = dict(swap or {})
+        self.swaps: list[dict] = []
         for i, x in enumerate(self.inputs):
             if not isinstance(x, Placeholder):
                 raise op_error("function", f"inputs[{i}] must be a placeholder "
@@ -178,9 +184,10 @@ class Function:
                 raise op_error("function", f"update of {var.name or 'a shared variable'}: "
                                f"the new value has shape {expr.shape}, the variable "
                                f"{var.shape}", (var.node, expr.node))
-            self.updates.append((swap.get(var, var), expr))
+            self.updates.append((var, expr))
         if len({id(v) for v, _ in self.updates}) != len(self.updates):
             raise op_error("function", "a shared variable is updated twice")
+        taken = self._take_symbolic()
         self.givens = []
         for var, expr in _pairs("givens", givens):
             if not isinstance(var, Tensor):
@@ -190,14 +197,39 @@ class Function:
                 raise op_error("function", f"givens: the replacement of a {var.ndim}-d "
                                f"{var.dtype} variable must have that rank and dtype, got "
                                f"{expr.ndim}-d {expr.dtype}", (var.node, expr.node))
+            if not isinstance(var, Placeholder) and expr.shape != var.shape:
+                raise op_error("function", f"givens: the replacement of a variable of shape "
+                               f"{var.shape} has shape {expr.shape}", (var.node, expr.node))
             self.givens.append((var.node, expr.node))
-        self.swap = swap
         self._check_graph()
+        for sv in taken:  # its assignment is this function's update now
+            sv.restore()
         flags = _mode_flags(mode)
         self._backend = flags.pop("backend", None)
         self._flags = flags
         self._jitted = Jitted(self._replay, optimizer=flags.get("optimizer"))
         self._probed = False
+
+    def _take_symbolic(self) -> list[SharedVariable]:
+        """The shared variables assigned, while the graph was built, values that depend
+        only on this function's placeholders (an optimizer step, a batch norm's running
+        statistics, a scan's random draws): their assignments become updates (unless
+        given explicitly)."""
+        mine = {x.node for x in self.inputs}
+        taken = []
+        for ref in list(SYMBOLIC.values()):
+            sv = ref()
+            if sv is None or not all(p in mine for p in placeholders_of(sv.node)):
+                continue
+            if all(sv is not v for v, _ in self.updates):
+                self.updates.append((sv, Tensor(sv.node)))
+            taken.append(sv)
+        return taken
+
+    def _resolve(self, sv: SharedVariable) -> SharedVariable:
+        for swap in self.swaps:
+            sv = swap.get(sv, sv)
+        return sv
 
     def _check_graph(self) -> None:
         """Every placeholder the results depend on is an input (or replaced by givens);
@@ -234,7 +266,7 @@ class Function:
             base = min(int(n.buffer) for n in leaves)
             for n in leaves:
                 self._offsets[n] = int(n.buffer) - base
-            if id(sv) not in explicit:
+            if id(sv) not in explicit and not sv.symbolic:
                 self._advance[sv] = (int(sv.get_value()) - base) % (1 << 64)
 
     def _bind(self, params) -> Sizes:
@@ -257,13 +289,19 @@ class Function:
     def _replay(self, *params):
         sizes = self._bind(params)
         mapping = {x.node: p.node for x, p in zip(self.inputs, params)}
-        swap = self.swap
 
         def leaf(n: Node) -> Node:
             sv = self._shared.get(n)
             if sv is None:
                 return n
-            node = swap.get(sv, sv).node
+            sv = self._resolve(sv)
+            node = sv.node
+            if node.shape != n.shape:
+                raise LazyjitError(
+                    f"lj.function: the shared variable {sv.name or ''} has shape "
+                    f"{node.shape}, but the function was built for {n.shape}: a function's "
+                    "graph is built for the shapes its shared variables had (build it "
+                    "again, or use @lj.jit, which traces again)")
             off = self._offsets.get(n)
             return node if not off else (Tensor(node) + np.uint64(sizes.int(off))).node
 
@@ -279,9 +317,9 @@ class Function:
         new = instantiate(roots, mapping, sizes, leaf)
         n_out = len(self.outputs)
         for (var, _), node in zip(self.updates, new[n_out:]):
-            var.assign(Tensor(node))
+            self._resolve(var).assign(Tensor(node))
         for sv, k in self._advance.items():
-            sv = swap.get(sv, sv)
+            sv = self._resolve(sv)
             sv.assign(sv + np.uint64(sizes.int(k) % (1 << 64)))
         return tuple(Tensor(n) for n in new[:n_out])
 
@@ -298,11 +336,17 @@ class Function:
                         f"{arr.dtype} (a lossy cast); cast it, or pass "
                         "allow_input_downcast=True")
                 arr = arr.astype(want)
-        else:
+        else:  # Python numbers and lists: any float for a float input, never a
+            # float truncated to an integer input
             try:
+                arr = np.asarray(v)
+                lossy = arr.dtype.kind == "f" and want.kind in "iub"
                 arr = np.asarray(v, dtype=want)
             except (TypeError, ValueError) as e:
                 raise LazyjitError(f"lj.function: input {x.name!r}: {e}") from None
+            if lossy and not self.allow_input_downcast:
+                raise LazyjitError(f"lj.function: input {x.name!r} is {want}, got floats (a "
+                                   "lossy cast); pass integers, or allow_input_downcast=True")
         if arr.ndim != x.ndim:
             raise LazyjitError(f"lj.function: input {x.name!r} is {x.ndim}-d (shape "
                                f"{describe(x.shape)}), got shape {arr.shape}")
@@ -375,13 +419,11 @@ class Function:
             if not (isinstance(old, SharedVariable) and isinstance(new, SharedVariable)):
                 raise op_error("function.copy", "swap maps shared variables to shared "
                                "variables")
-            if old.dtype != new.dtype or old.ndim != new.ndim:
-                raise op_error("function.copy", f"cannot swap a {old.ndim}-d {old.dtype} "
-                               f"shared variable for a {new.ndim}-d {new.dtype} one",
-                               (old.node, new.node))
-        outputs, updates, givens, mode, downcast = self._spec
-        merged = {**self.swap, **swap}
-        return Function(self.inputs, outputs, updates, givens, mode, downcast, merged)
+            if old.dtype != new.dtype or old.shape != new.shape:
+                raise op_error("function.copy", f"cannot swap a shared variable of shape "
+                               f"{old.shape} {old.dtype} for one of shape {new.shape} "
+                               f"{new.dtype}", (old.node, new.node))
+        return Function(None, None, None, None, None, None, parent=self, swap=swap)
 
 
 def function(inputs: Sequence[Placeholder], outputs=None, updates=None, givens=None,

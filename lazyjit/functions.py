@@ -119,6 +119,17 @@ def _known_sizes(op: str, *sizes) -> None:
                            "lj.cumsum(lj.ones_like(x)) - 1 for an index)")
 
 
+def size_value(n: int, dtype) -> "Tensor | int":
+    """The count ``n`` as an operand of a ``dtype`` computation: the Python int, or, for
+    a count made of ``lj.function``'s unknown sizes (beyond float32's 24 bits), an exact
+    int64 constant cast to ``dtype`` (folded at compile time), so that a replay at other
+    sizes re-evaluates it exactly (``n - 1`` stays ``n - 1``)."""
+    from lazyjit.trace.replay import FLOOR
+    if builtins.abs(n) < FLOOR or builtins.abs(n) >= 2**63:
+        return n
+    return astype(full((), n, np.int64), dtype)
+
+
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     """As ``np.arange``."""
     _known_sizes("arange", start, stop)

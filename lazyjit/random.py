@@ -163,7 +163,8 @@ class RandomStream:
         from lazyjit.shared import current, recording
         state = current(self.state)  # advanced by the draws before this one in the trace
         ctr = _flat_index(shape) + state
-        if recording() is not None:  # in jit or a scan step: an update (wraps mod 2**64)
+        if recording() is not None or self.state.symbolic:  # in jit, a scan step, or
+            # after a symbolic advance (a scan's draws in an lj.function graph): an update
             self.state.assign(state + F.full((), k % (1 << 64), _U64))
         else:  # eager: a new value now (the draw keeps reading the old one), so that a
             # loop of draws builds traces of one structure, not a growing chain

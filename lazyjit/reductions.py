@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from lazyjit.functions import (_axes, asarray, astype, exp, isinf, log, ones, sqrt, where,
-                               zeros, zeros_like)
+from lazyjit.functions import (_axes, asarray, astype, exp, isinf, log, ones, size_value, sqrt,
+                               where, zeros, zeros_like)
 from lazyjit.shape_ops import _squeeze_axes, reshape
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.tensor import Tensor, apply
@@ -100,7 +100,7 @@ def mean(x, axis=None, keepdims=False, dtype=None) -> Tensor:
     x = asarray(x)
     x = astype(x, _float_dtype(x, dtype))
     n = _count(x, axis)
-    return sum(x, axis, keepdims) / (n if n else float("nan"))
+    return sum(x, axis, keepdims) / (size_value(n, x.dtype) if n else float("nan"))
 
 
 def var(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
@@ -109,7 +109,7 @@ def var(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
     x = astype(x, _float_dtype(x, dtype))
     d = x - mean(x, axis, keepdims=True)
     n = _count(x, axis) - ddof
-    return sum(d * d, axis, keepdims) / (n if n > 0 else float("nan"))
+    return sum(d * d, axis, keepdims) / (size_value(n, x.dtype) if n > 0 else float("nan"))
 
 
 def std(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:

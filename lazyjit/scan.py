@@ -528,7 +528,7 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
             for sv, (node, origin) in zip(updated, saved):
                 sv.node, sv._origin = node, origin
         for sv in frame:
-            if sv not in updated:
+            if all(sv is not u for u in updated):
                 raise op_error(name, "the step function assigns a shared variable only on "
                                "its second trace", (sv.node,))
         n_fed = len(states)
@@ -540,12 +540,9 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
 
 def _apply(updates: dict) -> None:
     """Give each shared variable its value after the loop: recorded as an update in jit
-    (or an enclosing scan step), assigned lazily in eager code; left to the caller when
-    the value depends on placeholders (pass ``updates`` to ``lj.function``)."""
-    from lazyjit.trace.graph import collect
+    (or an enclosing scan step), assigned lazily in eager code, or symbolically when it
+    depends on ``lj.function`` placeholders (the function takes it as an update)."""
     for sv, v in updates.items():
-        if recording() is None and any(n.op == "param" for n in collect([v.node]).inputs):
-            continue
         sv.assign(v)
 
 

@@ -6,7 +6,11 @@ from it read its current value; ``set_value`` replaces it (the shape may change,
 dtype may not); ``assign`` gives it a new value computed lazily.  Inside ``@lj.jit`` a
 shared variable is an implicit input read at every call (not a constant of the trace),
 and ``assign`` records an update: the function's plan computes the new value with its
-outputs, and the variable takes it after the call.
+outputs, and the variable takes it after the call.  Outside jit, assigning a value that
+depends on ``lj.function`` placeholders (an optimizer step while a training graph is
+built) makes the variable *symbolic*: later graphs read the new expression, its value
+cannot be read, and the next ``lj.function`` over those placeholders takes the
+assignment as one of its updates and gives the variable back its value.
 """
 from __future__ import annotations
 
@@ -27,6 +31,15 @@ _PENDING: "dict[int, weakref.ref]" = {}
 _RECORDING: list[dict] = []
 # while ``lj.scan`` traces a step function: the updates its ``assign`` calls record
 _SCAN_RECORDING: list[dict] = []
+# shared variables assigned, outside jit, a value that depends on lj.function
+# placeholders (an optimizer step or a batch norm while building a graph): by id
+SYMBOLIC: "dict[int, weakref.ref]" = {}
+
+
+def placeholders_of(node: Node) -> list[Node]:
+    """The ``lj.function`` placeholders the graph of ``node`` depends on."""
+    from lazyjit.trace.graph import collect
+    return [n for n in collect([node]).inputs if n.op == "param" and n.arg[0] == "input"]
 
 
 def recording() -> "dict | None":
@@ -58,22 +71,48 @@ def _owned_array(value: Any, dtype) -> np.ndarray:
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
-    __slots__ = ("name", "counter")
+    __slots__ = ("name", "counter", "_concrete")
 
     def __init__(self, value: Any, name: str | None = None, dtype: Any = None):
         super().__init__(Node.leaf(_owned_array(value, dtype)))
         self.name = name
         self.counter = False  # a random stream's counter (lj.function advances it)
+        self._concrete: Node | None = None  # the value behind a symbolic assignment
         OWNER[self.node] = self
 
+    @property
+    def symbolic(self) -> bool:
+        """Whether the variable was assigned a value that depends on placeholders (not
+        yet taken by an ``lj.function`` as an update)."""
+        return id(self) in SYMBOLIC
+
+    def restore(self) -> None:
+        """Drop a symbolic assignment: the variable holds its value again."""
+        if SYMBOLIC.pop(id(self), None) is not None:
+            self.node, self._origin, self._concrete = self._concrete, None, None
+
     def _set_leaf(self, arr: np.ndarray) -> None:
+        SYMBOLIC.pop(id(self), None)
+        self._concrete = None
         self.node = Node.leaf(arr, site=False)
         self._origin = None
         OWNER[self.node] = self
         _PENDING.pop(id(self), None)
 
     def get_value(self, borrow: bool = False) -> np.ndarray:
-        """The current value (a copy, or with ``borrow`` the read-only array itself)."""
+        """The current value (a copy, or with ``borrow`` the read-only array itself).
+
+        Raises
+        ------
+        LazyjitError
+            If the variable is symbolic (assigned a value depending on placeholders).
+        """
+        if self.symbolic:
+            names = ", ".join(repr(p.arg[2]) for p in placeholders_of(self.node))
+            raise op_error("get_value", f"shared variable {self.name or ''} was assigned a "
+                           f"value that depends on the placeholders {names}: it has no value "
+                           "until an lj.function over them takes the assignment as an "
+                           "update (or call .restore())", (self.node,))
         if id(self) in _PENDING:
             realize_pending()
         arr = self.node.buffer
@@ -124,6 +163,14 @@ class SharedVariable(Tensor):
                 raise op_error("assign", f"inside jit or a scan step the new value must keep "
                                f"the shape {self.shape}, got {v.shape}", (self.node, v.node))
             frame[self] = v
+            return
+        if v.node.buffer is None and placeholders_of(v.node):  # a graph being built
+            if id(self) in _PENDING:
+                realize_pending()
+            if not self.symbolic:
+                self._concrete = self.node
+                SYMBOLIC[id(self)] = weakref.ref(self)
+            self.node, self._origin = v.node, None
             return
         self.node, self._origin = v.node, None
         if v.node.buffer is None:

@@ -88,46 +88,42 @@ def _stages(m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(ks, np.int64), np.array(js, np.int64)
 
 
-def _network(keys: Tensor, idx: Tensor | None, descending: bool):
+def _network(keys: Tensor, idx: Tensor, descending: bool):
     """Sort ``keys`` (``(..., m)``, m a power of two) along the last axis with the
     bitonic network, as one scan over its stages: at stage ``(k, j)`` element ``i``
     meets ``i ^ j`` and keeps the smaller of the two when ``i`` is the lower one of an
     ascending block (``i & k == 0``) or the upper one of a descending block, else the
-    larger.  ``idx`` (the positions) rides along and breaks ties.  The body is the same
+    larger.  ``idx`` (the positions) rides along and breaks ties.  Returns both.  The body is the same
     for every ``m``: one small compiled loop whatever the length."""
     from lazyjit.scan import scan
     m = keys.shape[-1]
     ks, js = _stages(m)
     pos = F.arange(m, dtype=np.int64)
 
-    def stage(k, j, keys, *rest):
+    def stage(k, j, keys, idx):
         partner = pos ^ j
         other = F.take(keys, partner, axis=-1)
+        other_idx = F.take(idx, partner, axis=-1)
         after = _greater(keys, other, descending)  # this one sorts after its partner
-        if rest:
-            (idx,) = rest
-            other_idx = F.take(idx, partner, axis=-1)
-            before = _greater(other, keys, descending)
-            after = after | (~before & (idx > other_idx))
+        before = _greater(other, keys, descending)
+        after = after | (~before & (idx > other_idx))
         want_small = ((pos & j) == 0) == ((pos & k) == 0)
         take_other = F.where(want_small, after, ~after)
-        out = [F.where(take_other, other, keys)]
-        if rest:
-            out.append(F.where(take_other, other_idx, idx))
-        return out
+        return [F.where(take_other, other, keys), F.where(take_other, other_idx, idx)]
 
-    init = [keys] if idx is None else [keys, idx]
-    outs, _ = scan(stage, sequences=[F.tensor(ks), F.tensor(js)], outputs_info=init,
+    outs, _ = scan(stage, sequences=[F.tensor(ks), F.tensor(js)], outputs_info=[keys, idx],
                    name="sort")
-    if idx is None:
-        return outs[-1], None
     return outs[0][-1], outs[1][-1]
 
 
 def _sort(x, axis: int, descending: bool, with_index: bool, name: str):
     x = F.asarray(x)
+    if axis is None:  # NumPy: the flattened array
+        x, axis = F.reshape(x, (-1,)), 0
     if x.ndim == 0:
         raise op_error(name, "needs an axis to sort along (got a 0-d tensor)", (x.node,))
+    if not isinstance(axis, (int, np.integer)):
+        raise op_error(name, f"axis must be an int or None, got {axis!r}", (x.node,))
     axis = F._axes(axis, x.ndim, name)[0]
     keys = S.moveaxis(x, axis, -1)
     if keys.dtype.kind == "b":
@@ -142,9 +138,10 @@ def _sort(x, axis: int, descending: bool, with_index: bool, name: str):
             fill = info.min if descending else info.max
         pad = F.full((*keys.shape[:-1], m - n), fill, keys.dtype)
         keys = S.concatenate([keys, pad], axis=-1)
-    idx = None
-    if with_index:
-        idx = F.broadcast_to(F.arange(m, dtype=np.int64), keys.shape)
+    # the positions ride along and break ties, also for sort: the network is then a
+    # permutation (equal keys are not both read from one input: -0.0 keeps its sign,
+    # and the gradient goes to each value's own position)
+    idx = F.broadcast_to(F.arange(m, dtype=np.int64), keys.shape)
     if m > 1:
         keys, idx = _network(keys, idx, descending)
     out = idx if with_index else keys
@@ -156,9 +153,10 @@ def _sort(x, axis: int, descending: bool, with_index: bool, name: str):
 
 def sort(x, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
     """The values of ``x`` sorted along ``axis`` (``np.sort``; the Array API's
-    ``descending``): same shape and dtype, NaN last.  Differentiable (the gradient goes
-    back to each value's original position).  ``stable`` is accepted (equal values are
-    indistinguishable).  Raises ``LazyjitError`` for a 0-d input or a bad axis."""
+    ``descending``; ``axis=None`` sorts the flattened array): NaN last.  Differentiable:
+    the gradient goes back to each value's original position (ties by position, as a
+    stable sort).  ``stable`` is accepted (the sort is always stable).  Raises
+    ``LazyjitError`` for a 0-d input or a bad axis."""
     return _sort(x, axis, descending, False, "sort")
 
 

@@ -139,6 +139,15 @@ class Tensor:
         return bool(self.item())
 
     def __repr__(self) -> str:
+        if self.node.buffer is None:
+            from lazyjit.trace.graph import collect
+            from lazyjit.trace.replay import describe
+            params = [n for n in collect([self.node]).inputs if n.op == "param"]
+            if params:  # no value outside a call (lj.function, lj.jit, a scan step)
+                names = [repr(n.arg[2]) for n in params if n.arg[0] == "input"]
+                of = f" of {', '.join(dict.fromkeys(names))}" if names else ""
+                return (f"tensor(<symbolic{of}>, shape={describe(self.shape)}, "
+                        f"dtype={self.dtype.name})")
         body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
         return f"tensor({body}, dtype={self.dtype.name})"
 

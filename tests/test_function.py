@@ -300,3 +300,66 @@ def test_slices_and_sizes_over_unknown_dims_follow_numpy(mode):
         lj.function([x], x[: x.shape[0] // 2], mode=mode)(a)
     with pytest.raises(lj.LazyjitError, match="arange"):
         lj.arange(x.shape[0])
+
+
+def test_assignments_while_building_become_updates(backend):
+    """An optimizer step and a batch norm's running statistics assigned while the
+    graph is built (values depending on placeholders) are taken by the function as
+    updates; the variables keep their values until a call."""
+    rng = np.random.default_rng(6)
+    x = lj.matrix("x", shape=(None, 3))
+    y = lj.vector("y")
+    W = lj.shared(rng.standard_normal(3), "W")
+    rm, rv = lj.shared(np.zeros(3), "rm"), lj.shared(np.ones(3), "rv")
+    h = nnf.batch_norm(x, rm, rv, training=True, momentum=0.5)
+    loss = ((h @ W - y) ** 2).mean()
+    opt = lj.optim.SGD([W], lr=0.1)
+    opt.step(lj.grad(loss, [W]))
+    assert W.symbolic
+    with pytest.raises(lj.LazyjitError, match="depends on the placeholders 'x', 'y'"):
+        W.get_value()
+    f = lj.function([x, y], loss)
+    assert not W.symbolic and not rm.symbolic
+    for n in (4, 9):
+        X, Y = rng.standard_normal((n, 3)), rng.standard_normal(n)
+        W0, rm0, rv0 = W.get_value(), rm.get_value(), rv.get_value()
+        Hn = (X - X.mean(0)) / np.sqrt(X.var(0) + 1e-5)
+        np.testing.assert_allclose(f(X, Y), ((Hn @ W0 - Y) ** 2).mean(), rtol=1e-10)
+        np.testing.assert_allclose(W.get_value(), W0 - 0.1 * 2 * Hn.T @ (Hn @ W0 - Y) / n,
+                                   rtol=1e-10)
+        np.testing.assert_allclose(rm.get_value(), 0.5 * rm0 + 0.5 * X.mean(0), rtol=1e-10)
+        np.testing.assert_allclose(rv.get_value(), 0.5 * rv0 + 0.5 * X.var(0, ddof=1),
+                                   rtol=1e-10)
+
+
+def test_scan_draws_and_copies_advance_the_stream(backend):
+    """Draws in a scan over a placeholder advance the stream at each call without
+    passing the scan's updates; a draw after the scan follows the scan's counters;
+    copies advance their own swapped counter by the same amount; chained copies
+    compose their swaps."""
+    x = lj.vector("x", shape=(3,))
+    rs = lj.random.RandomStream(2)
+    noise, _ = lj.scan(lambda x_t: x_t + rs.uniform(()), sequences=x)
+    later = rs.uniform((2,))
+    f = lj.function([x], [noise, later])
+    a1, l1 = f(np.zeros(3))
+    a2, l2 = f(np.zeros(3))
+    assert not np.array_equal(a1, a2)
+    ref = lj.random.RandomStream(2)
+    ref.counter = rs.counter - 5
+    np.testing.assert_array_equal(a2, ref.uniform((3,)).numpy())
+    np.testing.assert_array_equal(l2, ref.uniform((2,)).numpy())
+    rs2 = lj.random.RandomStream(2)
+    g = f.copy(swap={rs.state: rs2.state})
+    g(np.zeros(3))
+    assert rs2.counter == 5
+    A, B, C = (lj.shared(np.array(v)) for v in (1.0, 2.0, 3.0))
+    s = lj.scalar("s")
+    h = lj.function([s], A * s)
+    assert h.copy(swap={A: B}).copy(swap={B: C})(1.0) == 3.0
+    W = lj.shared(np.ones((2, 3)))
+    k = lj.function([], W.mean())
+    W.set_value(np.ones((4, 3)))
+    with pytest.raises(lj.LazyjitError, match="built for"):
+        k()
+    assert "symbolic of 's'" in repr(s * 2)

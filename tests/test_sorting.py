@@ -60,3 +60,16 @@ def test_permutation_is_a_permutation_and_bit_identical_on_both_backends():
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(np.sort(outs[0]), np.arange(1000))
     assert (outs[0] != np.arange(1000)).mean() > 0.99
+
+
+def test_sort_flattened_ties_and_signed_zeros(backend):
+    x = np.array([[3.0, 1.0], [2.0, 0.0]])
+    np.testing.assert_array_equal(lj.sort(lj.tensor(x), axis=None).numpy(), np.sort(x, None))
+    np.testing.assert_array_equal(lj.argsort(lj.tensor(x), axis=None).numpy(),
+                                  np.argsort(x, None, kind="stable"))
+    z = np.array([0.0, -0.0, 0.0, -0.0])
+    assert list(np.signbit(lj.sort(lj.tensor(z)).numpy())) == [False, True, False, True]
+    # at ties the gradient of sort(x) . w is a permutation of w (a stable sort's)
+    g = lj.grad(lambda t: (lj.sort(t) * lj.tensor([1.0, 2.0, 3.0])).sum())(
+        lj.tensor(np.ones(3))).numpy()
+    np.testing.assert_array_equal(g, [1.0, 2.0, 3.0])

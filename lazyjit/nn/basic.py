@@ -89,7 +89,8 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
         if running_mean is not None:
             running_mean.assign((1 - m) * running_mean + m * mean)
         if running_var is not None:
-            running_var.assign((1 - m) * running_var + m * (var * n) / max(n - 1, 1))
+            unbiased = var * lj.size_value(n, x.dtype) / lj.size_value(max(n - 1, 1), x.dtype)
+            running_var.assign((1 - m) * running_var + m * unbiased)
     else:
         if running_mean is None or running_var is None:
             raise lj.LazyjitError("batch_norm: eval mode (training=False) needs "

@@ -57,6 +57,7 @@ _SENTINELS = _primes()
 FLOOR = 2**29    # numbers below this are never sizes computed from sentinels
 _MAX_COEF = 2**22  # nor are numbers a * P + b with |a| above this (a: known sizes)
 _MAX_OFFSET = 4096  # nor with |b| above this (b: x[:-1], ddof, taps)
+_EPS = {4: 2.5e-7, 8: 1e-15}  # a float constant's relative rounding, by its itemsize
 _BY_NAME: dict[str, int] = {}   # a named unknown dimension -> its sentinel
 UNKNOWN: dict[int, str] = {}    # sentinel -> its name, for messages
 
@@ -135,7 +136,7 @@ class Sizes:
             out = [o + (v,) for o in out for v in opts][:16]
         return [o if type(arg) is tuple else o[0] for o in out]
 
-    def _decompose(self, v, exact_int: bool):
+    def _decompose(self, v, exact_int: bool, eps: float = 2.5e-7):
         """``(a, real, b)`` with ``v == a * mono + b`` for the best monomial, or None."""
         best = None
         for mono, real in self.monos:
@@ -149,9 +150,9 @@ class Sizes:
                 if abs(r) <= _MAX_OFFSET and (best is None or abs(r) < abs(best[2])):
                     best = (a, real, int(r))
             else:  # a float: v rounded to its dtype (the error far below one mono)
-                if abs(r) <= 2.5e-7 * abs(v) and abs(r) <= 1e-3 * mono:
+                if abs(r) <= eps * abs(v) and abs(r) <= 1e-3 * mono:
                     return a, real, 0
-                if abs(r) <= _MAX_OFFSET and abs(r - round(r)) <= 2.5e-7 * abs(v) and \
+                if abs(r) <= _MAX_OFFSET and abs(r - round(r)) <= eps * abs(v) and \
                         (best is None or abs(r) < abs(best[2])):
                     best = (a, real, round(r))
         return best
@@ -181,7 +182,7 @@ class Sizes:
                 "dimensions it depends on, or compute it with tensor operations")
         return v
 
-    def _learned_near(self, v: float) -> int | None:
+    def _learned_near(self, v: float, eps: float) -> int | None:
         """The learned size ``v`` stands for: a float constant is the size rounded to
         its dtype (float32 keeps 24 bits)."""
         if v != int(v) or abs(v) < 1000:
@@ -189,22 +190,24 @@ class Sizes:
         hit = self.learned.get(int(v))
         if hit:
             return hit[-1]
-        tol = 2.5e-7 * abs(v)
+        tol = eps * abs(v)
         hits = {seen[-1] for d, seen in self.learned.items() if abs(d - v) <= tol}
         return hits.pop() if len(hits) == 1 else None
 
-    def float(self, v: float) -> float:
+    def float(self, v: float, eps: float = 2.5e-7) -> float:
+        """``v`` at this call's sizes; ``eps``: the relative rounding of its dtype (a
+        float32 constant keeps 24 bits of a size)."""
         if self.identity or not math.isfinite(v) or v == 0:
             return v
         if abs(v) < 1 / FLOOR:  # a reciprocal: 1 / n, 1 / (n * 784)
-            w = self.float(1 / v)
+            w = self.float(1 / v, eps)
             return v if w == 1 / v else 1 / w
-        near = self._learned_near(v)
+        near = self._learned_near(v, eps)
         if near is not None:
             return float(near)
         if abs(v) < FLOOR:
             return v
-        d = self._decompose(v, False)
+        d = self._decompose(v, False, eps)
         return v if d is None else float(d[0] * d[1] + d[2])
 
     def arg(self, a):
@@ -224,7 +227,7 @@ def _const(n: Node, sizes: Sizes) -> Node:
     if kind == "int":
         v = sizes.int(n.const_value)
     elif kind == "float":
-        v = sizes.float(n.const_value)
+        v = sizes.float(n.const_value, _EPS.get(n.dtype.itemsize, 2.5e-7))
     else:
         return n
     return n if v == n.const_value else Node.const(v, n.dtype)
@@ -236,7 +239,7 @@ def _scalar(n: Node, sizes: Sizes) -> Node:
     if n.dtype.kind in "iu":
         new = sizes.int(int(v))
     elif n.dtype.kind == "f":
-        new = sizes.float(float(v))
+        new = sizes.float(float(v), _EPS.get(n.dtype.itemsize, 2.5e-7))
     else:
         return n
     if new == v:
