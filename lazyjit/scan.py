@@ -32,7 +32,7 @@ import xxhash
 from lazyjit import functions as F
 from lazyjit.ifelse import ungated
 from lazyjit.scan_pushout import push_in, push_out
-from lazyjit.shared import _SCAN_RECORDING, recording
+from lazyjit.shared import _SCAN_RECORDING
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
