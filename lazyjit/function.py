@@ -382,8 +382,8 @@ class Function:
     def _compile_other_class(self, tensors: list[Tensor]) -> None:
         """Compile (without running) the plan for the other size class of the leading
         unknown dimensions: the code generator folds away dimensions of size 1, so
-        kernels for a batch of one differ from those for every other batch size.  Done with the
-        first call, so that later calls at any size compile nothing (the role of
+        kernels for a batch of one differ from those for every other batch size.  Done
+        with the first call, so that later calls at any size compile nothing (the role of
         Theano's compile at ``theano.function`` time).  A shape the graph rejects at
         the other class (a window larger than the input) is skipped."""
         # the leading unknown dimensions (the batch, or time) are those a call may well
@@ -396,11 +396,9 @@ class Function:
                                 for d, a in zip(x.shape, t.shape)))
         if all(p == t.shape for p, t in zip(probes, tensors)):
             return
-        arrays = [np.zeros(p, t.dtype) for p, t in zip(probes, tensors)]
-        tree = ("t", (("t", ("*",) * len(arrays)), ("d", (), ())))
         try:
-            self._jitted._trace(arrays, arrays, arrays, tree, ())
-        except LazyjitError:
+            self._jitted.precompile(*[np.zeros(p, t.dtype) for p, t in zip(probes, tensors)])
+        except (LazyjitError, ValueError, OverflowError):
             pass
 
     def copy(self, swap: dict | None = None) -> "Function":

@@ -110,6 +110,13 @@ class Jitted:
                         return out
         return self._call(args, kwargs)
 
+    def precompile(self, *arrays: np.ndarray) -> None:
+        """Trace and compile the plan for positional arguments of the shapes and dtypes
+        of ``arrays`` (their values are not read), without running it: a later call with
+        that signature traces again but compiles nothing."""
+        tree = flatten(((*arrays,), {}), _is_array)[1]
+        self._trace(arrays, list(arrays), list(arrays), tree, ())
+
     def _call(self, args, kwargs):
         dyn, static = self._split(args)
         leaves, tree = flatten((dyn, kwargs), _is_array)
