@@ -93,8 +93,8 @@ def _network(keys: Tensor, idx: Tensor, descending: bool):
     bitonic network, as one scan over its stages: at stage ``(k, j)`` element ``i``
     meets ``i ^ j`` and keeps the smaller of the two when ``i`` is the lower one of an
     ascending block (``i & k == 0``) or the upper one of a descending block, else the
-    larger.  ``idx`` (the positions) rides along and breaks ties.  Returns both.  The body is the same
-    for every ``m``: one small compiled loop whatever the length."""
+    larger.  ``idx`` (the positions) rides along and breaks ties.  Returns both.  The
+    body is the same for every ``m``: one small compiled loop whatever the length."""
     from lazyjit.scan import scan
     m = keys.shape[-1]
     ks, js = _stages(m)
