@@ -412,6 +412,8 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
 
     Notes
     -----
+    A step function that assigns shared variables is traced twice (once to find them,
+    once with them as states): keep it free of other side effects.
     The loop is one ``scan`` node, of a size independent of the number of steps; the
     body is traced once.  Its gradient is one reverse scan, its JVP one forward scan.
     Subexpressions of the body that do not depend on the step are computed once, before

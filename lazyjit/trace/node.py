@@ -97,8 +97,12 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
         named = ", ".join(f"{d} is the unknown size {UNKNOWN[d]!r}" for d in
                           dict.fromkeys(d for s in srcs for d in s.shape if d in UNKNOWN))
         shown = ", ".join(describe(s.shape) for s in srcs)
-        message += (f" [{shown}: {named}, a placeholder dimension; a dimension of unknown size "
-                    "cannot meet a known one, declare it: lj.matrix(name, shape=(None, 784))]")
+        all_unknown = all(any(d in UNKNOWN for d in s.shape) for s in srcs)
+        hint = ("two unknown dimensions that must be equal here need one name: "
+                "shape=('n', None) and shape=(None, 'n')" if all_unknown else
+                "a dimension of unknown size cannot meet a known one, declare it: "
+                "lj.matrix(name, shape=(None, 784))")
+        message += f" [{shown}: {named}, placeholder dimensions; {hint}]"
     return cls(f"{op}{operands}: {message}{where}")
 
 
