@@ -1,15 +1,11 @@
-"""Scans and sorts as composites of primitives: ``cumsum``, ``cumprod``, ``sort``,
-``argsort``.
+"""Scans and sorts: ``cumsum``, ``cumprod``, ``sort``, ``argsort``.
 
 ``cumsum``/``cumprod`` are one ``lj.scan`` along the axis (a loop inside the compiled
-code; the gradient is the reverse scan).  ``sort``/``argsort`` are Batcher's bitonic
-sorting network (Batcher 1968) along the last axis: ``log2(m) * (log2(m) + 1) / 2``
-compare-exchange stages over the axis padded to ``m``, the next power of two, run as
-one scan over the stages (each a gather of the partners and a few elementwise ops), so
-O(n log^2 n) work, no data-dependent control flow and code whose size does not depend
-on ``n``: it runs unchanged on every backend, and the gradient of ``sort`` (through the
-gathers and the ``where`` of each exchange) comes from the primitives.
-Order is NumPy's: ascending, NaN last; ``argsort`` is stable (ties keep their order).
+code; the gradient is the reverse scan).  ``argsort`` is the primitive of
+:mod:`lazyjit.ops.sort` (a stable merge sort per row on the cpu backend) applied along
+the last axis, and ``sort`` gathers the values by it (``take_along_axis``), so the
+gradient of a sort goes back to each value's own position.  Order is NumPy's:
+ascending, NaN last; ``argsort`` is stable (ties keep their order).
 """
 from __future__ import annotations
 
@@ -66,57 +62,8 @@ def cumprod(x, axis=None, dtype=None) -> Tensor:
     return _scan_along(x, axis, dtype, F.multiply, "cumprod")
 
 
-def _greater(a: Tensor, b: Tensor, descending: bool) -> Tensor:
-    """``a`` goes after ``b``: NumPy's order (NaN last)."""
-    if a.dtype.kind != "f":
-        return a < b if descending else a > b
-    nan_a, nan_b = F.isnan(a), F.isnan(b)
-    return ((a < b) if descending else (a > b)) | (nan_a & ~nan_b)
-
-
-def _stages(m: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``(k, j)`` of each compare-exchange stage of the bitonic network on ``m``."""
-    ks, js = [], []
-    k = 2
-    while k <= m:
-        j = k // 2
-        while j >= 1:
-            ks.append(k)
-            js.append(j)
-            j //= 2
-        k *= 2
-    return np.array(ks, np.int64), np.array(js, np.int64)
-
-
-def _network(keys: Tensor, idx: Tensor, descending: bool):
-    """Sort ``keys`` (``(..., m)``, m a power of two) along the last axis with the
-    bitonic network, as one scan over its stages: at stage ``(k, j)`` element ``i``
-    meets ``i ^ j`` and keeps the smaller of the two when ``i`` is the lower one of an
-    ascending block (``i & k == 0``) or the upper one of a descending block, else the
-    larger.  ``idx`` (the positions) rides along and breaks ties.  Returns both.  The
-    body is the same for every ``m``: one small compiled loop whatever the length."""
-    from lazyjit.scan import scan
-    m = keys.shape[-1]
-    ks, js = _stages(m)
-    pos = F.arange(m, dtype=np.int64)
-
-    def stage(k, j, keys, idx):
-        partner = pos ^ j
-        other = F.take(keys, partner, axis=-1)
-        other_idx = F.take(idx, partner, axis=-1)
-        after = _greater(keys, other, descending)  # this one sorts after its partner
-        before = _greater(other, keys, descending)
-        after = after | (~before & (idx > other_idx))
-        want_small = ((pos & j) == 0) == ((pos & k) == 0)
-        take_other = F.where(want_small, after, ~after)
-        return [F.where(take_other, other, keys), F.where(take_other, other_idx, idx)]
-
-    outs, _ = scan(stage, sequences=[F.tensor(ks), F.tensor(js)], outputs_info=[keys, idx],
-                   name="sort")
-    return outs[0][-1], outs[1][-1]
-
-
-def _sort(x, axis: int, descending: bool, with_index: bool, name: str):
+def _sort(x, axis, descending: bool, with_index: bool, name: str):
+    from lazyjit.tensor import apply
     x = F.asarray(x)
     if axis is None:  # NumPy: the flattened array
         x, axis = F.reshape(x, (-1,)), 0
@@ -126,29 +73,8 @@ def _sort(x, axis: int, descending: bool, with_index: bool, name: str):
         raise op_error(name, f"axis must be an int or None, got {axis!r}", (x.node,))
     axis = F._axes(axis, x.ndim, name)[0]
     keys = S.moveaxis(x, axis, -1)
-    if keys.dtype.kind == "b":
-        keys = F.astype(keys, np.uint8)
-    n = keys.shape[-1]
-    m = 1 << max(n - 1, 0).bit_length()
-    if m != n:  # padding that sorts after every element (and, by position, after ties)
-        if keys.dtype.kind == "f":
-            fill = np.nan
-        else:
-            info = np.iinfo(keys.dtype)
-            fill = info.min if descending else info.max
-        pad = F.full((*keys.shape[:-1], m - n), fill, keys.dtype)
-        keys = S.concatenate([keys, pad], axis=-1)
-    # the positions ride along and break ties, also for sort: the network is then a
-    # permutation (equal keys are not both read from one input: -0.0 keeps its sign,
-    # and the gradient goes to each value's own position)
-    idx = F.broadcast_to(F.arange(m, dtype=np.int64), keys.shape)
-    if m > 1:
-        keys, idx = _network(keys, idx, descending)
-    out = idx if with_index else keys
-    out = out[..., :n]
-    if not with_index and x.dtype.kind == "b":
-        out = F.astype(out, np.bool_)
-    return S.moveaxis(out, -1, axis)
+    order = S.moveaxis(Tensor(apply("argsort", (keys.node,), bool(descending))), -1, axis)
+    return order if with_index else S.take_along_axis(x, order, axis)
 
 
 def sort(x, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:

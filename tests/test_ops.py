@@ -277,6 +277,16 @@ for _name in REDUCTIONS:
     OPS.setdefault(PRIMITIVE[_name], []).extend(cases)
 OPS["max"] += [Case("max-nan", lambda x: x.max(axis=1), lambda x: x.max(axis=1),
                     values=(np.array([[1.0, nan, 3.0], [-inf, 2.0, 1.0]]),))]
+OPS["argsort"] = [Case(f"argsort-{dt}-{axis}-{d}", lambda x, a=axis, d=d: lj.argsort(x, a, d),
+                       lambda x, a=axis, d=d: np.argsort(-x if d else x, a, kind="stable"),
+                       ((6, 9),), dt)
+                  for dt in ("float32", "int32", "float64") for axis in (0, 1)
+                  for d in (False, True)]
+OPS["argsort"] += [Case("argsort-nan-ties", lambda x: (lj.argsort(x), lj.sort(x)),
+                        lambda x: (np.argsort(x, kind="stable"), np.sort(x)),
+                        values=(np.array([[2.0, nan, 1.0, 2.0, -inf, nan, 1.0]]),)),
+                   Case("argsort-bool", lambda x: lj.argsort(x), lambda x: np.argsort(
+                       x, kind="stable"), values=(np.array([True, False, True, False]),))]
 OPS["argmax"] += [Case("argmax-ties-method", lambda x: x.argmax(0), lambda x: x.argmax(0),
                        values=(np.array([[1, 5, 5], [5, 5, 1]], "int32"),)),
                   Case("argmax-nan", lambda x: (x.argmax(1), x.argmin(1)),

@@ -1,4 +1,4 @@
-"""``lj.cumsum/cumprod`` (a scan) and ``lj.sort/argsort`` (a bitonic network) against
+"""``lj.cumsum/cumprod`` (a scan) and ``lj.sort/argsort`` (the argsort primitive) against
 NumPy, with gradients against finite differences."""
 from __future__ import annotations
 

@@ -21,9 +21,10 @@ import numpy as np
 # "loop": a node running an inner graph (scan); "branch": a conditional (ifelse);
 # "select": picks one result of those multi-result nodes
 # "window": sliding-window ops (convolution, pooling), whose concrete implementation each
-# backend chooses per shape (see lazyjit.backends.algorithms)
+# backend chooses per shape (see lazyjit.backends.algorithms); "sort": a permutation of
+# each row by its keys
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "branch", "select", "window")
+         "loop", "branch", "select", "window", "sort")
 
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",

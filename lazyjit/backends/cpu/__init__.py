@@ -74,6 +74,8 @@ class Program:
             i += 1
         err = self.lib.lj_run(B, self.P)
         COUNTERS["kernels_run"] += self.n_kernels
+        if err == 2:
+            raise MemoryError("lazyjit: a kernel could not allocate its scratch memory")
         if err:
             raise IndexError("lazyjit: an index is out of bounds (take, put or advanced "
                              "indexing)")

@@ -349,6 +349,9 @@ class Scheduler:
         if kind == "window":
             from lazyjit.backends.cpu.conv import emit
             return emit(self, n)
+        if kind == "sort":
+            from lazyjit.backends.cpu.sort import emit as emit_sort
+            return emit_sort(self, n)
         if kind == "select":
             return self.vals[n.src[0]][n.arg]
         if kind == "concat":
