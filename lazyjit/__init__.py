@@ -14,7 +14,7 @@ from lazyjit.functions import (  # noqa: F401  (names shadowing builtins)
 from lazyjit.indexing import getitem, inc_subtensor, set_subtensor
 from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_and_grad
 from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
-from lazyjit.jit import jit
+from lazyjit.jit import invalidate_traces, jit
 from lazyjit.shared import SharedVariable, shared
 from lazyjit.function import (  # noqa: F401  (Theano-style compiled functions)
     Function, Placeholder, function, matrix, placeholder, scalar, tensor3, tensor4, vector,
@@ -45,5 +45,5 @@ __all__ = [
     "DisconnectedInputError",
     "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse", "shared",
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
-    "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "sort", "argsort",
+    "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "sort", "argsort", "invalidate_traces",
 ]

@@ -22,9 +22,9 @@ from lazyjit.config import config
 from lazyjit.jit import Jitted
 from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable, placeholders_of
 from lazyjit.tensor import Tensor, check_dtype
-from lazyjit.trace.graph import collect
 from lazyjit.trace.node import LazyjitError, Node, op_error
-from lazyjit.trace.replay import UNKNOWN, Sizes, describe, instantiate, unknown_dim
+from lazyjit.trace.replay import (UNKNOWN, Sizes, describe, graph_leaves, instantiate,
+                                  unknown_dim)
 
 _ids = itertools.count()
 
@@ -118,6 +118,19 @@ def _rank(shape, n: int) -> tuple:
     return shape
 
 
+def _has_unknown(inputs) -> bool:
+    """Whether any placeholder has a dimension of unknown size."""
+    return any(d in UNKNOWN for x in inputs for d in x.shape)
+
+
+def _graph(t: Tensor) -> Node:
+    """The graph computing ``t``, even if it has been computed since (a function
+    computes its outputs at every call, as Theano's does, never a value cached by an
+    eager read)."""
+    origin = t._origin
+    return origin if origin is not None and t.node.op == "buffer" else t.node
+
+
 def _pairs(what: str, value) -> list[tuple]:
     if value is None:
         return []
@@ -152,6 +165,7 @@ class Function:
                                   if k not in ("_jitted", "_probed", "swaps")})
             self.swaps = parent.swaps + [dict(swap or {})]
             self._jitted = Jitted(self._replay, optimizer=self._flags.get("optimizer"))
+            self._jitted.generic_sizes = parent._jitted.generic_sizes
             self._probed = False
             return
         self.inputs = list(inputs)
@@ -200,7 +214,7 @@ class Function:
             if not isinstance(var, Placeholder) and expr.shape != var.shape:
                 raise op_error("function", f"givens: the replacement of a variable of shape "
                                f"{var.shape} has shape {expr.shape}", (var.node, expr.node))
-            self.givens.append((var.node, expr.node))
+            self.givens.append((var.node, _graph(expr)))
         self._check_graph()
         for sv in taken:  # its assignment is this function's update now
             sv.restore()
@@ -208,6 +222,7 @@ class Function:
         self._backend = flags.pop("backend", None)
         self._flags = flags
         self._jitted = Jitted(self._replay, optimizer=flags.get("optimizer"))
+        self._jitted.generic_sizes = bool(_has_unknown(self.inputs))
         self._probed = False
 
     def _take_symbolic(self) -> list[SharedVariable]:
@@ -235,11 +250,11 @@ class Function:
         """Every placeholder the results depend on is an input (or replaced by givens);
         remember which leaves are shared variables (read at each call)."""
         given = {v for v, _ in self.givens}
-        roots = [t.node for t in self.outputs] + [e.node for _, e in self.updates] + \
+        roots = [_graph(t) for t in self.outputs] + [_graph(e) for _, e in self.updates] + \
             [e for _, e in self.givens]
         mine = {x.node for x in self.inputs}
         self._shared: dict[Node, SharedVariable] = {}
-        for n in collect(roots).inputs:
+        for n in graph_leaves(roots):
             if n in given:
                 continue
             if n.op == "param":
@@ -313,7 +328,7 @@ class Function:
                     raise LazyjitError(f"lj.function: givens: dimension {UNKNOWN[d]!r} is "
                                        f"{bound[d]} but the replacement has shape {new.shape}")
             sizes = Sizes(bound)
-        roots = [t.node for t in self.outputs] + [e.node for _, e in self.updates]
+        roots = [_graph(t) for t in self.outputs] + [_graph(e) for _, e in self.updates]
         new = instantiate(roots, mapping, sizes, leaf)
         n_out = len(self.outputs)
         for (var, _), node in zip(self.updates, new[n_out:]):

@@ -17,6 +17,7 @@ import numpy as np
 from lazyjit import functions as F
 from lazyjit.config import config
 from lazyjit.pytree import flatten, unflatten
+from lazyjit.backends import GENERIC_SIZES
 from lazyjit.realize import backend_key, plan_for
 from lazyjit.stats import COUNTERS
 from lazyjit.ops import SUPPORTED_DTYPES
@@ -26,6 +27,16 @@ from lazyjit.trace.graph import collect
 from lazyjit.trace.node import LazyjitError, Node
 
 _trace_ids = itertools.count()
+_EPOCH = [0]  # bumped by invalidate_traces: part of every jitted function's cache keys
+
+
+def invalidate_traces() -> None:
+    """Make every ``@lj.jit`` function trace again at its next call.
+
+    For Python state a trace depends on that is not an argument, such as a layer's
+    train/eval mode (``lj.nn.Module.train`` calls this when a mode changes).  Compiled
+    code is reused: a new trace of a known structure compiles nothing."""
+    _EPOCH[0] += 1
 
 
 def _is_array(x) -> bool:
@@ -76,6 +87,7 @@ class Jitted:
         self.static_argnums = frozenset(static_argnums)
         self.donate_argnums = frozenset(donate_argnums)
         self.optimizer = optimizer
+        self.generic_sizes = False  # plans made for sizes that vary (lj.function)
         self._cache: dict = {}
         self._fast: dict = {}   # (shapes and dtypes, config version) -> entry
         functools.update_wrapper(self, fn)
@@ -102,7 +114,7 @@ class Jitted:
                 arrays.append(a.node.buffer)
             else:
                 entry = self._fast.get((tuple([(b.shape, b.dtype) for b in arrays]),
-                                        config._version))
+                                        config._version, _EPOCH[0]))
                 if entry is not None:
                     out = entry.call(arrays)
                     if out is not None:
@@ -141,7 +153,7 @@ class Jitted:
                 arr.flags.writeable = False
             arrays.append(arr)
             sig.append((arr.shape, arr.dtype))
-        key = (tuple(sig), tree, static, backend_key())
+        key = (tuple(sig), tree, static, backend_key(), _EPOCH[0])
         try:
             entry = self._cache.get(key)
         except TypeError:
@@ -156,9 +168,11 @@ class Jitted:
         else:
             COUNTERS["trace_cache_hits"] += 1
         if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
-            if len(self._fast) > 64:  # stale config versions
+            if len(self._fast) > 64:  # stale config versions and epochs
                 self._fast.clear()
-            self._fast[(tuple(sig), config._version)] = entry
+            if len(self._cache) > 256:
+                self._cache.clear()
+            self._fast[(tuple(sig), config._version, _EPOCH[0])] = entry
         return out
 
     def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
@@ -183,11 +197,15 @@ class Jitted:
         trace = collect(nodes + [v.node for v in updates.values()])
         entry = _Entry()
         entry.n_out, entry.updates = len(nodes), list(updates)
-        if self.optimizer is None:
-            entry.plan = plan_for(trace)
-        else:  # this function's own optimizer level, for its plans only
-            with config(optimizer=self.optimizer):
+        GENERIC_SIZES[0] = self.generic_sizes
+        try:
+            if self.optimizer is None:
                 entry.plan = plan_for(trace)
+            else:  # this function's own optimizer level, for its plans only
+                with config(optimizer=self.optimizer):
+                    entry.plan = plan_for(trace)
+        finally:
+            GENERIC_SIZES[0] = False
         entry.captured = []
         slots = []
         for n in trace.inputs:

@@ -64,6 +64,10 @@ class Optimizer:
                 for i, p in enumerate(self.params)]
 
     def _check(self, grads) -> list:
+        from lazyjit.tensor import Tensor
+        if isinstance(grads, (Tensor, np.ndarray)):
+            raise LazyjitError("optim.step: pass a list of gradients, one per parameter "
+                               "(lj.grad(cost, opt.params) gives one), not a single tensor")
         grads = list(grads)
         if len(grads) != len(self.params):
             raise LazyjitError(f"optim.step: {len(grads)} gradients for "

@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from lazyjit.backends import Executable, get_backend
+from lazyjit.backends import GENERIC_SIZES, Executable, get_backend
 from lazyjit.config import config
 from lazyjit.rewrite import optimize, remember, rewrite_outputs
 from lazyjit.stats import COUNTERS
@@ -37,7 +37,7 @@ def backend_key() -> tuple:
 
 def plan_for(trace: Trace) -> Executable:
     """Return the cached plan for ``trace`` or build one (counted in ``lj.stats()``)."""
-    key = (trace.key(), backend_key())
+    key = (trace.key(), backend_key(), GENERIC_SIZES[0])
     plan = _PLANS.get(key)
     if plan is not None:
         COUNTERS["trace_cache_hits"] += 1

@@ -363,3 +363,30 @@ def test_scan_draws_and_copies_advance_the_stream(backend):
     with pytest.raises(lj.LazyjitError, match="built for"):
         k()
     assert "symbolic of 's'" in repr(s * 2)
+
+
+def test_found_by_the_new_user_trial(backend):
+    """Scan updates passed to lj.function (the Theano idiom) keep the stream advancing;
+    a slice of an unknown dim times a scalar follows the slice's size; a conv net's
+    gradient compiles nothing at later batch sizes (no size-dependent fusion choice)."""
+    rs = lj.random.RandomStream(3)
+    out, upd = lj.scan(lambda h: h + rs.normal((3,)), outputs_info=lj.zeros(3, "float32"),
+                       n_steps=4)
+    f = lj.function([], out, updates=upd)
+    assert not np.array_equal(f(), f())
+    v = lj.vector("v", "float32")
+    g = lj.function([v], v[:3] * 2)
+    np.testing.assert_array_equal(g(np.arange(10, dtype=np.float32)), [0, 2, 4])
+    np.testing.assert_array_equal(g(np.array([5.0, 4.0], np.float32)), [10, 8])
+    x = lj.tensor4("x", "float32", shape=(None, 1, 8, 8))
+    w = lj.shared(np.random.default_rng(0).normal(size=(16, 1, 3, 3)).astype(np.float32))
+    b = lj.shared(np.zeros(16, np.float32))
+    h = lj.function([x], lj.grad((nnf.conv2d(x, w, b, padding=1) ** 2).mean(), [w, b]))
+    compiles = None
+    for n in (64, 32, 3, 100):
+        gw, gb = h(np.ones((n, 1, 8, 8), np.float32))
+        y = nnf.conv2d(lj.tensor(np.ones((n, 1, 8, 8), np.float32)), w, b, padding=1).numpy()
+        np.testing.assert_allclose(gb, 2 * y.sum(axis=(0, 2, 3)) / y.size, rtol=1e-4,
+                                   atol=1e-7)
+        compiles = lj.stats()["compiles"] if compiles is None else compiles
+        assert lj.stats()["compiles"] == compiles

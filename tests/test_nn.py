@@ -101,3 +101,24 @@ def test_batchnorm_train_and_eval(backend, rng):
     bn.eval()
     want = (xv - state["running_mean"]) / np.sqrt(state["running_var"] + 1e-5)
     np.testing.assert_allclose(bn(lj.tensor(xv)).numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_jitted_functions_follow_train_and_eval(backend):
+    """A mode change makes jitted functions trace again: an evaluation call after
+    ``eval()`` uses the running statistics and no dropout, and updates nothing."""
+    lj.nn.manual_seed(0)
+    drop, bn = lj.nn.Dropout(0.5), lj.nn.BatchNorm2d(1)
+    predict = lj.jit(lambda x: drop(bn(x)))
+    x = np.full((4, 1, 2, 2), 3.0, np.float32) + np.arange(4, dtype=np.float32)[:, None, None,
+                                                                                  None]
+    drop.train()
+    bn.train()
+    predict(x)
+    mean = bn.state_dict()["running_mean"]
+    np.testing.assert_allclose(mean, 0.1 * x.mean(), rtol=1e-6)
+    drop.eval()
+    bn.eval()
+    got = predict(x).numpy()
+    np.testing.assert_allclose(got, drop(bn(lj.tensor(x))).numpy(), rtol=1e-6)
+    assert (got != 0).all()
+    np.testing.assert_array_equal(bn.state_dict()["running_mean"], mean)

@@ -3,9 +3,9 @@
 A :class:`Module` holds its parameters as shared variables (``lj.shared``), so a jitted
 training step reads them at every call and an optimizer (``lj.optim``) updates them in
 place; sub-modules are found through attributes (and lists of modules), as in
-``torch.nn``.  ``train()``/``eval()`` switch dropout and batch normalization; a jitted
-function traces the mode its modules are in when it is first called, so use one jitted
-function per mode (a training step and an evaluation function).
+``torch.nn``.  ``train()``/``eval()`` switch dropout and batch normalization; a change
+of mode makes jitted functions trace again at their next call, so they follow the mode
+(an ``lj.function`` keeps the mode its graph was built in: build one per mode).
 Initializations follow ``torch.nn`` (uniform in ``+-1/sqrt(fan_in)``, normal embeddings).
 """
 from __future__ import annotations
@@ -105,13 +105,29 @@ class Module:
             p.set_value(value)
 
     def train(self, mode: bool = True) -> "Module":
+        """Set training mode (dropout drops, batch norm uses and updates batch statistics)
+        on this module and its children; returns the module.  A change of mode makes
+        ``@lj.jit`` functions trace again at their next call (``lj.invalidate_traces``),
+        so a jitted function follows the mode its modules are in; an ``lj.function``
+        keeps the mode its graph was built in (build one per mode, as in Theano)."""
+        mode = bool(mode)
+        if any(m.training != mode for m in self.modules()):
+            lj.invalidate_traces()
         self.training = mode
         for _, child in self.named_children():
             child.train(mode)
         return self
 
     def eval(self) -> "Module":
+        """``train(False)``: dropout is the identity, batch norm uses its running
+        statistics."""
         return self.train(False)
+
+    def modules(self) -> Iterator["Module"]:
+        """This module and all its descendants."""
+        yield self
+        for _, child in self.named_children():
+            yield from child.modules()
 
 
 class Linear(Module):

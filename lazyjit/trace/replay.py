@@ -265,6 +265,24 @@ def _shape_of(n: Node, src: tuple, arg, sizes: Sizes) -> tuple:
     return tuple(rule(src, arg)) if rule is not None else src[0].shape
 
 
+def _rebroadcast(src: tuple) -> tuple:
+    """Operands of an elementwise node whose shapes now differ: those broadcast by an
+    ``expand`` (a constant, a bias) are broadcast again to the shape the others have at
+    this call (``v[:3] * 2`` when ``v`` has 2 elements); the others are left as they are
+    (a mismatch is then reported)."""
+    pre = [s.src[0] if s.op == "expand" else s for s in src]
+    try:
+        target = np.broadcast_shapes(*[p.shape for p in pre])
+    except ValueError:
+        return src
+    out = []
+    for s, p in zip(src, pre):
+        if s.shape != target and s.op == "expand":
+            s = p if p.shape == target else Node.make("expand", (p,), target, target, p.dtype)
+        out.append(s)
+    return tuple(out)
+
+
 def _try_shape(n: Node, src: tuple, arg, sizes: Sizes):
     """``(shape, None)``, or ``(None, the error)`` when the shape rule rejects ``arg``."""
     try:
@@ -305,6 +323,27 @@ def _scan_spec(spec, sizes: Sizes, src: tuple):
                     spec.keep, steps, spec.reverse)
 
 
+_LEAVES = frozenset(("buffer", "param"))  # a computed node is rebuilt even if it has a value
+
+
+def graph_leaves(roots: list[Node]) -> list[Node]:
+    """The ``buffer`` and ``param`` leaves the graph of ``roots`` reads (walking through
+    computed nodes even when they hold a value), in first-seen order."""
+    seen: set[Node] = set()
+    out: list[Node] = []
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n.op in _LEAVES:
+            out.append(n)
+        else:
+            stack.extend(n.src)
+    return out
+
+
 def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
                 leaf: Callable[[Node], Node] | None = None) -> list[Node]:
     """Rebuild the graph of ``roots`` with ``mapping`` (old node -> new node, for the
@@ -325,11 +364,11 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
         n, ready = stack.pop()
         if n in memo:
             continue
-        if n.buffer is not None and n.ndim == 0 and not sizes.identity and \
+        if n.op == "buffer" and n.ndim == 0 and not sizes.identity and \
                 (leaf is None or leaf(n) is n):  # lj.tensor(x.shape[0]): a size as a constant
             memo[n] = _scalar(n, sizes)
             continue
-        if n.buffer is not None or n.op == "param":
+        if n.op in _LEAVES:
             if has_unknown(n.shape) and not sizes.identity:
                 raise LazyjitError(f"a constant of shape {describe(n.shape)} depends on "
                                    "a dimension of unknown size (e.g. lj.arange(x.shape[0]))"
@@ -358,6 +397,9 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
         if src == n.src and arg == n.arg and sizes.identity:
             memo[n] = n
             continue
+        elementwise = REGISTRY.get(n.op) is not None and REGISTRY[n.op].kind == "elementwise"
+        if elementwise and len({s.shape for s in src}) > 1:
+            src = _rebroadcast(src)
         shape, error = _try_shape(n, src, arg, sizes)
         if shape is None and n.op != "scan":  # an ambiguous size: its other values
             for other in sizes.variants(n.arg):
@@ -369,8 +411,7 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
             shown = ", ".join(f"{s.shape} {s.dtype.name}" for s in src)
             raise LazyjitError(f"{n.op} with operands [{shown}]: {error}\n"
                                f"(the node was built at)\n{format_site(n.site)}") from None
-        if REGISTRY.get(n.op) is not None and REGISTRY[n.op].kind == "elementwise" and \
-                any(s.shape != shape for s in src):
+        if elementwise and any(s.shape != shape for s in src):
             raise LazyjitError(f"{n.op}: operand shapes {[s.shape for s in src]} differ at "
                                f"this call\n(the node was built at)\n{format_site(n.site)}")
         sizes.learn(n.shape, shape)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lazyjit.backends import GENERIC_SIZES
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.backends.cpu.views import View
 from lazyjit.ops import REGISTRY
@@ -99,7 +100,8 @@ MAX_FUSED = 256
 
 # an elementwise node read by several kernels is recomputed in each of them (not
 # written to memory) when it is this large: a pass over memory costs more than the
-# arithmetic (smaller values stay in cache, where recomputing costs more than storing)
+# arithmetic (smaller values stay in cache, where recomputing costs more than storing);
+# always when the sizes vary from call to call (GENERIC_SIZES: one code for all sizes)
 INLINE_MIN = 65536
 INLINE_MAX_USERS = 4
 
@@ -130,7 +132,7 @@ def _fusion_roots(trace: Trace) -> tuple[dict[Node, Node], set[Node]]:
             if size[r] < MAX_FUSED:
                 root_of[n] = r
                 size[r] += 1
-        elif n.size >= INLINE_MIN and len(roots) <= INLINE_MAX_USERS and \
+        elif (GENERIC_SIZES[0] or n.size >= INLINE_MIN) and len(roots) <= INLINE_MAX_USERS and \
                 all(size[r] < MAX_FUSED for r in roots):
             inline.add(n)
     return root_of, inline
