@@ -14,6 +14,8 @@ gradient, and a plain SGD update, float32, batch 128.  Implementations:
 
 * NumPy: forward, backward and update written by hand;
 * lazyjit ``@lj.jit``: a function returning the new parameters (``lj.grad`` inside);
+* lazyjit ``lj.function``: the same step over placeholders of unknown batch size, the
+  parameters shared variables updated by the call (Theano's style);
 * lazyjit eager: the same code on realized tensors, then ``lj.realize(*new_params, loss)``;
 * torch (eager autograd, in-place update) and ``jax.jit``, only if importable.
 
@@ -103,6 +105,17 @@ def lj_step(params, x, onehot):
 
 
 JIT_STEP = lj.jit(lj_step)
+
+
+def theano_function(np_params):
+    """The same step as ``lj.function`` over placeholders of unknown batch size, the
+    parameters shared variables updated in the call (Theano's style); returns the
+    function and the shared variables."""
+    shared = [lj.shared(p) for p in np_params]
+    x = lj.matrix("x", "float32", shape=(None, np_params[0].shape[0]))
+    onehot = lj.matrix("onehot", "float32", shape=(None, np_params[-1].shape[0]))
+    new, loss = lj_step(shared, x, onehot)
+    return lj.function([x, onehot], loss, updates=list(zip(shared, new))), shared
 
 
 def eager_step(params, x, onehot):
@@ -259,6 +272,10 @@ def time_steps(batch: int, repeats: int, warmup: int) -> list[tuple[str, float]]
     got, loss = eager_step([lj.tensor(p) for p in np_params], lx, lt)
     check("lazyjit eager", got + [loss], want + [want_loss])
 
+    function_step, shared = theano_function(np_params)
+    loss = function_step(x, onehot)
+    check("lazyjit lj.function", [s.get_value() for s in shared] + [lj.tensor(loss)],
+          want + [want_loss])
     state = {"np": np_params, "jit": [lj.tensor(p) for p in np_params],
              "eager": [lj.tensor(p) for p in np_params]}
 
@@ -272,7 +289,7 @@ def time_steps(batch: int, repeats: int, warmup: int) -> list[tuple[str, float]]
         state["eager"], _ = eager_step(state["eager"], lx, lt)
 
     runners = [("NumPy (by hand)", run_numpy), ("lazyjit @jit", run_jit),
-               ("lazyjit eager", run_eager)]
+               ("lazyjit lj.function", lambda: function_step(x, onehot)), ("lazyjit eager", run_eager)]
     for name, make in (("torch", torch_runner), ("jax.jit", jax_runner)):
         fn = make(np_params, x, onehot)
         if fn is None:
