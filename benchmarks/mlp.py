@@ -289,7 +289,8 @@ def time_steps(batch: int, repeats: int, warmup: int) -> list[tuple[str, float]]
         state["eager"], _ = eager_step(state["eager"], lx, lt)
 
     runners = [("NumPy (by hand)", run_numpy), ("lazyjit @jit", run_jit),
-               ("lazyjit lj.function", lambda: function_step(x, onehot)), ("lazyjit eager", run_eager)]
+               ("lazyjit lj.function", lambda: function_step(x, onehot)),
+               ("lazyjit eager", run_eager)]
     for name, make in (("torch", torch_runner), ("jax.jit", jax_runner)):
         fn = make(np_params, x, onehot)
         if fn is None:
