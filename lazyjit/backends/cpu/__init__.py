@@ -36,7 +36,7 @@ class Program:
     """A compiled trace bound to concrete shapes (its parameter table)."""
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
-                 "n_slots", "block", "blocks")
+                 "n_slots", "block", "blocks", "_B")
 
     def __init__(self, sched, lib, source: str):
         self.lib = lib
@@ -56,23 +56,26 @@ class Program:
         for i, b in enumerate(self.block):
             if sharing[b] == 1:
                 self.blocks[b] = self.slots[i]
+        self._B = None  # the buffer table, reused by the next call (taken while running)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         self.params[0] = busy()
-        B = ffi.new("void*[]", self.n_slots or 1)
-        from_buffer = ffi.from_buffer
+        B, self._B = self._B, None  # a call running in another thread makes its own
+        if B is None:
+            B = ffi.new("void*[]", self.n_slots or 1)
         i = 0
         for a in inputs:
-            B[i] = from_buffer(a)
+            B[i] = _from_buffer(_CHARS, a, False)
             i += 1
         n_in = self.n_in
         alloc = pool.alloc
         blocks = [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.blocks]
-        ptrs = [from_buffer(b) for b in blocks]
+        ptrs = [_from_buffer(_CHARS, b, False) for b in blocks]
         for b in self.block:
             B[i] = ptrs[b]
             i += 1
         err = self.lib.lj_run(B, self.P)
+        self._B = B
         COUNTERS["kernels_run"] += self.n_kernels
         if err == 2:
             raise MemoryError("lazyjit: a kernel could not allocate its scratch memory")
@@ -91,6 +94,8 @@ class Program:
 
 
 _NCPU = os.cpu_count() or 1
+_from_buffer = ffi._backend.from_buffer  # cffi's own, without the Python wrapper's checks
+_CHARS = ffi.typeof("char[]")
 # when the machine was last looked at, a moving average of the other processes ready to
 # run, and whether that leaves too few cores for this process's thread teams
 _LOAD = [0.0, 0.0, False]
