@@ -20,7 +20,7 @@ import numpy as np
 from lazyjit import functions as F
 from lazyjit.config import config
 from lazyjit.jit import Jitted
-from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable, placeholders_of
+from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
 from lazyjit.trace.replay import (UNKNOWN, Sizes, describe, graph_leaves, instantiate,
@@ -159,7 +159,8 @@ class Function:
     order).  Create with :func:`function`."""
 
     def __init__(self, inputs, outputs, updates, givens, mode, allow_input_downcast,
-                 parent: "Function | None" = None, swap: dict | None = None):
+                 parent: "Function | None" = None, swap: dict | None = None,
+                 no_default_updates: bool = False):
         if parent is not None:  # a copy: the same graph, updates and counters
             self.__dict__.update({k: v for k, v in parent.__dict__.items()
                                   if k not in ("_jitted", "_probed", "swaps")})
@@ -201,7 +202,7 @@ class Function:
             self.updates.append((var, expr))
         if len({id(v) for v, _ in self.updates}) != len(self.updates):
             raise op_error("function", "a shared variable is updated twice")
-        taken = self._take_symbolic()
+        taken = [] if no_default_updates else self._take_symbolic()
         self.givens = []
         for var, expr in _pairs("givens", givens):
             if not isinstance(var, Tensor):
@@ -232,9 +233,9 @@ class Function:
         given explicitly)."""
         mine = {x.node for x in self.inputs}
         taken = []
-        for ref in list(SYMBOLIC.values()):
+        for ref, phs in list(SYMBOLIC.values()):
             sv = ref()
-            if sv is None or not all(p in mine for p in placeholders_of(sv.node)):
+            if sv is None or not phs <= mine:
                 continue
             if all(sv is not v for v, _ in self.updates):
                 self.updates.append((sv, Tensor(sv.node)))
@@ -440,7 +441,8 @@ class Function:
 
 
 def function(inputs: Sequence[Placeholder], outputs=None, updates=None, givens=None,
-             mode=None, allow_input_downcast: bool = False) -> Function:
+             mode=None, allow_input_downcast: bool = False,
+             no_default_updates: bool = False) -> Function:
     """Compile ``outputs`` as a function of the placeholders ``inputs`` (Theano's
     ``theano.function``).
 
@@ -462,6 +464,14 @@ def function(inputs: Sequence[Placeholder], outputs=None, updates=None, givens=N
         'numpy'}``), for this function only (Theano's ``mode``).
     allow_input_downcast : cast arguments of a wider dtype (float64 data for a float32
         input) instead of raising.
+    no_default_updates : do not take the pending assignments (below) as updates.
+
+    Assignments made while the graph was built (``opt.step(lj.grad(loss, params))``, a
+    training-mode ``batch_norm``, random draws in a scan) are pending: the first
+    function built whose inputs include the placeholders they depend on takes them as
+    updates (Theano's default updates), and the variables keep their values until it
+    runs.  Build the training function first, or pass ``no_default_updates=True`` to
+    the others (an evaluation function over the same placeholders).
 
     Returns
     -------
@@ -476,7 +486,8 @@ def function(inputs: Sequence[Placeholder], outputs=None, updates=None, givens=N
         update of the wrong shape or dtype, a bad ``mode``; at call time, for arguments
         of the wrong count, rank, dtype or size (naming the input and the dimension).
     """
-    return Function(inputs, outputs, updates, givens, mode, allow_input_downcast)
+    return Function(inputs, outputs, updates, givens, mode, allow_input_downcast,
+                    no_default_updates=no_default_updates)
 
 
 __all__ = ["function", "placeholder", "scalar", "vector", "matrix", "tensor3", "tensor4",

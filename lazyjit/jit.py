@@ -24,6 +24,7 @@ from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.shared import _PENDING, _RECORDING, SharedVariable, owner_of, realize_pending
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
+from lazyjit.trace.replay import recompute_stateful
 from lazyjit.trace.node import LazyjitError, Node
 
 _trace_ids = itertools.count()
@@ -163,15 +164,18 @@ class Jitted:
         if out is None:  # new, or a shared variable it reads changed shape or dtype
             COUNTERS["trace_cache_misses"] += 1
             entry = self._trace(args, leaves, arrays, tree, static)
+            epoch = _EPOCH[0]  # entries of earlier epochs (train/eval switches) go
+            if any(k[-1] != epoch for k in self._cache):
+                self._cache = {k: v for k, v in self._cache.items() if k[-1] == epoch}
+            if len(self._cache) >= 256:
+                self._cache.clear()
             self._cache[key] = entry
             out = entry.call(arrays)
         else:
             COUNTERS["trace_cache_hits"] += 1
         if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
-            if len(self._fast) > 64:  # stale config versions and epochs
-                self._fast.clear()
-            if len(self._cache) > 256:
-                self._cache.clear()
+            if len(self._fast) > 64 or any(k[2] != _EPOCH[0] for k in self._fast):
+                self._fast.clear()  # stale config versions and epochs
             self._fast[(tuple(sig), config._version, _EPOCH[0])] = entry
         return out
 
@@ -194,7 +198,12 @@ class Jitted:
             if not isinstance(x, Tensor):
                 raise LazyjitError(f"lj.jit: outputs must be tensors, got {type(x).__name__}")
         nodes = [F.asarray(x).node for x in out_leaves]
-        trace = collect(nodes + [v.node for v in updates.values()])
+        # a value computed earlier from a shared variable (read eagerly, or found again
+        # by hash-consing) is computed again at each call, never captured as a constant
+        roots = recompute_stateful(nodes + [v.node for v in updates.values()],
+                                   lambda n: owner_of(n) is not None)
+        nodes, update_nodes = roots[:len(nodes)], roots[len(nodes):]
+        trace = collect(nodes + update_nodes)
         entry = _Entry()
         entry.n_out, entry.updates = len(nodes), list(updates)
         GENERIC_SIZES[0] = self.generic_sizes
@@ -211,6 +220,12 @@ class Jitted:
         for n in trace.inputs:
             if n.op == "param" and n.arg[0] == tid:
                 slots.append(n.arg[1])
+            elif n.op == "param" and n.arg[0] == "input":
+                raise LazyjitError(
+                    f"lj.jit: the function uses a tensor that depends on the lj.function "
+                    f"placeholder {n.arg[2]!r} (or a shared variable assigned such a "
+                    "value while a graph was being built: build that lj.function first, "
+                    "or call the variable's .restore())")
             elif n.op == "param":
                 raise LazyjitError("lj.jit: the function uses a tensor traced by another "
                                    "jit call (a leaked tracer)")

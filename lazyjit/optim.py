@@ -87,9 +87,19 @@ class Optimizer:
         are computed at once, in one trace (a loop of eager steps would otherwise chain
         every step into one growing graph)."""
         from lazyjit.shared import _RECORDING, realize_pending
-        self._update(self._check(grads))
+        grads = self._check(grads)
+        self._along = grads
+        try:
+            self._update(grads)
+        finally:
+            self._along = ()
         if not _RECORDING:
             realize_pending()
+
+    def _assign(self, var: SharedVariable, value) -> None:
+        """``var.assign(value)`` as part of this step: symbolic, like the gradients, when
+        they depend on ``lj.function`` placeholders (the step count too)."""
+        var.assign(value, along=self._along)
 
     def _update(self, grads: list) -> None:
         raise NotImplementedError
@@ -115,9 +125,9 @@ class SGD(Optimizer):
             if self.momentum:
                 b = self.buffers[i]
                 new = self.momentum * b + g
-                b.assign(new)
+                self._assign(b, new)
                 g = g + self.momentum * new if self.nesterov else new
-            p.assign(p - self._lr * g)
+            self._assign(p, p - self._lr * g)
 
 
 class Adam(Optimizer):
@@ -141,18 +151,18 @@ class Adam(Optimizer):
     def _update(self, grads: list) -> None:
         b1, b2 = self.betas
         t = self.t + 1
-        self.t.assign(t)
+        self._assign(self.t, t)
         c1, c2 = 1 - b1 ** t, 1 - b2 ** t
         for p, g, m, v in zip(self.params, grads, self.m, self.v):
             if self.weight_decay and not self.decoupled:
                 g = g + self.weight_decay * p
             m_new = b1 * m + (1 - b1) * g
             v_new = b2 * v + (1 - b2) * g * g
-            m.assign(m_new)
-            v.assign(v_new)
+            self._assign(m, m_new)
+            self._assign(v, v_new)
             base = p * (1 - self._lr * self.weight_decay) if self.decoupled and \
                 self.weight_decay else p
-            p.assign(base - self._lr * (m_new / c1) / (F.sqrt(v_new / c2) + self.eps))
+            self._assign(p, base - self._lr * (m_new / c1) / (F.sqrt(v_new / c2) + self.eps))
 
 
 class AdamW(Adam):

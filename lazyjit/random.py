@@ -46,18 +46,6 @@ def _u64(x) -> Tensor:
     return F.astype(x, _U64)
 
 
-def _iota(n: int) -> Tensor:
-    """``arange(n)`` as uint64: a constant, or, when ``n`` is a size unknown until an
-    ``lj.function`` call, a scan counting ``n`` steps (no constant of that size)."""
-    from lazyjit.trace.replay import has_unknown
-    if not has_unknown((n,)):
-        return F.arange(n, dtype=_U64)
-    from lazyjit.scan import scan
-    out, _ = scan(lambda c: c + np.uint64(1), outputs_info=F.full((), -1, np.int64)
-                  .astype(_U64), n_steps=n)
-    return out
-
-
 def _flat_index(shape: tuple) -> Tensor:
     """The C-order flat index of each element of ``shape`` (uint64): one ``arange`` per
     dimension of unknown size, broadcast, times its stride, plus one ``arange`` of the
@@ -67,7 +55,7 @@ def _flat_index(shape: tuple) -> Tensor:
         return F.reshape(F.arange(math.prod(shape), dtype=_U64), shape)
     out, stride = None, 1
     for d in range(len(shape) - 1, -1, -1):
-        term = F.reshape(_iota(shape[d]), (shape[d],) + (1,) * (len(shape) - 1 - d))
+        term = F.reshape(F.size_range(shape[d], _U64), (shape[d],) + (1,) * (len(shape) - 1 - d))
         term = term * F.full((), stride, _U64) if stride != 1 else term  # a constant
         out = term if out is None else term + out
         stride *= shape[d]

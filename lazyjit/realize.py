@@ -18,6 +18,7 @@ from lazyjit.rewrite import optimize, remember, rewrite_outputs
 from lazyjit.stats import COUNTERS
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, format_site
+from lazyjit.trace.replay import DERIVED
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
@@ -133,3 +134,4 @@ def realize(*tensors) -> None:
         if t.node.op != "buffer":
             t._origin = t.node
             t.node = Node.leaf(t.node.buffer, site=False)
+            DERIVED[t.node] = t._origin

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarray, astype,
-                               broadcast_shapes, where, zeros)
+                               broadcast_shapes, full, where, zeros)
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import Node, op_error
 
@@ -235,6 +235,20 @@ def _put(name, x, indices, values, axis):
     return Tensor(apply(name, (x.node, idx.node, v.node), axis))
 
 
+def size_range(n: int, dtype=np.int64) -> Tensor:
+    """``arange(n)`` in ``dtype``: a constant, or, when ``n`` is a size unknown until an
+    ``lj.function`` call, a scan counting ``n`` steps (no constant of the sentinel size),
+    which the call replays at its size."""
+    from lazyjit.trace.replay import FLOOR
+    if builtins.abs(n) < FLOOR:
+        return arange(n, dtype=dtype)
+    from lazyjit.scan import scan
+    one = full((), 1, dtype)
+    out, _ = scan(lambda c: c + one, outputs_info=astype(full((), -1, np.int64), dtype),
+                  n_steps=n)
+    return out
+
+
 def take_along_axis(x, indices, axis: int) -> Tensor:
     """Gather values along ``axis`` at ``indices`` (same ndim as ``x``), as
     ``np.take_along_axis``."""
@@ -256,7 +270,7 @@ def take_along_axis(x, indices, axis: int) -> Tensor:
         if i == axis:
             comp = idx
         else:
-            comp = reshape(arange(shape[i], dtype=np.int64),
+            comp = reshape(size_range(shape[i]),
                            tuple(shape[i] if j == i else 1 for j in range(x.ndim)))
         linear = linear + comp * stride
         stride *= x.shape[i] if i == axis else shape[i]

@@ -33,7 +33,8 @@ _RECORDING: list[dict] = []
 _SCAN_RECORDING: list[dict] = []
 # shared variables assigned, outside jit, a value that depends on lj.function
 # placeholders (an optimizer step or a batch norm while building a graph): by id
-SYMBOLIC: "dict[int, weakref.ref]" = {}
+# (the variable, the placeholders its update depends on)
+SYMBOLIC: "dict[int, tuple[weakref.ref, frozenset]]" = {}
 
 
 def placeholders_of(node: Node) -> list[Node]:
@@ -108,7 +109,7 @@ class SharedVariable(Tensor):
             If the variable is symbolic (assigned a value depending on placeholders).
         """
         if self.symbolic:
-            names = ", ".join(repr(p.arg[2]) for p in placeholders_of(self.node))
+            names = ", ".join(sorted(repr(p.arg[2]) for p in SYMBOLIC[id(self)][1]))
             raise op_error("get_value", f"shared variable {self.name or ''} was assigned a "
                            f"value that depends on the placeholders {names}: it has no value "
                            "until an lj.function over them takes the assignment as an "
@@ -134,10 +135,15 @@ class SharedVariable(Tensor):
                            f"(value.astype('{self.dtype}'))", (self.node,))
         self._set_leaf(_owned_array(arr, self.dtype))
 
-    def assign(self, value: Any) -> None:
+    def assign(self, value: Any, along: Any = ()) -> None:
         """Give the variable the value of ``value`` (a tensor of its dtype and shape, or
         anything :func:`lazyjit.asarray` takes), computed lazily.  Inside ``@lj.jit``
         this records an update applied after each call of the compiled function.
+
+        ``along``: tensors the assignment belongs with (an optimizer step's gradients):
+        when they depend on ``lj.function`` placeholders, the assignment is symbolic like
+        theirs (taken as an update by the function over those placeholders) even if
+        ``value`` itself does not depend on them (the step count).
 
         Raises
         ------
@@ -164,14 +170,22 @@ class SharedVariable(Tensor):
                                f"the shape {self.shape}, got {v.shape}", (self.node, v.node))
             frame[self] = v
             return
-        if v.node.buffer is None and placeholders_of(v.node):  # a graph being built
+        along = [F.asarray(t).node for t in (along if isinstance(along, (list, tuple))
+                                              else [along])]
+        phs = placeholders_of(v.node) if v.node.buffer is None else []
+        for t in along:
+            phs += placeholders_of(t)
+        if phs:  # a graph being built: an update of the lj.function over ``phs``
             if id(self) in _PENDING:
                 realize_pending()
             if not self.symbolic:
                 self._concrete = self.node
-                SYMBOLIC[id(self)] = weakref.ref(self)
+            SYMBOLIC[id(self)] = (weakref.ref(self), frozenset(phs))
             self.node, self._origin = v.node, None
             return
+        if self.symbolic:  # a value of its own again: no longer an update to take
+            SYMBOLIC.pop(id(self))
+            self._concrete = None
         self.node, self._origin = v.node, None
         if v.node.buffer is None:
             _PENDING[id(self)] = weakref.ref(self)

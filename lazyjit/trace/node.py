@@ -138,6 +138,17 @@ class Node:
         return node
 
     @staticmethod
+    def fresh(like: "Node", src: tuple["Node", ...]) -> "Node":
+        """A node computing what ``like`` computes over ``src``, outside the hash-consing
+        table and without a value: a graph that must compute it again (its inputs change
+        between calls) never picks up the value an earlier computation left."""
+        node = object.__new__(Node)
+        node.op, node.src, node.arg = like.op, src, like.arg
+        node.shape, node.dtype, node.site = like.shape, like.dtype, like.site
+        node.buffer = None
+        return node
+
+    @staticmethod
     def leaf(array: np.ndarray, site: bool = True) -> "Node":
         """A realized leaf holding ``array`` (C-contiguous, owned by lazyjit).
 

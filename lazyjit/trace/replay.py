@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -265,24 +266,6 @@ def _shape_of(n: Node, src: tuple, arg, sizes: Sizes) -> tuple:
     return tuple(rule(src, arg)) if rule is not None else src[0].shape
 
 
-def _rebroadcast(src: tuple) -> tuple:
-    """Operands of an elementwise node whose shapes now differ: those broadcast by an
-    ``expand`` (a constant, a bias) are broadcast again to the shape the others have at
-    this call (``v[:3] * 2`` when ``v`` has 2 elements); the others are left as they are
-    (a mismatch is then reported)."""
-    pre = [s.src[0] if s.op == "expand" else s for s in src]
-    try:
-        target = np.broadcast_shapes(*[p.shape for p in pre])
-    except ValueError:
-        return src
-    out = []
-    for s, p in zip(src, pre):
-        if s.shape != target and s.op == "expand":
-            s = p if p.shape == target else Node.make("expand", (p,), target, target, p.dtype)
-        out.append(s)
-    return tuple(out)
-
-
 def _try_shape(n: Node, src: tuple, arg, sizes: Sizes):
     """``(shape, None)``, or ``(None, the error)`` when the shape rule rejects ``arg``."""
     try:
@@ -294,16 +277,25 @@ def _try_shape(n: Node, src: tuple, arg, sizes: Sizes):
 _SLICING = frozenset(("slice", "set_slice", "inc_slice"))
 
 
-def _clip(sl: tuple, shape: tuple) -> tuple:
+def _clip(sl: tuple, shape: tuple, n: Node) -> tuple:
     """Normalized slice triples clipped to ``shape``, as NumPy clips a slice of an
-    array: a bound computed against a sentinel (``x[:10]``, ``x[-10:]`` of an unknown
-    ``n``) is clipped again to the size ``n`` has at this call."""
+    array (a bound such as ``x[-1:]`` re-evaluated at this call's size may fall outside
+    it).  A slice that clipping makes shorter than it was when the graph was built
+    (``x[:10]`` of an unknown dim that has 5 elements now) is an error: what the graph
+    computed from its length (a mean's count, a broadcast) would be wrong."""
     out = []
     for (a, b, c), d in zip(sl, shape):
+        before = len(range(a, b, c))
         if c > 0:
             a, b = min(max(a, 0), d), min(max(b, 0), d)
         else:
             a, b = min(max(a, -1), d - 1), min(max(b, -1), d - 1)
+        if len(range(a, b, c)) != before:
+            raise LazyjitError(
+                f"{n.op}: a slice of {before} elements along a dimension of unknown size, "
+                f"which has {d} at this call: the graph was built for {before} (slice "
+                "with bounds computed from the size, x[:x.shape[0] - k], or call with "
+                "enough elements)\n(the node was built at)\n" + format_site(n.site))
         out.append((a, b, c))
     return tuple(out)
 
@@ -342,6 +334,52 @@ def graph_leaves(roots: list[Node]) -> list[Node]:
         else:
             stack.extend(n.src)
     return out
+
+
+# the leaf holding a realized tensor's value -> the node that computed it
+DERIVED: "weakref.WeakKeyDictionary[Node, Node]" = weakref.WeakKeyDictionary()
+
+
+def recompute_stateful(roots: list[Node], stateful: Callable[[Node], bool]) -> list[Node]:
+    """``roots`` with every computed node that holds a value (read eagerly earlier, or
+    found again by hash-consing) but depends on a leaf for which ``stateful`` is true (a
+    shared variable's value, read at each call) replaced by a fresh node that computes
+    it again, and the nodes above rebuilt over it.  A compiled function must not capture
+    such a value as a constant: the variable changes between calls."""
+    order: list[Node] = []
+    seen: set[Node] = set()
+    stack: list = [(r, False) for r in roots]
+    while stack:
+        n, ready = stack.pop()
+        if ready:
+            order.append(n)
+            continue
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.append((n, True))
+        origin = DERIVED.get(n) if n.op == "buffer" else None
+        if origin is not None:  # a realized tensor's value: through what computed it
+            stack.append((origin, False))
+        elif n.op not in _LEAVES and n.op != "const":
+            stack.extend((s, False) for s in n.src if s not in seen)
+    dep: dict[Node, bool] = {}
+    memo: dict[Node, Node] = {}
+    for n in order:
+        if n.op in _LEAVES or n.op == "const":
+            origin = DERIVED.get(n) if n.op == "buffer" else None
+            if origin is not None and dep.get(origin):
+                dep[n], memo[n] = True, memo.get(origin, origin)
+            else:
+                dep[n] = n.op == "buffer" and stateful(n)
+            continue
+        dep[n] = any(dep[s] for s in n.src)
+        src = tuple(memo.get(s, s) for s in n.src)
+        if dep[n] and n.buffer is not None:
+            memo[n] = Node.fresh(n, src)
+        elif src != n.src:
+            memo[n] = Node.make(n.op, src, n.arg, n.shape, n.dtype)
+    return [memo.get(r, r) for r in roots]
 
 
 def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
@@ -393,13 +431,11 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
                 raise LazyjitError(f"{n.op}: {e}\n(the node was built at)\n"
                                    f"{format_site(n.site)}") from None
             if n.op in _SLICING and not sizes.identity:
-                arg = _clip(arg, src[0].shape)
+                arg = _clip(arg, src[0].shape, n)
         if src == n.src and arg == n.arg and sizes.identity:
             memo[n] = n
             continue
         elementwise = REGISTRY.get(n.op) is not None and REGISTRY[n.op].kind == "elementwise"
-        if elementwise and len({s.shape for s in src}) > 1:
-            src = _rebroadcast(src)
         shape, error = _try_shape(n, src, arg, sizes)
         if shape is None and n.op != "scan":  # an ambiguous size: its other values
             for other in sizes.variants(n.arg):

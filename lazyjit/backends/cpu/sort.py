@@ -3,7 +3,9 @@ sort of each row's indices by its keys, rows spread over threads.
 
 The keys are read through the indices (no copy of the rows); ties keep their order
 (the merge takes from the right run only when strictly before), NaN sorts last in both
-directions.  O(n log n) per row, one scratch array of ``n`` indices per thread.
+directions.  O(n log n) per row, one scratch array of ``n`` indices per thread, all
+allocated before the parallel region (a failed allocation returns error 2:
+``MemoryError``).
 """
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ from lazyjit.trace.node import Node
 
 _HELPER = r"""
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 static void lj_argsort_$NAME(const $T* restrict key, int64_t n, int64_t* restrict out,
                              int64_t* restrict tmp) {
   int64_t* src = out;
@@ -65,19 +70,21 @@ def emit(s, n: Node) -> "K.View":
         f"  const {T}* keys = (const {T}*)B[{x.slot}] + {mod.p(x.offset)};",
         f"  int64_t* out = (int64_t*)B[{dst.slot}] + {mod.p(dst.offset)};",
         f"  const int64_t rows = {mod.p(rows)}, n = {mod.p(length)};",
-        "  int err = 0;",
+        "  int nt = 1;",
+        "#ifdef _OPENMP",
+        "  nt = omp_get_max_threads();",
+        "#endif",
+        "  int64_t* tmp = (int64_t*)malloc((size_t)nt * (size_t)n * sizeof(int64_t));",
+        "  if (!tmp) return 2;",  # scratch for every thread, allocated before the region
         f"  #pragma omp parallel if(!P[0] && rows > 1 && rows * n > {mod.par_min})",
         "  {",
-        "    int64_t* tmp = (int64_t*)malloc((size_t)n * sizeof(int64_t));",
-        "    if (!tmp) {",
-        "      #pragma omp atomic write",
-        "      err = 2;",
-        "    } else {",
-        "      #pragma omp for schedule(static)",
-        "      for (int64_t r = 0; r < rows; r++)",
-        f"        lj_argsort_{name}(keys + r * n, n, out + r * n, tmp);",
-        "      free(tmp);",
-        "    }",
+        "    int t = 0;",
+        "#ifdef _OPENMP",
+        "    t = omp_get_thread_num();",
+        "#endif",
+        "    #pragma omp for schedule(static)",
+        "    for (int64_t r = 0; r < rows; r++)",
+        f"      lj_argsort_{name}(keys + r * n, n, out + r * n, tmp + (int64_t)t * n);",
         "  }",
-        "  if (err) return err;"]))
+        "  free(tmp);"]))
     return dst
