@@ -111,11 +111,12 @@ class Module:
         so a jitted function follows the mode its modules are in; an ``lj.function``
         keeps the mode its graph was built in (build one per mode, as in Theano)."""
         mode = bool(mode)
-        if any(m.training != mode for m in self.modules()):
+        changed = False
+        for m in self.modules():
+            changed |= m.training != mode
+            m.training = mode
+        if changed:
             lj.invalidate_traces()
-        self.training = mode
-        for _, child in self.named_children():
-            child.train(mode)
         return self
 
     def eval(self) -> "Module":
