@@ -111,12 +111,11 @@ class Module:
         so a jitted function follows the mode its modules are in; an ``lj.function``
         keeps the mode its graph was built in (build one per mode, as in Theano)."""
         mode = bool(mode)
-        changed = False
-        for m in self.modules():
-            changed |= m.training != mode
-            m.training = mode
-        if changed:
+        if self.training != mode:
             lj.invalidate_traces()
+        self.training = mode
+        for _, child in self.named_children():
+            child.train(mode)  # (a child that overrides train is called)
         return self
 
     def eval(self) -> "Module":
