@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -54,7 +55,7 @@ class _Entry:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
-                 "updates", "n_out")
+                 "updates", "n_out", "in_place")
 
     def call(self, arrays: list) -> Any:
         """Run the plan on ``arrays``; ``None`` when a shared variable it reads no longer
@@ -62,9 +63,10 @@ class _Entry:
         for sv, shape, dtype in self.shared:
             if sv.node.buffer is None or sv.shape != shape or sv.dtype != dtype:
                 return None
+        donate = self._donate() if self.in_place else None
         ins = arrays if self.direct else [arrays[s] if s >= 0 else _value(self.captured[-s - 1])
                                           for s in self.slots]
-        outs = self.plan.run(ins)
+        outs = self.plan.run(ins, donate) if donate else self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call
             for sv, arr in zip(self.updates, outs[self.n_out:]):
                 sv._set_leaf(arr)
@@ -77,6 +79,20 @@ class _Entry:
         if self.out_tree == "*":
             return Tensor(Node.leaf(outs[0], site=False))
         return unflatten(self.out_tree, [Tensor(Node.leaf(a, site=False)) for a in outs])
+
+
+    def _donate(self) -> dict:
+        """``{output position: input slot}`` of the updates the plan may write over the
+        variable's old value, in place: those whose old array and leaf nothing else holds
+        (no lazy graph reads the value, no ``get_value(borrow=True)`` kept the array)."""
+        out = {}
+        for j, a, sv in self.in_place:
+            node = sv.node
+            arr = node.buffer
+            # references: sv.node / node.buffer, these locals, getrefcount's argument
+            if arr is not None and sys.getrefcount(node) <= 3 and sys.getrefcount(arr) <= 3:
+                out[j] = a
+        return out
 
 
 class Jitted:
@@ -235,6 +251,14 @@ class Jitted:
                 slots.append(-len(entry.captured))
         entry.shared = [(c, c.shape, c.dtype) for c in entry.captured
                         if isinstance(c, SharedVariable)]
+        # updates the plan may compute in place, over the variable's old value
+        donors = getattr(entry.plan, "donors", None) or {}
+        entry.in_place = []
+        for k, sv in enumerate(entry.updates):
+            j = entry.n_out + k
+            a = donors.get(j)
+            if a is not None and slots[a] < 0 and entry.captured[-slots[a] - 1] is sv:
+                entry.in_place.append((j, a, sv))
         entry.slots = slots
         entry.direct = slots == list(range(len(arrays)))
         entry.passthrough = any(n in trace.inputs for n in trace.outputs[:len(nodes)])

@@ -64,8 +64,11 @@ class _WithExtras:
 
     def __init__(self, plan: Executable, extras: list):
         self.plan, self.extras = plan, extras
+        self.donors = getattr(plan, "donors", {})  # (the extras come last: same slots)
 
-    def run(self, inputs):
+    def run(self, inputs, donate=None):
+        if donate:
+            return self.plan.run(list(inputs) + self.extras, donate)
         return self.plan.run(list(inputs) + self.extras)
 
 

@@ -99,3 +99,35 @@ def test_assign_inside_a_scan_step_is_a_state_of_the_loop(backend):
     w = lj.shared(np.zeros(2))
     with pytest.raises(lj.LazyjitError, match="keep the shape"):
         lj.scan(lambda x_t: (w.assign(x_t.sum()), x_t)[1], sequences=lj.tensor(xs))
+
+
+def test_updates_are_written_in_place_when_nothing_else_holds_the_value():
+    """After the first call, a parameter's update is computed into the parameter's own
+    buffer (no new array per step); a borrowed array or a lazy graph that still reads
+    the old value makes that call write elsewhere, and both keep the old value."""
+    rng = np.random.default_rng(0)
+    W = lj.shared(rng.standard_normal((32, 16)).astype(np.float32), "W")
+    x = lj.matrix("x", "float32", shape=(None, 32))
+    loss = ((x @ W) ** 2).mean()
+    step = lj.function([x], loss, updates=[(W, W - 0.1 * lj.grad(loss, W))])
+    X = rng.standard_normal((8, 32)).astype(np.float32)
+    ref = W.get_value()
+
+    def sgd(w):
+        return w - 0.1 * 2 * X.T @ (X @ w) / (8 * 16)
+
+    addresses = []
+    for _ in range(4):
+        step(X)
+        ref = sgd(ref)
+        np.testing.assert_allclose(W.get_value(), ref, rtol=1e-5, atol=1e-6)
+        addresses.append(W.get_value(borrow=True).__array_interface__["data"][0])
+    assert len(set(addresses[1:])) == 1  # one buffer from the second call on
+    held = W.get_value(borrow=True)
+    kept = held.copy()
+    lazy = W * 1
+    step(X)
+    ref = sgd(ref)
+    np.testing.assert_array_equal(held, kept)
+    np.testing.assert_array_equal(lazy.numpy(), kept)
+    np.testing.assert_allclose(W.get_value(), ref, rtol=1e-5, atol=1e-6)

@@ -36,7 +36,7 @@ class Program:
     """A compiled trace bound to concrete shapes (its parameter table)."""
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
-                 "n_slots", "block", "blocks", "_B")
+                 "n_slots", "block", "blocks", "_B", "donors")
 
     def __init__(self, sched, lib, source: str):
         self.lib = lib
@@ -57,8 +57,26 @@ class Program:
             if sharing[b] == 1:
                 self.blocks[b] = self.slots[i]
         self._B = None  # the buffer table, reused by the next call (taken while running)
+        # output position -> the input slot its kernel may overwrite (see run's donate)
+        self.donors = sched.donors()
 
-    def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    def _donated(self, inputs, donate: dict) -> list[np.ndarray]:
+        """The call's memory blocks, each donated output's block being its input array."""
+        given = {}
+        for j, a in donate.items():
+            s, shape = self.outputs[j]
+            arr, (_, dt, nbytes) = inputs[a], self.slots[s - self.n_in]
+            if self.donors.get(j) == a and arr.dtype == dt and arr.nbytes == nbytes and \
+                    arr.flags.c_contiguous:
+                given[self.block[s - self.n_in]] = arr.reshape(shape)
+        alloc = pool.alloc
+        return [given[b] if b in given else alloc(shape, dt, nbytes)
+                for b, (shape, dt, nbytes) in enumerate(self.blocks)]
+
+    def run(self, inputs: list[np.ndarray], donate: dict | None = None) -> list[np.ndarray]:
+        """Run on ``inputs``; ``donate`` (``{output position: input slot}``, a subset of
+        :attr:`donors`) lets those outputs be written over those inputs, in place: the
+        caller gives up the input arrays (a shared variable's old value)."""
         self.params[0] = busy()
         B, self._B = self._B, None  # a call running in another thread makes its own
         if B is None:
@@ -69,7 +87,8 @@ class Program:
             i += 1
         n_in = self.n_in
         alloc = pool.alloc
-        blocks = [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.blocks]
+        blocks = [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.blocks] \
+            if not donate else self._donated(inputs, donate)
         ptrs = [_from_buffer(_CHARS, b, False) for b in blocks]
         for b in self.block:
             B[i] = ptrs[b]

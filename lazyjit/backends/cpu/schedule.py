@@ -74,6 +74,33 @@ class Schedule:
             ending.setdefault(last[s], []).append(b)
         return block, sizes
 
+    def donors(self) -> dict[int, int]:
+        """``{output position: input slot}`` for the outputs that the kernel computing
+        them could write over that input in place: it reads the input element for
+        element as it writes, and no later kernel reads the input.  Whether an output is
+        written there is decided at each call (the caller donates the input: a shared
+        variable's value that nothing else holds, replaced by this output)."""
+        mod, n_in = self.module, self.n_inputs
+        last: dict[int, int] = {}
+        writer: dict[int, int] = {}
+        for pos, k in enumerate(mod.calls):
+            for s in mod.uses[k]:
+                last[s] = pos
+            dst = mod.inplace.get(k, (None, ()))[0]
+            if dst is not None:
+                writer.setdefault(dst, pos)
+        slots = [s for s, _ in self.outputs]
+        out: dict[int, int] = {}
+        for j, (s, _) in enumerate(self.outputs):
+            pos = writer.get(s)
+            if s < n_in or pos is None or slots.count(s) != 1:
+                continue
+            for a in sorted(mod.inplace[mod.calls[pos]][1]):
+                if a < n_in and last.get(a) == pos and a not in slots:
+                    out[j] = a
+                    break
+        return out
+
     def _in_place(self, s, pos, last, block, sizes, nbytes, ending, outs):
         """A block that kernel ``pos`` may write ``s`` into in place: that of an input it
         reads last, element for element (its block then ends with ``s``)."""
