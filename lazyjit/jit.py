@@ -22,7 +22,8 @@ from lazyjit.backends import GENERIC_SIZES
 from lazyjit.realize import backend_key, plan_for
 from lazyjit.stats import COUNTERS
 from lazyjit.ops import SUPPORTED_DTYPES
-from lazyjit.shared import _PENDING, _RECORDING, SharedVariable, owner_of, realize_pending
+from lazyjit.shared import (_PENDING, _RECORDING, OWNER, SharedVariable, owner_of,
+                             realize_pending)
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.replay import recompute_stateful
@@ -41,6 +42,12 @@ def invalidate_traces() -> None:
     _EPOCH[0] += 1
 
 
+def _current(leaf: Node) -> "Node | None":
+    """The current value of the shared variable whose value ``leaf`` is or was."""
+    sv = OWNER.get(leaf)
+    return None if sv is None or sv.node.buffer is None else sv.node
+
+
 def _is_array(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray))
 
@@ -55,7 +62,7 @@ class _Entry:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
-                 "updates", "n_out", "in_place")
+                 "updates", "n_out", "in_place", "fresh")
 
     def call(self, arrays: list) -> Any:
         """Run the plan on ``arrays``; ``None`` when a shared variable it reads no longer
@@ -63,13 +70,13 @@ class _Entry:
         for sv, shape, dtype in self.shared:
             if sv.node.buffer is None or sv.shape != shape or sv.dtype != dtype:
                 return None
-        donate = self._donate() if self.in_place else None
         ins = arrays if self.direct else [arrays[s] if s >= 0 else _value(self.captured[-s - 1])
                                           for s in self.slots]
+        donate = self._donate(ins) if self.in_place else None
         outs = self.plan.run(ins, donate) if donate else self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call
-            for sv, arr in zip(self.updates, outs[self.n_out:]):
-                sv._set_leaf(arr)
+            for sv, arr, own in zip(self.updates, outs[self.n_out:], self.fresh):
+                sv._set_leaf(arr, own)  # own: a fresh array, not an input passed through
             outs = outs[:self.n_out]
         if self.passthrough:  # an input returned as is: a copy, never the caller's array
             outs = [o.copy() if any(np.may_share_memory(o, a) for a in ins) else o
@@ -81,16 +88,19 @@ class _Entry:
         return unflatten(self.out_tree, [Tensor(Node.leaf(a, site=False)) for a in outs])
 
 
-    def _donate(self) -> dict:
+    def _donate(self, ins: list) -> dict:
         """``{output position: input slot}`` of the updates the plan may write over the
-        variable's old value, in place: those whose old array and leaf nothing else holds
-        (no lazy graph reads the value, no ``get_value(borrow=True)`` kept the array)."""
+        variable's old value, in place: those whose memory is lazyjit's alone (an
+        earlier update's fresh output never handed out: ``sv.own``), whose leaf no lazy
+        graph reads, and which no other input of this call shares."""
         out = {}
         for j, a, sv in self.in_place:
             node = sv.node
-            arr = node.buffer
-            # references: sv.node / node.buffer, these locals, getrefcount's argument
-            if arr is not None and sys.getrefcount(node) <= 3 and sys.getrefcount(arr) <= 3:
+            # references: sv.node, this local, getrefcount's argument
+            if not sv.own or node.buffer is None or sys.getrefcount(node) > 3:
+                continue
+            arr = ins[a]  # (a view of it handed out would have cleared sv.own)
+            if sum(b is arr for b in ins) == 1:  # not also an argument of this call
                 out[j] = a
         return out
 
@@ -216,8 +226,7 @@ class Jitted:
         nodes = [F.asarray(x).node for x in out_leaves]
         # a value computed earlier from a shared variable (read eagerly, or found again
         # by hash-consing) is computed again at each call, never captured as a constant
-        roots = recompute_stateful(nodes + [v.node for v in updates.values()],
-                                   lambda n: owner_of(n) is not None)
+        roots = recompute_stateful(nodes + [v.node for v in updates.values()], _current)
         nodes, update_nodes = roots[:len(nodes)], roots[len(nodes):]
         trace = collect(nodes + update_nodes)
         entry = _Entry()
@@ -251,7 +260,14 @@ class Jitted:
                 slots.append(-len(entry.captured))
         entry.shared = [(c, c.shape, c.dtype) for c in entry.captured
                         if isinstance(c, SharedVariable)]
-        # updates the plan may compute in place, over the variable's old value
+        # updates the plan may compute in place, over the variable's old value; and
+        # the updates whose value is a fresh array (a compiled plan's own block, not an
+        # input passed through): the variable's alone
+        program = getattr(entry.plan, "plan", entry.plan)  # (through _WithExtras)
+        n_in = getattr(program, "n_in", None)
+        outputs = getattr(program, "outputs", None)
+        entry.fresh = [n_in is not None and outputs[entry.n_out + k][0] >= n_in
+                       for k in range(len(entry.updates))]
         donors = getattr(entry.plan, "donors", None) or {}
         entry.in_place = []
         for k, sv in enumerate(entry.updates):

@@ -72,13 +72,16 @@ def _owned_array(value: Any, dtype) -> np.ndarray:
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
-    __slots__ = ("name", "counter", "_concrete")
+    __slots__ = ("name", "counter", "_concrete", "own")
 
     def __init__(self, value: Any, name: str | None = None, dtype: Any = None):
         super().__init__(Node.leaf(_owned_array(value, dtype)))
         self.name = name
         self.counter = False  # a random stream's counter (lj.function advances it)
         self._concrete: Node | None = None  # the value behind a symbolic assignment
+        # whether the value's memory is lazyjit's alone (an update's fresh output, never
+        # handed out): only then may a compiled update overwrite it in place
+        self.own = False
         OWNER[self.node] = self
 
     @property
@@ -92,9 +95,10 @@ class SharedVariable(Tensor):
         if SYMBOLIC.pop(id(self), None) is not None:
             self.node, self._origin, self._concrete = self._concrete, None, None
 
-    def _set_leaf(self, arr: np.ndarray) -> None:
+    def _set_leaf(self, arr: np.ndarray, own: bool = False) -> None:
         SYMBOLIC.pop(id(self), None)
         self._concrete = None
+        self.own = own
         self.node = Node.leaf(arr, site=False)
         self._origin = None
         OWNER[self.node] = self
@@ -117,7 +121,15 @@ class SharedVariable(Tensor):
         if id(self) in _PENDING:
             realize_pending()
         arr = self.node.buffer
+        if borrow:
+            self.own = False  # handed out: never overwritten in place
         return arr if borrow else arr.copy()
+
+    def numpy(self) -> np.ndarray:
+        """The value as a read-only NumPy array (a view of the variable's memory, which
+        is then never overwritten by an in-place update)."""
+        self.own = False
+        return super().numpy()
 
     def set_value(self, value: Any, borrow: bool = False) -> None:
         """Replace the value by a copy of ``value`` (``borrow`` is accepted for Theano

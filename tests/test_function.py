@@ -448,3 +448,17 @@ def test_found_by_the_second_review(backend):
     s = lj.function([m], lj.sort(m, axis=1))
     M = np.random.default_rng(0).standard_normal((3, 4))
     np.testing.assert_array_equal(s(M), np.sort(M, axis=1))
+
+
+def test_values_read_eagerly_follow_their_shared_variables_whenever_traced(backend):
+    """A function traced after a shared variable changed computes what it read eagerly
+    from the variable's current value, as one traced before the change does."""
+    W = lj.shared(np.ones(4))
+    m = W.sum()
+    assert float(m) == 4.0
+    x = lj.vector("x")
+    g = lj.function([x], m + x.sum() * 0)
+    assert float(g(np.zeros(1))) == 4.0
+    W.set_value(np.full(4, 2.0))
+    assert float(g(np.zeros(1))) == 8.0
+    assert float(g(np.zeros(3))) == 8.0  # a new trace, after the change

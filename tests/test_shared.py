@@ -103,8 +103,9 @@ def test_assign_inside_a_scan_step_is_a_state_of_the_loop(backend):
 
 def test_updates_are_written_in_place_when_nothing_else_holds_the_value():
     """After the first call, a parameter's update is computed into the parameter's own
-    buffer (no new array per step); a borrowed array or a lazy graph that still reads
-    the old value makes that call write elsewhere, and both keep the old value."""
+    buffer (no new array per step); a borrowed array, a view from ``numpy()``, an
+    argument sharing the memory, an input passed through, or a lazy graph that still
+    reads the old value make the calls write elsewhere, and all keep their values."""
     rng = np.random.default_rng(0)
     W = lj.shared(rng.standard_normal((32, 16)).astype(np.float32), "W")
     x = lj.matrix("x", "float32", shape=(None, 32))
@@ -121,7 +122,8 @@ def test_updates_are_written_in_place_when_nothing_else_holds_the_value():
         step(X)
         ref = sgd(ref)
         np.testing.assert_allclose(W.get_value(), ref, rtol=1e-5, atol=1e-6)
-        addresses.append(W.get_value(borrow=True).__array_interface__["data"][0])
+        # (read through the node: a borrowed array would never be overwritten)
+        addresses.append(W.node.buffer.__array_interface__["data"][0])
     assert len(set(addresses[1:])) == 1  # one buffer from the second call on
     held = W.get_value(borrow=True)
     kept = held.copy()
@@ -131,3 +133,48 @@ def test_updates_are_written_in_place_when_nothing_else_holds_the_value():
     np.testing.assert_array_equal(held, kept)
     np.testing.assert_array_equal(lazy.numpy(), kept)
     np.testing.assert_allclose(W.get_value(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_in_place_updates_never_write_into_memory_they_do_not_own():
+    """Regressions from a review: an update that passes another variable (or the
+    caller's array) through, views handed out by ``numpy()``, an argument that is the
+    variable's own memory, and a call that fails after its kernels ran."""
+    best, W = lj.shared(np.ones(3)), lj.shared(np.zeros(3))
+    restore = lj.function([], [], updates=[(W, best)])
+    train = lj.function([], [], updates=[(W, W + 1)])
+    restore()
+    train()
+    train()
+    np.testing.assert_array_equal(best.get_value(), [1, 1, 1])
+    np.testing.assert_array_equal(W.get_value(), [3, 3, 3])
+    U = lj.shared(np.zeros(3))
+    p = lj.vector("p")
+    setu = lj.function([p], [], updates=[(U, p)])
+    incu = lj.function([], [], updates=[(U, U + 1)])
+    mine = np.full(3, 5.0)
+    setu(mine)
+    incu()
+    incu()
+    np.testing.assert_array_equal(mine, [5, 5, 5])
+    V = lj.shared(np.ones(4))
+    double = lj.jit(lambda: (V.assign(V * 2), V.sum())[1])
+    double()
+    double()
+    held = [V.numpy(), np.asarray(V)]
+    double()
+    assert [h[0] for h in held] == [4.0, 4.0] and V.get_value()[0] == 8.0
+    A = np.arange(16.0).reshape(4, 4)
+    M = lj.shared(A)
+    x = lj.matrix("x", shape=(4, 4))
+    f = lj.function([x], [], updates=[(M, M - 0.1 * x.T)])
+    f(np.zeros((4, 4)))
+    f(np.zeros((4, 4)))
+    f(M)
+    np.testing.assert_allclose(M.get_value(), A - 0.1 * A.T)
+    Z = lj.shared(np.ones(4))
+    step = lj.jit(lambda i: (Z.assign(Z * 2), (Z * 2)[i])[1])
+    step(np.array([0]))
+    step(np.array([0]))
+    with pytest.raises(IndexError):
+        step(np.array([100]))
+    np.testing.assert_array_equal(Z.get_value(), [4, 4, 4, 4])

@@ -340,12 +340,15 @@ def graph_leaves(roots: list[Node]) -> list[Node]:
 DERIVED: "weakref.WeakKeyDictionary[Node, Node]" = weakref.WeakKeyDictionary()
 
 
-def recompute_stateful(roots: list[Node], stateful: Callable[[Node], bool]) -> list[Node]:
-    """``roots`` with every computed node that holds a value (read eagerly earlier, or
-    found again by hash-consing) but depends on a leaf for which ``stateful`` is true (a
-    shared variable's value, read at each call) replaced by a fresh node that computes
-    it again, and the nodes above rebuilt over it.  A compiled function must not capture
-    such a value as a constant: the variable changes between calls."""
+def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | None"]
+                       ) -> list[Node]:
+    """``roots`` over the current values of shared variables: ``stateful(leaf)`` gives
+    the current value of the shared variable whose value ``leaf`` is or was (None for
+    other leaves).  An earlier value is replaced by the current one, and every computed
+    node that holds a value (read eagerly earlier, or found again by hash-consing) but
+    depends on a shared variable is replaced by a fresh node that computes it again.  A
+    compiled function reads shared variables at each call (Theano's semantics): it must
+    not capture a value computed from them as a constant, whenever it was traced."""
     order: list[Node] = []
     seen: set[Node] = set()
     stack: list = [(r, False) for r in roots]
@@ -370,8 +373,13 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], bool]) -> l
             origin = DERIVED.get(n) if n.op == "buffer" else None
             if origin is not None and dep.get(origin):
                 dep[n], memo[n] = True, memo.get(origin, origin)
+            elif n.op == "buffer":
+                current = stateful(n)  # a shared variable's value: its current one
+                dep[n] = current is not None
+                if current is not None and current is not n:
+                    memo[n] = current
             else:
-                dep[n] = n.op == "buffer" and stateful(n)
+                dep[n] = False
             continue
         dep[n] = any(dep[s] for s in n.src)
         src = tuple(memo.get(s, s) for s in n.src)
