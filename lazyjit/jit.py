@@ -42,6 +42,21 @@ def invalidate_traces() -> None:
     _EPOCH[0] += 1
 
 
+def _held_once() -> int:
+    """``sys.getrefcount`` of an object held by one attribute and one local variable
+    (3 on CPython 3.11: the attribute, the local, the argument; measured, as newer
+    interpreters count borrowed references differently)."""
+    class Holder:
+        __slots__ = ("value",)
+    h = Holder()
+    h.value = object()
+    value = h.value
+    return sys.getrefcount(value)
+
+
+_HELD_ONCE = _held_once()
+
+
 def _current(leaf: Node) -> "Node | None":
     """The current value of the shared variable whose value ``leaf`` is or was."""
     sv = OWNER.get(leaf)
@@ -96,8 +111,7 @@ class _Entry:
         out = {}
         for j, a, sv in self.in_place:
             node = sv.node
-            # references: sv.node, this local, getrefcount's argument
-            if not sv.own or node.buffer is None or sys.getrefcount(node) > 3:
+            if not sv.own or node.buffer is None or sys.getrefcount(node) > _HELD_ONCE:
                 continue
             arr = ins[a]  # (a view of it handed out would have cleared sv.own)
             if sum(b is arr for b in ins) == 1:  # not also an argument of this call
