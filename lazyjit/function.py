@@ -23,8 +23,8 @@ from lazyjit.jit import Jitted
 from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
-from lazyjit.trace.replay import (UNKNOWN, Sizes, describe, graph_leaves, instantiate,
-                                  unknown_dim)
+from lazyjit.trace.replay import (PLACEHOLDERS, UNKNOWN, Sizes, describe, graph_leaves,
+                                  instantiate, unknown_dim)
 
 _ids = itertools.count()
 
@@ -68,6 +68,7 @@ def placeholder(name: str | None = None, dtype: Any = "float64",
     """
     dt = check_dtype(dtype, "placeholder")
     uid = next(_ids)
+    PLACEHOLDERS[0] += 1
     name = f"input{uid}" if name is None else str(name)
     dims = []
     for k, d in enumerate(shape):

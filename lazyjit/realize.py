@@ -8,6 +8,7 @@ keep earlier ones alive; its former node stays reachable for ``lj.grad``.
 """
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -137,4 +138,4 @@ def realize(*tensors) -> None:
         if t.node.op != "buffer":
             t._origin = t.node
             t.node = Node.leaf(t.node.buffer, site=False)
-            DERIVED[t.node] = t._origin
+            DERIVED[t.node] = weakref.ref(t._origin)  # (no chain of old graphs kept)

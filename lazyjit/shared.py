@@ -21,6 +21,7 @@ import numpy as np
 
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.replay import PLACEHOLDERS
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
@@ -182,11 +183,12 @@ class SharedVariable(Tensor):
                                f"the shape {self.shape}, got {v.shape}", (self.node, v.node))
             frame[self] = v
             return
-        along = [F.asarray(t).node for t in (along if isinstance(along, (list, tuple))
-                                              else [along])]
-        phs = placeholders_of(v.node) if v.node.buffer is None else []
-        for t in along:
-            phs += placeholders_of(t)
+        phs: list = []
+        if PLACEHOLDERS[0]:  # (graph walks only once lj.function placeholders exist)
+            along = along if isinstance(along, (list, tuple)) else [along]
+            phs = placeholders_of(v.node) if v.node.buffer is None else []
+            for t in along:
+                phs += placeholders_of(F.asarray(t).node)
         if phs:  # a graph being built: an update of the lj.function over ``phs``
             if id(self) in _PENDING:
                 realize_pending()

@@ -60,6 +60,7 @@ _MAX_COEF = 2**22  # nor are numbers a * P + b with |a| above this (a: known siz
 _MAX_OFFSET = 4096  # nor with |b| above this (b: x[:-1], ddof, taps)
 _EPS = {4: 2.5e-7, 8: 1e-15}  # a float constant's relative rounding, by its itemsize
 _BY_NAME: dict[str, int] = {}   # a named unknown dimension -> its sentinel
+PLACEHOLDERS = [0]  # lj.function placeholders created in this process (none: no checks)
 UNKNOWN: dict[int, str] = {}    # sentinel -> its name, for messages
 
 
@@ -336,8 +337,14 @@ def graph_leaves(roots: list[Node]) -> list[Node]:
     return out
 
 
-# the leaf holding a realized tensor's value -> the node that computed it
-DERIVED: "weakref.WeakKeyDictionary[Node, Node]" = weakref.WeakKeyDictionary()
+# the leaf holding a realized tensor's value -> a weak reference to the node that
+# computed it (alive while the tensor, or a graph, still holds that node)
+DERIVED: "weakref.WeakKeyDictionary[Node, weakref.ref]" = weakref.WeakKeyDictionary()
+
+
+def _origin(n: Node) -> Node | None:
+    ref = DERIVED.get(n) if n.op == "buffer" else None
+    return None if ref is None else ref()
 
 
 def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | None"]
@@ -361,7 +368,7 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | Non
             continue
         seen.add(n)
         stack.append((n, True))
-        origin = DERIVED.get(n) if n.op == "buffer" else None
+        origin = _origin(n)
         if origin is not None:  # a realized tensor's value: through what computed it
             stack.append((origin, False))
         elif n.op not in _LEAVES and n.op != "const":
@@ -370,7 +377,7 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | Non
     memo: dict[Node, Node] = {}
     for n in order:
         if n.op in _LEAVES or n.op == "const":
-            origin = DERIVED.get(n) if n.op == "buffer" else None
+            origin = _origin(n)
             if origin is not None and dep.get(origin):
                 dep[n], memo[n] = True, memo.get(origin, origin)
             elif n.op == "buffer":
