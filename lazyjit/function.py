@@ -189,13 +189,7 @@ class Function:
                                f"{getattr(var, 'shape', '?')} is not a shared variable; only "
                                "shared variables (lj.shared) can be updated",
                                (var.node,) if isinstance(var, Tensor) else ())
-            expr = F.asarray(expr)
-            if expr.dtype != var.dtype:
-                if not np.can_cast(expr.dtype, var.dtype, "same_kind"):
-                    raise op_error("function", f"update of {var.name or 'a shared variable'}"
-                                   f": cannot store {expr.dtype} in {var.dtype}",
-                                   (var.node, expr.node))
-                expr = F.astype(expr, var.dtype)
+            expr = var.coerce(expr, "function")
             if expr.shape != var.shape and not any(d in UNKNOWN for d in expr.shape):
                 raise op_error("function", f"update of {var.name or 'a shared variable'}: "
                                f"the new value has shape {expr.shape}, the variable "

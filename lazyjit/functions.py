@@ -16,6 +16,7 @@ import numpy as np
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.tensor import Tensor, apply, check_dtype
 from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.replay import FLOOR
 
 Scalar = (bool, int, float, np.generic)
 
@@ -109,7 +110,6 @@ def _known_sizes(op: str, *sizes) -> None:
     """Refuse a constant array whose size comes from a placeholder's unknown dimension
     (``lj.arange(x.shape[0])`` under ``lj.function``): it would be built at the sentinel
     size now and could not follow the size of each call."""
-    from lazyjit.trace.replay import FLOOR
     for v in sizes:
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and \
                 builtins.abs(int(v)) >= FLOOR:
@@ -124,7 +124,6 @@ def size_value(n: int, dtype) -> "Tensor | int":
     a count made of ``lj.function``'s unknown sizes (beyond float32's 24 bits), an exact
     int64 constant cast to ``dtype`` (folded at compile time), so that a replay at other
     sizes re-evaluates it exactly (``n - 1`` stays ``n - 1``)."""
-    from lazyjit.trace.replay import FLOOR
     if builtins.abs(n) < FLOOR or builtins.abs(n) >= 2**63:
         return n
     return astype(full((), n, np.int64), dtype)

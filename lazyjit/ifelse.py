@@ -14,7 +14,7 @@ import numpy as np
 
 from lazyjit import functions as F
 from lazyjit.tensor import Tensor
-from lazyjit.trace.graph import Trace
+from lazyjit.trace.graph import Trace, reachable
 from lazyjit.trace.node import Node, op_error
 
 
@@ -152,12 +152,4 @@ def ungated(outputs: list[Node]) -> set[Node]:
     decides: reached from ``outputs`` without going through an ``ifelse``'s branch
     operands (only its condition).  A loop must not compute the others before its
     steps (hoisting, push-out): they may belong to a branch never taken."""
-    seen: set[Node] = set()
-    stack = list(outputs)
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        stack.extend(n.src[:1] if n.op == "ifelse" else n.src)
-    return seen
+    return set(reachable(outputs, lambda n: n.src[:1] if n.op == "ifelse" else n.src))

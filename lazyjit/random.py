@@ -28,6 +28,7 @@ import numpy as np
 import lazyjit.functions as F
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import LazyjitError
+from lazyjit.trace.replay import has_unknown
 
 __all__ = ["RandomStream", "philox"]
 
@@ -50,7 +51,6 @@ def _flat_index(shape: tuple) -> Tensor:
     """The C-order flat index of each element of ``shape`` (uint64): one ``arange`` per
     dimension of unknown size, broadcast, times its stride, plus one ``arange`` of the
     known trailing block."""
-    from lazyjit.trace.replay import has_unknown
     if not has_unknown(shape):
         return F.reshape(F.arange(math.prod(shape), dtype=_U64), shape)
     out, stride = None, 1

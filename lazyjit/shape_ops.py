@@ -16,6 +16,7 @@ from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarr
                                broadcast_shapes, full, where, zeros)
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.replay import FLOOR
 
 
 # movement
@@ -239,7 +240,6 @@ def size_range(n: int, dtype=np.int64) -> Tensor:
     """``arange(n)`` in ``dtype``: a constant, or, when ``n`` is a size unknown until an
     ``lj.function`` call, a scan counting ``n`` steps (no constant of the sentinel size),
     which the call replays at its size."""
-    from lazyjit.trace.replay import FLOOR
     if builtins.abs(n) < FLOOR:
         return arange(n, dtype=dtype)
     from lazyjit.scan import scan

@@ -148,6 +148,18 @@ class SharedVariable(Tensor):
                            f"(value.astype('{self.dtype}'))", (self.node,))
         self._set_leaf(_owned_array(arr, self.dtype))
 
+    def coerce(self, value: Any, op: str) -> Tensor:
+        """``value`` as a tensor of this variable's dtype (a same-kind cast, as Theano's
+        updates allow); raises a ``LazyjitError`` naming ``op`` for another kind."""
+        from lazyjit import functions as F
+        v = F.asarray(value)
+        if v.dtype == self.dtype:
+            return v
+        if not np.can_cast(v.dtype, self.dtype, "same_kind"):
+            raise op_error(op, f"cannot assign a {v.dtype} value to the {self.dtype} shared "
+                           f"variable {self.name or ''}", (self.node, v.node))
+        return F.astype(v, self.dtype)
+
     def assign(self, value: Any, along: Any = ()) -> None:
         """Give the variable the value of ``value`` (a tensor of its dtype and shape, or
         anything :func:`lazyjit.asarray` takes), computed lazily.  Inside ``@lj.jit``
@@ -170,13 +182,7 @@ class SharedVariable(Tensor):
         if _DEPTH[0] and frame is None:
             raise op_error("assign", "assigning a shared variable inside this step function "
                            "is not supported (only in lj.scan's step functions)", (self.node,))
-        v = F.asarray(value)
-        if v.dtype != self.dtype:
-            if not np.can_cast(v.dtype, self.dtype, "same_kind"):
-                raise op_error("assign", f"cannot assign a {v.dtype} value to the "
-                               f"{self.dtype} shared variable {self.name or ''}",
-                               (self.node, v.node))
-            v = F.astype(v, self.dtype)
+        v = self.coerce(value, "assign")
         if frame is not None:
             if v.shape != self.shape:
                 raise op_error("assign", f"inside jit or a scan step the new value must keep "

@@ -53,6 +53,19 @@ class Trace:
         return users
 
 
+def reachable(roots: list[Node], children) -> dict[Node, None]:
+    """Every node reached from ``roots`` by following ``children(node)`` (a sequence of
+    nodes), in first-seen order (an explicit stack: graphs may be very deep)."""
+    seen: dict[Node, None] = {}
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen[n] = None
+            stack.extend(children(n))
+    return seen
+
+
 def collect(outputs: list[Node]) -> Trace:
     """Collect the trace that computes ``outputs``, stopping at nodes that hold a buffer
     and at ``param`` placeholders, which become the trace's inputs."""

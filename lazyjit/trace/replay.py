@@ -37,6 +37,7 @@ from typing import Callable
 
 import numpy as np
 
+from lazyjit.trace.graph import reachable
 from lazyjit.trace.node import LazyjitError, Node, format_site
 
 
@@ -224,26 +225,24 @@ class Sizes:
         return tuple(self.int(d, True) for d in shape)
 
 
+def _value(v, dtype: np.dtype, sizes: Sizes):
+    """A number of ``dtype`` (a constant's value) re-evaluated at this call's sizes."""
+    if dtype.kind in "iu":
+        return sizes.int(int(v))
+    if dtype.kind == "f":
+        return sizes.float(float(v), _EPS.get(dtype.itemsize, 2.5e-7))
+    return v
+
+
 def _const(n: Node, sizes: Sizes) -> Node:
-    kind, _ = n.arg
-    if kind == "int":
-        v = sizes.int(n.const_value)
-    elif kind == "float":
-        v = sizes.float(n.const_value, _EPS.get(n.dtype.itemsize, 2.5e-7))
-    else:
-        return n
+    v = _value(n.const_value, n.dtype, sizes)
     return n if v == n.const_value else Node.const(v, n.dtype)
 
 
 def _scalar(n: Node, sizes: Sizes) -> Node:
     """A 0-d constant array holding a number computed from sizes, re-evaluated."""
     v = n.buffer[()]
-    if n.dtype.kind in "iu":
-        new = sizes.int(int(v))
-    elif n.dtype.kind == "f":
-        new = sizes.float(float(v), _EPS.get(n.dtype.itemsize, 2.5e-7))
-    else:
-        return n
+    new = _value(v, n.dtype, sizes)
     if new == v:
         return n
     arr = np.asarray(new, n.dtype)
@@ -322,19 +321,8 @@ _LEAVES = frozenset(("buffer", "param"))  # a computed node is rebuilt even if i
 def graph_leaves(roots: list[Node]) -> list[Node]:
     """The ``buffer`` and ``param`` leaves the graph of ``roots`` reads (walking through
     computed nodes even when they hold a value), in first-seen order."""
-    seen: set[Node] = set()
-    out: list[Node] = []
-    stack = list(roots)
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if n.op in _LEAVES:
-            out.append(n)
-        else:
-            stack.extend(n.src)
-    return out
+    return [n for n in reachable(roots, lambda n: () if n.op in _LEAVES else n.src)
+            if n.op in _LEAVES]
 
 
 # the leaf holding a realized tensor's value -> a weak reference to the node that
