@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import time
 from collections import Counter
 
@@ -61,7 +60,7 @@ class Program:
         # output position -> the input slot its kernel may overwrite (see run's donate);
         # none when a kernel can fail during the call (an index check, an allocation):
         # an update already written in place could not be undone
-        self.donors = {} if _MAY_FAIL.search(source) else sched.donors()
+        self.donors = {} if sched.module.may_fail else sched.donors()
 
     def _donated(self, inputs, donate: dict) -> list[np.ndarray]:
         """The call's memory blocks, each donated output's block being its input array."""
@@ -116,9 +115,6 @@ class Program:
 
 
 _NCPU = os.cpu_count() or 1
-# a kernel returning an error code (an index check, a failed allocation), not a helper
-# returning a number
-_MAY_FAIL = re.compile(r"\)\s*return [1-9];|if \(err\) return")
 _from_buffer = ffi._backend.from_buffer  # cffi's own, without the Python wrapper's checks
 _CHARS = ffi.typeof("char[]")
 # when the machine was last looked at, a moving average of the other processes ready to

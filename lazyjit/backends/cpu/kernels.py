@@ -105,6 +105,9 @@ class Module:
         # optimizer level, which removes them
         from lazyjit.config import config
         self.checks = int(config.optimizer != "unsafe")
+        # whether a kernel can return an error during the call (an index check, a failed
+        # allocation): then no update is written in place (it could not be undone)
+        self.may_fail = False
 
     def p(self, value) -> str:
         self.params.append(int(value))
@@ -528,6 +531,7 @@ def _indexed(mod: Module, base: View, idx: View, axis: int) -> list[str] | None:
 
 def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
     """``dst = take(src, idx, axis)`` (src and idx contiguous); out of range -> error 1."""
+    mod.may_fail = True
     head = _indexed(mod, src, idx, axis)
     if head is None:
         return
@@ -550,6 +554,7 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
 
 def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool) -> None:
     """``dst[..., idx, ...] (+)= vals`` along ``axis`` (dst already holds the base)."""
+    mod.may_fail = True
     head = _indexed(mod, dst, idx, axis)
     if head is None:
         return

@@ -61,6 +61,7 @@ def emit(s, n: Node) -> "K.View":
     if rows * length == 0:
         return dst
     mod = s.mod
+    mod.may_fail = True  # its scratch allocation
     T = K.ctype(x.dtype)
     name = f"{x.dtype.name}_{'d' if n.arg else 'a'}"
     code = _HELPER.replace("$NAME", name).replace("$T", T).replace(
