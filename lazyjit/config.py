@@ -66,13 +66,17 @@ class _Flags:
     compiler: str = "cc"
     cflags: str = ""
     disk_cache: bool = True
+    # an untrusted disk cache (another user's, or writable by others) is an error instead
+    # of a warning and a private per-process compile (lazyjit.backends.cpu.codecache)
+    strict_cache: bool = False
     # how convolutions choose their implementation per shape (lazyjit.backends.algorithms):
     # guess_once (a heuristic), time_once (time the candidates once), or an algorithm
     conv_algo: str = "guess_once"
 
 
 _PARSERS = {"backend": _backend, "cache_dir": str, "openmp": _bool, "optimizer": _optimizer,
-            "compiler": str, "cflags": str, "disk_cache": _bool, "conv_algo": _conv_algo}
+            "compiler": str, "cflags": str, "disk_cache": _bool, "conv_algo": _conv_algo,
+            "strict_cache": _bool}
 
 
 class Config:

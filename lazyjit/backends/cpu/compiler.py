@@ -1,19 +1,25 @@
 """Compiling generated C: gcc through a subprocess, loaded with cffi, cached on disk.
 
 The code cache key is an xxhash of the source, the compiler command line and the
-machine (``-march=native`` code is not portable).  A module is compiled into a
-temporary file in the cache folder and renamed into place (atomic), so a failed or
-interrupted compile never leaves a broken entry; a second process finds it on disk and
-compiles nothing.  BLAS is NumPy's own OpenBLAS, whose ``cblas_?gemm`` addresses are
-handed to each module at load time (no link-time dependency).
+machine (``-march=native`` code is not portable).  Modules live in the disk cache of
+:mod:`.codecache`, which loads only the user's own, verified libraries and lets one
+process compile a module while the others wait for it; a module is compiled in a
+per-process work folder and renamed into place (atomic), so a failed or interrupted
+compile never leaves a broken entry.  The compiler runs in its own process group and
+ends with the call (Ctrl-C, an exception, or even ``kill -9`` of this process).  BLAS is
+NumPy's own OpenBLAS, whose ``cblas_?gemm`` addresses are handed to each module at load
+time (no link-time dependency).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import glob
 import os
 import platform
+import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -21,8 +27,10 @@ import threading
 import cffi
 import xxhash
 
+from lazyjit.backends.cpu import codecache
 from lazyjit.config import config
 from lazyjit.stats import COUNTERS
+from lazyjit.trace.node import op_error
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(_HERE))), "native")
@@ -33,7 +41,8 @@ ffi = cffi.FFI()
 ffi.cdef("int lj_run(void** B, const int64_t* P); void lj_set_blas(void* s, void* d, void* t);")
 
 _LOADED: dict[str, object] = {}
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()                      # guards _KEY_LOCKS and _BLAS
+_KEY_LOCKS: dict[str, threading.Lock] = {}    # one per module key: threads load it once
 
 
 class CompileError(RuntimeError):
@@ -151,8 +160,10 @@ _HEADER = None
 
 def settings() -> tuple:
     """The flags a compile depends on, read from the configuration now (a compile in
-    another thread must not read the configuration, which may have changed)."""
-    return (config.compiler, tuple(cflags()), config.disk_cache, config.cache_dir)
+    another thread must not read the configuration, which may have changed):
+    ``(compiler, cflags, disk_cache, cache_dir, strict_cache)``."""
+    return (config.compiler, tuple(cflags()), config.disk_cache, config.cache_dir,
+            config.strict_cache)
 
 
 def _key(source: str, opts: tuple) -> str:
@@ -164,63 +175,162 @@ def _key(source: str, opts: tuple) -> str:
 
 
 def is_cached(source: str, opts: tuple) -> bool:
-    """Whether ``source`` is loaded already or compiled on disk (a cheap :func:`load`)."""
+    """Whether ``source`` is loaded already or compiled on disk (a cheap :func:`load`:
+    whether the entry verifies is left to :func:`load`)."""
     key = _key(source, opts)
     return key in _LOADED or (opts[2] and os.path.exists(
         os.path.join(opts[3], key[:2], key[2:] + ".so")))
 
 
+def require_compiler(compiler: str) -> None:
+    """Check that the C compiler command ``compiler`` (the ``compiler`` flag) can be run.
+
+    Raises
+    ------
+    LazyjitError
+        It is not on ``PATH``, does not exist or is not executable; the message names
+        the command and the flag, and how to run without a compiler.
+    """
+    if shutil.which(compiler) is None:
+        where = "does not exist or is not executable" if os.sep in compiler else \
+            f"was not found on PATH ({os.environ.get('PATH', '')})"
+        raise _no_compiler(compiler, where)
+
+
+def _no_compiler(compiler: str, why: str) -> Exception:
+    return op_error("compile", f"cannot run the C compiler {compiler!r}: it {why}. It is "
+                    f"the `compiler` flag (compiler={compiler}): install a C compiler "
+                    f"(gcc or clang) or point the flag at one (LAZYJIT_FLAGS=compiler=gcc, "
+                    f"or lj.config(compiler=...)); LAZYJIT_FLAGS=backend=numpy runs "
+                    f"without a compiler")
+
+
 def load(source: str, opts: tuple | None = None):
     """Return the loaded cffi library for ``source``, compiling it only on a true miss
-    (neither in memory nor on disk); ``opts`` are :func:`settings` (default: now)."""
-    global _BLAS
+    (neither in memory nor verified on disk); ``opts`` are :func:`settings` (default:
+    now).  Threads loading different modules compile concurrently; processes compiling
+    the same module take turns (one compiles, the others load its result).
+
+    Raises
+    ------
+    LazyjitError
+        No usable C compiler (see :func:`require_compiler`), or ``strict_cache`` is set
+        and the disk cache cannot be trusted.
+    CompileError
+        The compiler failed.
+    """
     opts = opts or settings()
-    compiler, flags, disk_cache, cache_dir = opts
-    cmd = [compiler, *flags, *_libs()]
     key = _key(source, opts)
     lib = _LOADED.get(key)
     if lib is not None:
         return lib
     with _LOCK:
+        key_lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with key_lock:
         lib = _LOADED.get(key)
-        if lib is not None:
-            return lib
-        path = _compiled_path(key, source, cmd, disk_cache, cache_dir)
-        # never unloaded: OpenMP worker threads may still sit in a module's code at exit
-        lib = ffi.dlopen(path, ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0))
-        if _BLAS is None:
-            _BLAS = _blas_pointers()
-        lib.lj_set_blas(*_BLAS)
-        _LOADED[key] = lib
+        if lib is None:
+            lib = _LOADED[key] = _load_new(key, source, opts)
         return lib
 
 
-def _compiled_path(key: str, source: str, cmd: list[str], disk_cache: bool,
-                   cache_dir: str) -> str:
-    if disk_cache:
-        folder = os.path.join(cache_dir, key[:2])
-        path = os.path.join(folder, key[2:] + ".so")
-        if os.path.exists(path):
-            COUNTERS["disk_cache_hits"] += 1
-            return path
-        os.makedirs(folder, exist_ok=True)
-    else:
-        folder = tempfile.mkdtemp(prefix="lazyjit-")
-        path = os.path.join(folder, key + ".so")
-    fd, tmp_c = tempfile.mkstemp(suffix=".c", dir=folder)
-    with os.fdopen(fd, "w") as f:
-        f.write(source)
-    tmp_so = tmp_c[:-2] + ".so.tmp"
+def _load_new(key: str, source: str, opts: tuple):
+    compiler, flags, disk_cache, cache_dir, strict = opts
+    cmd = [compiler, *flags]
+    root = codecache.root(cache_dir, strict) if disk_cache else None
+    if root is not None:
+        path = codecache.fetch(root, key, strict, lambda work: _build(source, cmd, work))
+        if path is not None:
+            return _dlopen(path)
+    # a private module (no disk cache, or none that can be trusted): loaded, then unlinked
+    path = _build(source, cmd, codecache.work_folder(root))
     try:
-        proc = subprocess.run([cmd[0], *cmd[1:-len(_libs())], tmp_c, "-o", tmp_so,
-                               *_libs()], capture_output=True, text=True)
-        COUNTERS["compiles"] += 1
-        if proc.returncode != 0:
-            raise CompileError(f"lazyjit: C compilation failed ({' '.join(cmd)}):\n"
-                               f"{proc.stderr[-4000:]}\nsource kept at {tmp_c}")
-        os.replace(tmp_so, path)
+        return _dlopen(path)
     finally:
-        if os.path.exists(tmp_so):
-            os.unlink(tmp_so)
-    os.unlink(tmp_c)
-    return path
+        os.unlink(path)
+
+
+def _dlopen(path: str):
+    global _BLAS
+    # never unloaded: OpenMP worker threads may still sit in a module's code at exit
+    lib = ffi.dlopen(path, ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0))
+    with _LOCK:
+        if _BLAS is None:
+            _BLAS = _blas_pointers()
+    lib.lj_set_blas(*_BLAS)
+    return lib
+
+
+def _build(source: str, cmd: list[str], folder: str) -> str:
+    """Compile ``source`` with ``cmd`` in the work ``folder``; return the library's
+    temporary path there.  Nothing is left in ``folder`` but, after a failed compile,
+    the source (named in the error).
+
+    Raises
+    ------
+    LazyjitError
+        The compiler cannot be run.
+    CompileError
+        It failed.
+    """
+    require_compiler(cmd[0])
+    fd, tmp_c = tempfile.mkstemp(suffix=".c", dir=folder)
+    tmp_so = tmp_c[:-2] + ".so.tmp"
+    keep_source = built = False
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        code, output = _run([*cmd, tmp_c, "-o", tmp_so, *_libs()], folder)
+        COUNTERS["compiles"] += 1
+        if code in (126, 127):  # the shell could not run it
+            raise _no_compiler(cmd[0], f"could not be run ({output.strip()[-300:]})")
+        if code != 0:
+            keep_source = True
+            raise CompileError(f"lazyjit: C compilation failed ({' '.join(cmd)}):\n"
+                               f"{output[-4000:]}\nsource kept at {tmp_c} until this "
+                               f"process exits")
+        if not os.path.exists(tmp_so):
+            raise CompileError(f"lazyjit: the C compiler ({' '.join(cmd)}) exited without "
+                               f"error but wrote no library")
+        built = True
+        return tmp_so
+    finally:
+        if not built:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp_so)
+        if not keep_source:
+            os.unlink(tmp_c)
+
+
+# Runs the compiler ("$@": never parsed by a shell) in the background and waits for it;
+# a watcher blocks reading fd 3, a pipe whose other end only the Python process holds:
+# when that process dies (even by kill -9) the read ends and the watcher kills the whole
+# process group (the compiler, cc1, as, ld), itself included.
+_WRAPPER = ('exec 3<&0; "$@" 3<&- & c=$!; (read x <&3; kill -9 0) >/dev/null 2>&1 & '
+            'w=$!; wait $c; s=$?; kill $w 2>/dev/null; exit $s')
+
+
+def _run(args: list[str], folder: str) -> tuple[int, str]:
+    """Run ``args`` in its own process group with ``TMPDIR=folder``; return its exit
+    status and output.  The compiler ends with the call: an exception while waiting
+    (Ctrl-C) kills its group, and so does the death of this process (the wrapper)."""
+    env = dict(os.environ, TMPDIR=folder)
+    parent_end = None
+    try:
+        child_end, parent_end = os.pipe()
+        try:
+            proc = subprocess.Popen(["/bin/sh", "-c", _WRAPPER, "lazyjit-cc", *args],
+                                    stdin=child_end, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, env=env, process_group=0)
+        finally:
+            os.close(child_end)
+        try:
+            output = proc.communicate()[0]
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+        return proc.returncode, output.decode(errors="replace")
+    finally:
+        if parent_end is not None:
+            os.close(parent_end)
