@@ -17,7 +17,8 @@ from collections import Counter
 import numpy as np
 
 from lazyjit.backends.cpu import pool
-from lazyjit.backends.cpu.compiler import ffi, is_cached, load, prelude, settings
+from lazyjit.backends.cpu.compiler import (ffi, is_cached, load, prelude, require_compiler,
+                                          settings)
 from lazyjit.backends.cpu.schedule import schedule
 from lazyjit.stats import COUNTERS
 from lazyjit.trace.graph import Trace
@@ -160,21 +161,29 @@ class Tiered:
     """A plan of the ``fast_compile`` level (``o1``): it runs on the reference interpreter
     (no compile at all, as Theano's FAST_COMPILE ran Python implementations) until the
     C module, compiled in a background thread, is ready, and on the module from then on.
-    A failed compile raises at the next call."""
+    A missing compiler raises at once; a failed compile raises at the next call, and the
+    call after that compiles in the foreground with the flags of then (so a fixed flag
+    takes effect)."""
 
     __slots__ = ("interp", "sched", "source", "future", "program")
 
     def __init__(self, trace: Trace, sched, source: str):
         from lazyjit.backends import numpy_backend
+        opts = settings()
+        require_compiler(opts[0])
         self.interp = numpy_backend.compile(trace)
         self.sched, self.source, self.program = sched, source, None
-        self.future = _executor().submit(load, source, settings())
+        self.future = _executor().submit(load, source, opts)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if self.program is None:
-            if not self.future.done():
+            if self.future is None:  # the background compile failed
+                self.program = Program(self.sched, load(self.source), self.source)
+            elif not self.future.done():
                 return self.interp.run(inputs)
-            self.program = Program(self.sched, self.future.result(), self.source)
+            else:
+                future, self.future = self.future, None
+                self.program = Program(self.sched, future.result(), self.source)
         return self.program.run(inputs)
 
 

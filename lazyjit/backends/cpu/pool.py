@@ -7,6 +7,7 @@ mappings with ``MADV_HUGEPAGE``, so first touches fault 2 MiB at a time.
 """
 from __future__ import annotations
 
+import errno
 import mmap
 import sys
 
@@ -22,12 +23,25 @@ _free: dict[int, list[np.ndarray]] = {}
 
 
 def _raw(nbytes: int) -> np.ndarray:
+    """A fresh buffer of ``nbytes`` bytes.
+
+    Raises
+    ------
+    MemoryError
+        The machine cannot provide it (the message names the size).
+    """
     if nbytes >= HUGE:
         # whole 4 KiB pages: the kernel backs the 2 MiB-aligned stretches inside with huge
         # pages and the ends with small ones (rounding up to 2 MiB made the last huge page
         # resident in full: +1.5 MiB on a 6.5 MiB buffer)
         size = -(-nbytes // mmap.PAGESIZE) * mmap.PAGESIZE
-        mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        try:
+            mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        except OSError as e:
+            if e.errno != errno.ENOMEM:
+                raise
+            raise MemoryError(f"lazyjit: cannot allocate a buffer of {nbytes} bytes "
+                              f"({nbytes / 2**30:.3g} GiB): out of memory") from None
         if hasattr(mmap, "MADV_HUGEPAGE"):
             try:
                 mm.madvise(mmap.MADV_HUGEPAGE)
@@ -39,7 +53,13 @@ def _raw(nbytes: int) -> np.ndarray:
 
 def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
     """An uninitialized C-contiguous array of ``nbytes`` bytes, reusing a released pooled
-    buffer if any."""
+    buffer if any.
+
+    Raises
+    ------
+    MemoryError
+        The machine cannot provide it.
+    """
     if nbytes < MIN_POOLED:
         return np.empty(shape, dtype)
     lst = _free.get(nbytes)
