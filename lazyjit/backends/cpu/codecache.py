@@ -94,8 +94,8 @@ def distrust(problem: str, strict: bool) -> None:
         When ``strict`` (the ``strict_cache`` flag).
     """
     if strict:
-        raise op_error("cache", f"{problem} (strict_cache=true: nothing is compiled "
-                                "into a private folder instead)")
+        raise op_error("cache", f"{problem} (an error because strict_cache=true; without "
+                                "it lazyjit compiles into a private folder instead)")
     warn_once(f"lazyjit: {problem}. Compiling into a private per-process folder instead "
               "(nothing is reused across processes); set strict_cache=true to make this "
               "an error")
@@ -336,13 +336,15 @@ def fetch(root: str, key: str, strict: bool, build: Callable[[str], str]) -> str
     Raises
     ------
     LazyjitError
-        An entry cannot be trusted and ``strict``.
+        An entry cannot be trusted or written (``OSError``), and ``strict``.
     """
     lib = paths(root, key)[1]
     try:
         if verify(root, key) is None:
             COUNTERS["disk_cache_hits"] += 1
             return lib
+        _check_folder(root, create=True)  # (again, if removed since this process began)
+        _check_folder(os.path.join(root, "tmp"), create=True)
         with key_lock(root, key):
             why = verify(root, key)  # another process may have just written it
             if why is None:
@@ -354,8 +356,10 @@ def fetch(root: str, key: str, strict: bool, build: Callable[[str], str]) -> str
                 remove(root, key)
             return publish(root, key, build(work_folder(root)))
     except Untrusted as e:
-        problem = str(e)
-    distrust(f"not loading compiled code: {problem}", strict)
+        problem = f"not loading compiled code: {e}"
+    except OSError as e:  # removed while in use, full, ...
+        problem = f"not using the disk cache: {root} cannot be used ({e})"
+    distrust(problem, strict)
     return None
 
 

@@ -280,9 +280,9 @@ def _build(source: str, cmd: list[str], folder: str) -> str:
         with os.fdopen(fd, "w") as f:
             f.write(source)
         code, output = _run([*cmd, tmp_c, "-o", tmp_so, *_libs()], folder)
-        COUNTERS["compiles"] += 1
         if code in (126, 127):  # the shell could not run it
             raise _no_compiler(cmd[0], f"could not be run ({output.strip()[-300:]})")
+        COUNTERS["compiles"] += 1
         if code != 0:
             keep_source = True
             raise CompileError(f"lazyjit: C compilation failed ({' '.join(cmd)}):\n"
