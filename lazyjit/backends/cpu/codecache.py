@@ -259,7 +259,7 @@ def verify(root: str, key: str) -> str | None:
         return "missing"
     recorded = _read(sidecar)
     if recorded is None:
-        return "its sidecar (.sum) is missing"
+        return "its sidecar (.sum) is missing: written by an older lazyjit, or damaged"
     if recorded.decode("ascii", "replace") != sidecar_text(key, data):
         return "its bytes or key do not match its sidecar (.sum)"
     return None
@@ -372,7 +372,10 @@ def work_folder(root: str | None) -> str:
     with _LOCK:
         found = _WORK.get(base)
         if found is not None and found[2] == os.getpid():
-            return found[0]
+            if os.path.isdir(found[0]):
+                return found[0]
+            del _WORK[base]  # removed under this process: make another
+            os.close(found[1])
         if root:
             _sweep(base)
         while True:
@@ -388,6 +391,17 @@ def work_folder(root: str | None) -> str:
             os.close(fd)
         _WORK[base] = (path, fd, os.getpid())
         return path
+
+
+def private_folder(root: str | None) -> str:
+    """Where to compile a module that is loaded from no cache: :func:`work_folder` of
+    ``root``, or of the system's temporary folder when ``root`` is None or unusable."""
+    if root is not None:
+        try:
+            return work_folder(root)
+        except OSError:
+            pass
+    return work_folder(None)
 
 
 def _sweep(base: str) -> None:

@@ -242,7 +242,7 @@ def _load_new(key: str, source: str, opts: tuple):
         if path is not None:
             return _dlopen(path)
     # a private module (no disk cache, or none that can be trusted): loaded, then unlinked
-    path = _build(source, cmd, codecache.work_folder(root))
+    path = _build(source, cmd, codecache.private_folder(root))
     try:
         return _dlopen(path)
     finally:
