@@ -8,10 +8,11 @@ Every number is a pure function of (seed, counter): element ``i`` of a draw of `
 values reads the Philox4x32-10 block (Salmon et al., SC 2011; the generator of Random123
 and cuRAND) of counter ``c + i`` under the key ``seed``, where ``c`` is the stream's
 64-bit counter, which then advances by ``k``.  So successive draws differ, streams of
-different seeds differ, and every backend draws the same bits: raw bits, ``uniform`` on
-``[0, 1)``, ``bernoulli`` and ``integers`` are bit-identical across backends;
-``normal`` (``log``, ``cos``) and affine ``uniform`` (``low + (high - low) * u``, which C
-may fuse into one multiply-add) may differ in the last bit, as libm implementations do.
+different seeds differ, and every backend draws the same bits: every distribution here
+is computed with integer ops and correctly rounded float ops only (``normal``'s ``log``
+and ``cos`` are :mod:`lazyjit.exactmath`'s, not libm's), and the ``cpu`` backend
+compiles without fused multiply-adds, so its draws equal the ``numpy`` backend's bit
+for bit.
 
 The counter is a shared variable (:func:`lazyjit.shared`): inside ``@lj.jit`` a draw
 reads it at every call and advances it by an update applied after the call, so a
@@ -26,13 +27,15 @@ import operator
 import numpy as np
 
 import lazyjit.functions as F
+from lazyjit import exactmath
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import LazyjitError
-from lazyjit.trace.replay import has_unknown
+from lazyjit.trace.replay import has_unknown, plain
 
 __all__ = ["RandomStream", "philox"]
 
 _U64 = np.dtype(np.uint64)
+_F64 = np.dtype(np.float64)
 
 
 def _u64(x) -> Tensor:
@@ -87,8 +90,8 @@ def philox(counter, key, word=0, counter_hi=0) -> Tensor:
 
 def _shape(shape, where: str) -> tuple[int, ...]:
     try:
-        shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) \
-            else tuple(operator.index(s) for s in shape)
+        shape = (operator.index(plain(shape)),) if not isinstance(shape, (tuple, list)) \
+            else tuple(operator.index(plain(s)) for s in shape)
     except TypeError:
         raise LazyjitError(f"random.{where}: shape must be an int or a tuple of ints, "
                            f"got {shape!r}") from None
@@ -175,8 +178,8 @@ class RandomStream:
         """Uniform floats on ``[low, high)``, a tensor of ``shape`` and ``dtype``.
 
         ``dtype`` float32 (24 random bits per value) or float64 (53 bits, two words).
-        The default ``[0, 1)`` is exact and bit-identical on every backend; other
-        ranges compute ``low + (high - low) * u``, kept below ``high``.
+        The default ``[0, 1)`` is exact; other ranges compute ``low + (high - low) * u``
+        in ``dtype``, kept below ``high``; bit-identical on every backend.
 
         Raises ``LazyjitError`` for a negative shape, a non-float dtype, non-finite
         bounds or ``high <= low``.
@@ -193,8 +196,20 @@ class RandomStream:
         return F.minimum(u * float(high - low) + float(low), top.item())
 
     def normal(self, shape, mean=0.0, std=1.0, dtype="float32") -> Tensor:
-        """Normal floats of ``mean`` and ``std`` (Box-Muller: ``sqrt(-2 log(1 - u1)) *
-        cos(2 pi u2)``, u1 from words 0-1 and u2 from words 2-3 of one block).
+        """Normal floats of ``mean`` and ``std``: a tensor of ``shape`` and ``dtype``
+        (float32 or float64), the same bits on every backend.
+
+        Box-Muller (Box and Muller, 1958), one value per Philox block: ``z = sqrt(-2
+        log(v)) cos(2 pi u)`` with ``v = 1 - u1`` in ``[2**-53, 1]`` (``u1`` from words 0-1)
+        and ``u`` in ``[0, 1)`` (words 2-3), both 53-bit uniforms, for either ``dtype``.
+        It is computed in float64, ``mean + std * z`` too, and rounded once to ``dtype``.
+        ``log`` and ``cos`` are :func:`lazyjit.exactmath.log` and
+        :func:`~lazyjit.exactmath.cos_2pi` (fdlibm's method with an exact range
+        reduction, each below 1 ulp), graphs of correctly rounded operations only, so
+        the draws are bit-identical on every backend (libm's and NumPy's SIMD ``log``
+        and ``cos`` differ in the last bits); the float64 ``z`` is within about 3 ulp
+        of the exact Box-Muller value of its uniforms.  ``|z| <= sqrt(106 log 2) =
+        8.57`` (the smallest ``v``), for float32 too.
 
         Raises ``LazyjitError`` for a negative shape, a non-float dtype, non-finite
         ``mean``/``std`` or ``std < 0``.
@@ -204,10 +219,12 @@ class RandomStream:
         if std < 0:
             raise LazyjitError(f"random.normal: std must be >= 0, got {std}")
         w = self._words(shape, 4, "normal")
-        u1, u2 = (self._unit(w[:1], dt), self._unit(w[2:3], dt)) if dt == np.float32 \
-            else (self._unit(w[:2], dt), self._unit(w[2:], dt))
-        z = F.sqrt(-2.0 * F.log(1.0 - u1)) * F.cos(2.0 * math.pi * u2)
-        return z if (mean, std) == (0, 1) else z * float(std) + float(mean)
+        v = 1.0 - self._unit(w[:2], _F64)  # exact: a multiple of 2**-53 in (0, 1]
+        u = self._unit(w[2:], _F64)
+        z = F.sqrt(exactmath.log(v, -53, 0) * -2.0) * exactmath.cos_2pi(u)
+        if (mean, std) != (0, 1):
+            z = z * float(std) + float(mean)
+        return F.astype(z, dt)
 
     def bernoulli(self, shape, p=0.5, dtype="bool") -> Tensor:
         """``True`` (1) with probability ``p``: ``bits < round(p * 2**32)``, so ``p`` has a
