@@ -162,8 +162,8 @@ class Tiered:
     (no compile at all, as Theano's FAST_COMPILE ran Python implementations) until the
     C module, compiled in a background thread, is ready, and on the module from then on.
     A missing compiler raises at once; a failed compile raises at the next call, and the
-    call after that compiles in the foreground with the flags of then (so a fixed flag
-    takes effect)."""
+    call after that compiles again in the foreground (so a compiler fixed meanwhile is
+    used; changed flags make a new plan anyway)."""
 
     __slots__ = ("interp", "sched", "source", "future", "program")
 
