@@ -17,7 +17,8 @@ from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.ops import REGISTRY
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.node import (LazyjitError, Node, derivation, format_site, op_error,
+                                origin_of)
 
 
 class DisconnectedInputError(LazyjitError):
@@ -60,6 +61,85 @@ def toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
                 stack.pop()
                 append(node)
     return order
+
+
+def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
+                ) -> tuple[dict[Node, Node], set[Node]]:
+    """Make the graph of ``roots`` differentiable through values computed earlier.
+
+    A tensor whose value was read (printed, ``.numpy()``) is a leaf holding the value;
+    the node that computed it stays alive while the tensor does
+    (:func:`lazyjit.trace.node.origin_of`).  Each such leaf whose computing graph leads to
+    a ``target`` is replaced by that node, and the nodes above it are rebuilt, so that
+    reading a value never changes a derivative.  Only nodes created after the oldest
+    target are looked at (an older node cannot depend on a target).
+
+    Returns the map from each rebuilt node to its replacement, and the targets the
+    rebuilt graph depends on (through any op).
+
+    Raises
+    ------
+    LazyjitError
+        If the path to a target may pass through a value whose computing graph has been
+        freed (every tensor holding it was dropped): the derivative cannot be computed.
+    """
+    if not targets:
+        return {}, set()
+    floor = min(t.seq for t in targets)
+    reach: dict[Node, bool] = {}  # a target is below (looking into computing graphs)
+    hit: dict[Node, bool] = {}    # a target is below in the rebuilt graph
+    mapping: dict[Node, Node] = {}
+    stack = [(r, False) for r in roots]
+    while stack:
+        n, ready = stack.pop()
+        if n in reach:
+            continue
+        if n.seq < floor or n in stop:
+            reach[n] = hit[n] = n in targets
+            continue
+        d = derivation(n)
+        origin = d and d[0]
+        kids = () if n.op == "param" else (origin,) if origin is not None else n.src
+        if d is not None and origin is None and floor < d[1]:  # a target may be up there
+            raise op_error("grad", "a derivative may depend on a value computed earlier "
+                           "whose graph has been freed (every tensor holding it was "
+                           "dropped before lj.grad was called); keep that tensor alive "
+                           "until the derivative is built, or pass its value through "
+                           "lj.stop_gradient to treat it as a constant.  The value was "
+                           "computed at\n" + format_site(n.site))
+        if not ready:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if k not in reach)
+            continue
+        mine = n in targets
+        reach[n] = mine or any(reach[k] for k in kids)
+        if origin is None:
+            hit[n] = mine or any(hit[k] for k in kids)
+            if any(k in mapping for k in kids):
+                mapping[n] = Node.make(n.op, tuple(mapping.get(k, k) for k in kids), n.arg,
+                                       n.shape, n.dtype)
+        # through the graph that computed the value, when a target is there (besides the
+        # node computing a target's own value)
+        elif reach[origin] if not mine else any(reach.get(k, False) for k in origin.src):
+            mapping[n] = mapping.get(origin, origin)
+            hit[n] = mine or hit[origin]
+        else:
+            hit[n] = mine
+    # the targets on paths from the roots in the rebuilt graph
+    found, seen = set(), set()
+    stack = [r for r in roots if hit.get(r)]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in targets:
+            found.add(n)
+        if n.seq < floor or n in stop:
+            continue
+        kids = (origin_of(n),) if n.op == "buffer" and n in mapping else n.src
+        stack.extend(k for k in kids if hit.get(k))
+    return mapping, found
 
 
 def differentiable(node: Node) -> bool:
@@ -231,25 +311,21 @@ def disconnected_zeros(w: Tensor, name: str, policy: str, op: str, source: str) 
 
 def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op: str,
               source: str) -> list[Tensor]:
-    seen = {root}  # every node the cost depends on (an unordered walk: no toposort)
-    stack = [root]
-    while stack:
-        for s in stack.pop().src:
-            if s not in seen:
-                seen.add(s)
-                stack.append(s)
-    reach = seen
+    candidates = {n for w in wrts for n in (w.node, w._origin) if n is not None}
+    mapping, reach = see_through([root], candidates, set())
+    root = mapping.get(root, root)
+    nodes = [[mapping.get(n, n) for n in (w.node, w._origin) if n is not None and n in reach]
+             for w in wrts]  # each wrt's nodes in the (rebuilt) graph of the cost
     # float wrt in the graph get a grad node (zeros if, on expansion, no float path
     # leads to them); integer and bool ones carry no gradient graph at all
-    targets = tuple(dict.fromkeys(n for w in wrts for n in (w.node, w._origin)
-                                  if n is not None and n in seen and n.dtype.kind == "f"))
+    targets = tuple(dict.fromkeys(n for ns in nodes for n in ns if n.dtype.kind == "f"))
     out = []
-    for w, name in zip(wrts, names, strict=True):
-        mine = tuple(i for i, t in enumerate(targets) if t is w.node or t is w._origin)
+    for w, name, ns in zip(wrts, names, nodes, strict=True):
+        mine = tuple(i for i, t in enumerate(targets) if any(t is n for n in ns))
         if mine:
             out.append(Tensor(Node.make("grad", (root, *targets), ("grad", mine), w.shape,
                                         w.dtype)))
-        elif {w.node, w._origin} & reach:
+        elif ns:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
         else:
             out.append(disconnected_zeros(w, name, policy, op, source))
@@ -287,12 +363,9 @@ def expand_grads(order: list[Node]) -> dict[Node, Node]:
 
 def reached_targets(roots: list[Node], targets: set[Node], stop: set[Node]) -> set[Node]:
     """The ``targets`` that ``roots`` depend on through any op (floor, comparisons, ...),
-    without looking past ``stop``: the inputs that are not disconnected."""
-    reach: set[Node] = set()
-    for n in toposort(roots, stop):
-        if n in targets or (n not in stop and any(s in reach for s in n.src)):
-            reach.add(n)
-    return reach & targets
+    without looking past ``stop``: the inputs that are not disconnected (through the
+    graphs that computed values read earlier: :func:`see_through`)."""
+    return see_through(roots, targets, stop)[1]
 
 
 def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> dict[Node, Tensor]:
@@ -301,15 +374,17 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
     Returns the accumulated cotangent of each such node reached (a symbolic zero is
     simply absent).
     """
+    mapping = see_through(list(seeds), targets, stop)[0]
+    if mapping:  # values read earlier: differentiated through the graphs computing them
+        return mapped(mapping, targets, backprop(
+            {mapping.get(n, n): g for n, g in seeds.items()},
+            {mapping.get(t, t) for t in targets}, stop))
     order = toposort(list(seeds), stop)
     if any(n.op == "grad" for n in order):  # differentiating a gradient: expand it first
         mapping = expand_grads(order)
-        grads = backprop({mapping.get(n, n): g for n, g in seeds.items()},
-                         {mapping.get(t, t) for t in targets}, stop)
-        for t in targets:
-            if t in mapping and mapping[t] in grads:
-                grads[t] = grads[mapping[t]]
-        return grads
+        return mapped(mapping, targets, backprop(
+            {mapping.get(n, n): g for n, g in seeds.items()},
+            {mapping.get(t, t) for t in targets}, stop))
     depends: set[Node] = set()
     for n in order:
         if n in targets or (n not in stop and any(s in depends for s in n.src)):
@@ -334,6 +409,16 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
             prev = grads.get(s)
             grads[s] = ct if prev is None else prev + ct
     return grads
+
+
+def mapped(mapping: dict[Node, Node], nodes, values: dict[Node, Tensor]
+            ) -> dict[Node, Tensor]:
+    """``values`` computed on a rebuilt graph, also given under the original ``nodes``
+    that ``mapping`` replaced."""
+    for n in nodes:
+        if n in mapping and mapping[n] in values:
+            values[n] = values[mapping[n]]
+    return values
 
 
 def _is_value(x) -> bool:

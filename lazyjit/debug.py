@@ -1,14 +1,50 @@
 """Diagnostics.
 
 ``rewrite_summary(fn_or_tensor)`` lists the graph rewrites applied (rule name -> times),
-in the order of :data:`lazyjit.rewrite.PIPELINE`.
+in the order of :data:`lazyjit.rewrite.PIPELINE`; ``check(x, ok, message)`` guards a
+value with a condition computed in the graph.
 """
 from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
+from lazyjit import functions as F
 from lazyjit.rewrite import PIPELINE, TOTAL, rewrite_outputs, summary_of
+from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.graph import collect
+from lazyjit.trace.node import op_error
+
+
+def check(x, ok, message: str = "lj.debug.check failed") -> Tensor:
+    """``x``, guarded by a condition computed with it: a run-time assertion in the graph
+    (as ``tf.debugging.assert_*`` or JAX's ``checkify``).
+
+    Parameters
+    ----------
+    x : tensor (any shape and dtype): the value passed through.
+    ok : boolean tensor of any shape: every element must be true when ``x`` is computed.
+    message : the error's text (kept in Python: never part of generated code).
+
+    Returns
+    -------
+    A tensor equal to ``x`` (its shape and dtype) whose computation checks ``ok`` first;
+    derivatives pass through to ``x`` in both modes.
+
+    Raises
+    ------
+    LazyjitError
+        If ``ok`` is not boolean.
+    ValueError
+        With ``message``, when the result is computed and an element of ``ok`` is false
+        (the ``cpu`` backend skips the check at the ``unsafe`` optimizer level, as it
+        does index checks).
+    """
+    x, ok = F.asarray(x), F.asarray(ok)
+    if ok.dtype != np.bool_:
+        raise op_error("check", f"the condition must be boolean, got {ok.dtype}", (ok.node,))
+    return Tensor(apply("check", (x.node, ok.node), str(message)))
 
 
 def _ordered(counts: Counter) -> dict[str, int]:

@@ -26,8 +26,9 @@ import numpy as np
 
 from lazyjit import functions as F
 from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable,
-                              disconnected_zeros, expand_grads, grad, leaf_paths,
-                              reached_targets, reverse, split_aux, toposort, wrt_leaves)
+                              disconnected_zeros, expand_grads, grad, leaf_paths, mapped,
+                              reached_targets, reverse, see_through, split_aux, toposort,
+                              wrt_leaves)
 from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.tensor import Tensor
@@ -47,16 +48,15 @@ def push_tangents(roots: list[Node], seeds: dict[Node, Tensor],
     ``stop`` get a zero tangent.  Returns the tangent of each node that has a nonzero
     one (a symbolic zero is absent).  Deferred ``grad`` nodes are expanded first.
     """
-    order = toposort(roots, set(seeds))
-    if any(n.op == "grad" for n in order):
-        mapping = expand_grads(order)
+    # through values read earlier (seeds are independent inputs: not looked below)
+    mapping = see_through(roots, set(seeds), set(stop) | set(seeds))[0]
+    order = toposort(roots, set(seeds)) if not mapping else []
+    if mapping or any(n.op == "grad" for n in order):
+        mapping = mapping or expand_grads(order)
         tangents = push_tangents([mapping.get(r, r) for r in roots],
                                  {mapping.get(n, n): t for n, t in seeds.items()},
                                  {mapping.get(n, n) for n in stop})
-        for n, m in mapping.items():
-            if m in tangents:
-                tangents[n] = tangents[m]
-        return tangents
+        return mapped(mapping, mapping, tangents)
     tangents = dict(seeds)
     for n in order:
         if n in tangents or not n.src or n in stop or not differentiable(n):

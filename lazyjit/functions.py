@@ -15,8 +15,8 @@ import numpy as np
 
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.tensor import Tensor, apply, check_dtype
-from lazyjit.trace.node import Node, op_error
-from lazyjit.trace.replay import FLOOR
+from lazyjit.trace.node import Node, op_error, site_lines
+from lazyjit.trace.replay import FLOOR, UnknownSize, plain
 
 Scalar = (bool, int, float, np.generic)
 
@@ -47,7 +47,7 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     """
     if isinstance(data, Tensor):
         return data.astype(dtype) if dtype is not None else data
-    arr = np.array(data, dtype=dtype, order="C", copy=True)
+    arr = np.array(plain(data), dtype=dtype, order="C", copy=True)
     check_dtype(arr.dtype, "tensor")
     arr.flags.writeable = False
     return Tensor(Node.leaf(arr))
@@ -60,13 +60,14 @@ def _from_array(arr: np.ndarray) -> Tensor:
 
 
 def _shape_arg(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    if isinstance(shape, (int, np.integer, UnknownSize)):
+        return (int(plain(shape)),)
+    return tuple(int(plain(s)) for s in shape)
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (a broadcast constant, no memory)."""
+    fill_value = plain(fill_value)
     dt = check_dtype(dtype if dtype is not None else np.asarray(fill_value).dtype, "full")
     shape = _shape_arg(shape)
     if builtins.any(d < 0 for d in shape):
@@ -110,7 +111,7 @@ def _known_sizes(op: str, *sizes) -> None:
     """Refuse a constant array whose size comes from a placeholder's unknown dimension
     (``lj.arange(x.shape[0])`` under ``lj.function``): it would be built at the sentinel
     size now and could not follow the size of each call."""
-    for v in sizes:
+    for v in map(plain, sizes):
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and \
                 builtins.abs(int(v)) >= FLOOR:
             raise op_error(op, f"a constant of {v} elements: this size depends on a "
@@ -176,6 +177,8 @@ def _axes(axis, ndim: int, op: str) -> tuple[int, ...]:
 def _as_operand(x):
     if isinstance(x, Tensor):
         return x
+    if type(x) is UnknownSize:  # a size known at each call: recomputed then
+        return x.value
     if isinstance(x, Scalar) and not isinstance(x, np.generic):
         return x  # weakly typed Python scalar
     return tensor(x)
@@ -256,6 +259,10 @@ def elementwise(name: str, *operands) -> Tensor:
 
 
 def _elementwise(name: str, operands) -> Tensor:
+    if name in _RANGE_DECIDED and len(operands) == 2:
+        decided = _out_of_range(name, *operands)
+        if decided is not None:
+            return decided
     ops = [_as_operand(x) for x in operands]
     sig = (name, *[(x.node.shape, x.node.dtype) if isinstance(x, Tensor) else type(x)
                    for x in ops])  # (a Tensor subclass, e.g. a shared variable, too)
@@ -271,6 +278,35 @@ def _elementwise(name: str, operands) -> Tensor:
 
 
 _RECIPES: dict = {}  # (op, operand shapes and dtypes or scalar types) -> recipe
+
+_FLIPPED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+_LOGICAL = ("logical_and", "logical_or", "logical_xor")
+_RANGE_DECIDED = frozenset((*_FLIPPED, *_LOGICAL))
+
+
+def _out_of_range(name: str, a, b) -> "Tensor | None":
+    """A comparison or logical op of an integer tensor with a Python int outside its
+    dtype's range, as NumPy 2 computes it (NEP 50): ``uint8 >= -1`` is true everywhere,
+    ``uint8 == 300`` false, and ``logical_and(u, -1)`` reads -1 as true; None for other
+    operands (the int would not fit the tensor's dtype)."""
+    if isinstance(a, Tensor) and type(b) is int:
+        t, v = a, b
+    elif isinstance(b, Tensor) and type(a) is int:
+        t, v = b, a
+    else:
+        return None
+    if t.dtype.kind not in "iu":
+        return None
+    info = np.iinfo(t.dtype)
+    if info.min <= v <= info.max:
+        return None
+    if name in _LOGICAL:  # only the truth of the int matters (it is not zero)
+        return elementwise(name, *[x if x is t else True for x in (a, b)])
+    above = v > info.max  # every element is below v
+    op = name if t is a else _FLIPPED[name]  # v < t is t > v
+    value = {"eq": False, "ne": True, "lt": above, "le": above, "gt": not above,
+             "ge": not above}[op]
+    return full(t.shape, value, np.bool_)
 
 
 def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
@@ -351,7 +387,6 @@ multiply = _binary("mul")
 floor_divide = _binary("floordiv")
 remainder = _binary("mod")
 mod = remainder
-power = _binary("pow")
 maximum = _binary("maximum")
 minimum = _binary("minimum")
 equal = _binary("eq")
@@ -366,6 +401,37 @@ logical_xor = _binary("logical_xor")
 bitwise_and = _binary("bitwise_and")
 bitwise_or = _binary("bitwise_or")
 bitwise_xor = _binary("bitwise_xor")
+_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+
+
+def power(a, b) -> Tensor:
+    """``a ** b`` elementwise with NumPy broadcasting and type promotion (``np.power``).
+
+    Raises
+    ------
+    ValueError
+        For an integer result with a negative exponent, as NumPy: at once (a
+        ``LazyjitError`` at this line) for a Python or NumPy integer exponent or a
+        computed tensor, else when the value is computed (a run-time check).
+    """
+    out = elementwise("pow", a, b)
+    if out.dtype.kind not in "iu":
+        return out
+    if not isinstance(b, Tensor):
+        if np.any(np.asarray(b) < 0):
+            raise op_error("pow", _NEGATIVE_POWER, (out.node,))
+        return out
+    if b.dtype.kind != "i":
+        return out
+    if b.node.buffer is not None:
+        if (b.node.buffer < 0).any():
+            raise op_error("pow", _NEGATIVE_POWER, (b.node,))
+        return out
+    site = site_lines(out.node.site)
+    where = f" (the power was taken at {site[0][0]}:{site[0][1]})" if site else ""
+    return Tensor(apply("check", (out.node, (b >= 0).node), _NEGATIVE_POWER + where))
+
+
 floor_divide.__doc__ = ("Floor division ``a // b`` with NumPy semantics (rounds toward -inf; "
                         "integer division by zero gives 0).")
 remainder.__doc__ = "Remainder ``a % b`` with NumPy semantics (the sign of ``b``)."

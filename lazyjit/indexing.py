@@ -18,6 +18,7 @@ import numpy as np
 
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.replay import plain
 
 
 def _normalize(key, ndim: int):
@@ -25,6 +26,9 @@ def _normalize(key, ndim: int):
         key = (key,)
     out = []
     for k in key:
+        k = plain(k)  # sizes known at each call: recomputed then
+        if isinstance(k, slice):
+            k = slice(plain(k.start), plain(k.stop), plain(k.step))
         if isinstance(k, Tensor):
             out.append(k)
         elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
@@ -62,6 +66,15 @@ def _is_array(k) -> bool:
     return isinstance(k, (Tensor, np.ndarray))
 
 
+def _broadcast_or_none(shapes: list) -> tuple:
+    """NumPy's broadcast of ``shapes``, or ``()`` when they do not broadcast (the error
+    is raised where the index arrays are broadcast)."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return ()
+
+
 def check_bounds(idx: np.ndarray, axis: int, n: int) -> None:
     """Raise NumPy's ``IndexError`` for a constant index array with an entry outside
     ``[-n, n)`` (indices that are tensors are checked when computed)."""
@@ -75,6 +88,9 @@ def getitem(x: Tensor, key) -> Tensor:
     from lazyjit import functions as F
     key = _normalize(key, x.ndim)
     has_array = any(_is_array(k) for k in key)
+    # NumPy checks the bounds of index arrays only when their broadcast shape selects
+    # something: z[[], :, [254]] of z with shape (0, 4, 2) is empty, not an error
+    empty = has_array and 0 in _broadcast_or_none([k.shape for k in key if _is_array(k)])
     # pass 1: basic slicing of every consumed dim; ints become arrays when arrays exist
     slices, after, adv = [], [], []  # after: shape template after the basic slice
     dim = 0
@@ -84,7 +100,7 @@ def getitem(x: Tensor, key) -> Tensor:
             continue
         n = x.shape[dim]
         if _is_array(k) or (has_array and isinstance(k, (int, np.integer))):
-            if not isinstance(k, Tensor):
+            if not isinstance(k, Tensor) and not (empty and _is_array(k)):
                 check_bounds(np.asarray(k), dim, n)
             slices.append((0, n, 1))
             adv.append((len(after), k))

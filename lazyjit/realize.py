@@ -8,7 +8,6 @@ keep earlier ones alive; its former node stays reachable for ``lj.grad``.
 """
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -17,9 +16,8 @@ from lazyjit.backends import GENERIC_SIZES, Executable, get_backend
 from lazyjit.config import config
 from lazyjit.rewrite import optimize, remember, rewrite_outputs
 from lazyjit.stats import COUNTERS
-from lazyjit.trace.graph import Trace, collect
-from lazyjit.trace.node import LazyjitError, Node, format_site
-from lazyjit.trace.replay import DERIVED
+from lazyjit.trace.graph import Trace, collect, reachable
+from lazyjit.trace.node import LazyjitError, Node, derived, format_site
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
@@ -95,12 +93,19 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
     # computed earlier, the trace key (which stops at it) does not show the graph below
     # it, which the expansion differentiated: another trace of the same key may differ
     # there (other constants, ops or inputs).
-    cacheable = all(n.op == "buffer" and not n.src and n.arg > first_new_leaf for n in extras)
+    cacheable = all(n.op == "buffer" and n.arg > first_new_leaf or _of_constants(n)
+                    for n in extras)
     if cacheable:
         from lazyjit.autodiff import toposort
         roots = [s for n in trace.nodes if n.op == "grad" for s in n.src]
         cacheable = not any(n.buffer is not None and n.src for n in toposort(roots, set()))
     return (_WithExtras(plan, [n.buffer for n in extras]) if extras else plan), cacheable
+
+
+def _of_constants(node: Node) -> bool:
+    """Whether ``node`` (computed earlier, found again by hash-consing) is computed from
+    scalar literals only (a broadcast constant): its value is fixed by the structure."""
+    return all(n.op == "const" for n in reachable([node], lambda n: n.src) if not n.src)
 
 
 def realize(*tensors) -> None:
@@ -137,5 +142,5 @@ def realize(*tensors) -> None:
     for t in tensors:
         if t.node.op != "buffer":
             t._origin = t.node
-            t.node = Node.leaf(t.node.buffer, site=False)
-            DERIVED[t.node] = weakref.ref(t._origin)  # (no chain of old graphs kept)
+            t.node = Node.leaf(t.node.buffer, site=t._origin.site)
+            derived(t.node, t._origin)  # weakly: no chain of old graphs kept

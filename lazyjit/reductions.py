@@ -145,7 +145,10 @@ def logsumexp(x, axis=None, keepdims=False) -> Tensor:
 
 def _finite_max(x: Tensor, axis) -> Tensor:
     """The max over ``axis`` (kept), 0 where it is infinite, as a constant for ``grad``:
-    the shift that keeps ``exp`` in range."""
+    the shift that keeps ``exp`` in range; 0 over an empty axis (whose ``log(sum(exp))``
+    is then ``log(0) = -inf``, as ``scipy.special.logsumexp`` gives)."""
+    if 0 in [x.shape[a] for a in _axes(axis, x.ndim, "logsumexp")]:
+        return zeros(_reduced_shape(x, axis, True), x.dtype)
     m = stop_gradient(max(x, axis, keepdims=True))
     return where(isinf(m), zeros_like(m), m)
 

@@ -36,6 +36,7 @@ from lazyjit.shared import _SCAN_RECORDING
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
+from lazyjit.trace.replay import plain
 
 _DEPTH = [0]  # nesting depth of the body being traced (its placeholders carry it)
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
@@ -357,6 +358,7 @@ def _taps(value, default, what: str) -> tuple[int, ...]:
 def _steps(n_steps) -> int | None:
     if n_steps is None:
         return None
+    n_steps = plain(n_steps)  # a size known at each call: recomputed then
     if isinstance(n_steps, Tensor):
         if n_steps.ndim != 0 or n_steps.dtype.kind not in "iu":
             raise op_error("scan", f"n_steps must be an integer scalar, got shape "

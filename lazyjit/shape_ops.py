@@ -16,7 +16,7 @@ from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarr
                                broadcast_shapes, full, where, zeros)
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import Node, op_error
-from lazyjit.trace.replay import FLOOR
+from lazyjit.trace.replay import FLOOR, plain
 
 
 # movement
@@ -25,7 +25,7 @@ from lazyjit.trace.replay import FLOOR
 def reshape(x, shape, *more) -> Tensor:
     """Reshape (one ``-1`` allowed), as ``np.reshape`` in C order."""
     x = asarray(x)
-    shape = _shape_arg(shape) + tuple(int(s) for s in more)
+    shape = _shape_arg(shape) + _shape_arg(more)
     if shape.count(-1) > 1:
         raise op_error("reshape", f"can only specify one unknown dimension, got {shape}", (x.node,))
     if -1 in shape:
@@ -167,6 +167,7 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
     x = asarray(x)
     (axis,) = _axes(axis, x.ndim, "split")
     n = x.shape[axis]
+    indices_or_sections = plain(indices_or_sections)
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
         if k <= 0 or n % k:
@@ -174,7 +175,7 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
                            f"{k} equal sections", (x.node,))
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
-        bounds = [0] + [builtins.min(int(i), n) for i in indices_or_sections] + [n]
+        bounds = [0] + [builtins.min(int(plain(i)), n) for i in indices_or_sections] + [n]
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         sl = tuple((a, builtins.max(a, b), 1) if i == axis else (0, d, 1)

@@ -16,7 +16,7 @@ from lazyjit import shape_ops as S
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import op_error
 
-__all__ = ["cumsum", "cumprod", "sort", "argsort"]
+__all__ = ["cumsum", "cumprod", "sort", "argsort", "products_of_others"]
 
 
 def _acc_dtype(x: Tensor, dtype) -> np.dtype:
@@ -60,6 +60,31 @@ def cumprod(x, axis=None, dtype=None) -> Tensor:
     """Cumulative product along ``axis`` (flattened when None), as ``np.cumprod``
     (dtypes as :func:`cumsum`)."""
     return _scan_along(x, axis, dtype, F.multiply, "cumprod")
+
+
+def products_of_others(x: Tensor, axes: tuple[int, ...]) -> Tensor:
+    """For each element, the product of the other elements of its group (the elements
+    reduced together over ``axes``): the partial derivative of ``prod(x, axes)``.
+
+    Computed as an exclusive prefix product times an exclusive suffix product (two
+    ``cumprod`` scans), never as ``prod / x``: exact where elements are zero (the
+    derivative of ``prod([0, 2, 3])`` is ``[6, 0, 0]``), and a polynomial in ``x``, so its
+    own derivatives (a Hessian of a product) are exact too, as JAX's product rule tree.
+    ``x``: any shape, floating point; returns a tensor of ``x``'s shape and dtype."""
+    kept = [a for a in range(x.ndim) if a not in axes]
+    perm = (*kept, *axes)
+    moved = S.transpose(x, perm)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    if n == 0:
+        return F.zeros_like(x)
+    rows = F.reshape(moved, (*moved.shape[:len(kept)], n))
+    one = F.ones((*rows.shape[:-1], 1), x.dtype)
+    before = S.concatenate([one, cumprod(rows, axis=-1)[..., :-1]], axis=-1)
+    after = S.concatenate([cumprod(rows[..., ::-1], axis=-1)[..., -2::-1], one], axis=-1)
+    others = F.reshape(before * after, moved.shape)
+    return S.transpose(others, tuple(int(i) for i in np.argsort(perm)))
 
 
 def _sort(x, axis, descending: bool, with_index: bool, name: str):

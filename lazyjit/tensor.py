@@ -6,12 +6,14 @@ Operations on tensors only record nodes; the value is computed when it is needed
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
-from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.node import LazyjitError, Node, _internal, op_error
+from lazyjit.trace.replay import FLOOR, UNKNOWN, UnknownSize, user_size
 
 
 def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
@@ -63,7 +65,13 @@ class Tensor:
     # ---- metadata, known without computing ----
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.node.shape
+        """The shape, a tuple of ints; in the user's code, a dimension known only at each
+        call of an ``lj.function`` is an :class:`~lazyjit.trace.replay.UnknownSize`
+        (lazyjit's own code sees the stand-in numbers, which it recomputes)."""
+        shape = self.node.shape
+        if UNKNOWN and shape and max(shape) >= FLOOR and not _internal(sys._getframe(1).f_code):
+            return tuple(user_size(d) for d in shape)
+        return shape
 
     @property
     def dtype(self) -> np.dtype:
@@ -75,7 +83,14 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        return self.node.size
+        size = self.node.size
+        if UNKNOWN and size >= FLOOR and not _internal(sys._getframe(1).f_code):
+            dims = [user_size(d) for d in self.node.shape]
+            out = dims[0]
+            for d in dims[1:]:
+                out = out * d
+            return out
+        return size
 
     @property
     def device(self) -> str:
@@ -83,9 +98,12 @@ class Tensor:
         return config.backend
 
     def __len__(self) -> int:
-        if not self.shape:
+        shape = self.node.shape
+        if not shape:
             raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
+        if type(user_size(shape[0])) is UnknownSize:
+            user_size(shape[0]).__index__()  # raises: the size is known only at each call
+        return shape[0]
 
     @property
     def graph_node(self) -> Node:

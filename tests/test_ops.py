@@ -471,6 +471,28 @@ OPS["concat"] += [Case(f"concat-{da}-{db}", lambda a, b: lj.concatenate([a, b], 
                        lambda a, b: np.concatenate([a, b], 1), ((2, 3), (2, 2)), (da, db))
                   for da, db in MIXED]
 
+def _refused(message: str):
+    def ref(*arrays):
+        raise ValueError(message)
+    return ref
+
+
+OPS["check"] = [Case(f"check-{dt}", lambda x: lj.debug.check(x * 2, x < 10), lambda x: x * 2,
+                     ((3, 4),), dt, group=f"check-{dt}") for dt in FLOATS + INTS]
+OPS["check"] += [
+    Case("check-fails", lambda x: lj.debug.check(x, x > 0, "negative"), _refused("negative"),
+         values=(np.array([1.0, -1.0]),)),
+    # integer powers refuse negative exponents (NumPy's ValueError), known at once or not
+    Case("pow-int-computed-negative-exponent", lambda a, b: a ** (b * 1), np.power,
+         values=(np.array([2, 3]), np.array([1, -1]))),
+    Case("pow-int-computed-exponents", lambda a, b: a ** (b * b), lambda a, b: a ** (b * b),
+         values=(np.array([2, 3, -2]), np.array([1, -1, 3]))),
+    Case("rpow-int-negative-exponent", lambda b: 2 ** b, lambda b: 2 ** b,
+         values=(np.array([2, -3]),)),
+    Case("pow-int-negative-constant", lambda a: a ** -1, lambda a: a ** -1,
+         values=(np.array([1, 2]),)),
+]
+
 MATMUL = [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (4, 5)),
           ((3, 4), (4,)), ((4,), (4,)), ((2, 3, 4), (4,)), ((4,), (2, 4, 5)), ((3, 0), (0, 4)),
           ((1, 1), (1, 1)), ((3, 4), (5, 4))]

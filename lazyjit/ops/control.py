@@ -1,5 +1,6 @@
 """Control-flow ops: ``scan`` (a loop; :mod:`lazyjit.scan`), ``scan_out`` (selects one
-result of a multi-result node) and ``ifelse`` (evaluates one branch; :mod:`lazyjit.ifelse`).
+result of a multi-result node), ``ifelse`` (evaluates one branch; :mod:`lazyjit.ifelse`)
+and ``check`` (a run-time guard: an error when a condition computed in the graph fails).
 
 Their NumPy references define the semantics and serve the ``numpy`` backend: the scan
 reference interprets the body once per step.  The derivative rules live in
@@ -97,3 +98,18 @@ register(OpDef("ifelse", "branch", run_ifelse, vjp=_ifelse_vjp, jvp=_ifelse_jvp,
                doc="a conditional running one of two inner graphs (see lazyjit.ifelse)"))
 register(OpDef("scan_out", "select", lambda parts, i: parts[i], vjp=_select_vjp,
                jvp=_select_jvp, doc="result i of a multi-result node"))
+
+
+def run_check(x, ok, message):
+    """The guard: ``x`` itself when every element of ``ok`` is true, else
+    ``ValueError(message)`` (what NumPy raises where the condition fails: ``int ** -1``)."""
+    if not np.all(ok):
+        raise ValueError(message)
+    return x
+
+
+register(OpDef("check", "check", run_check, shape=lambda srcs, message: srcs[0].shape,
+               dtype=lambda srcs, message: srcs[0].dtype,
+               vjp=lambda g, out, x, ok, message: (g, None),
+               jvp=lambda ts, out, x, ok, message: ts[0],
+               doc="x, once every element of ok is true (else ValueError(message))"))

@@ -22,9 +22,9 @@ import numpy as np
 # "select": picks one result of those multi-result nodes
 # "window": sliding-window ops (convolution, pooling), whose concrete implementation each
 # backend chooses per shape (see lazyjit.backends.algorithms); "sort": a permutation of
-# each row by its keys
+# each row by its keys; "check": a run-time guard that passes its first operand through
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "branch", "select", "window", "sort")
+         "loop", "branch", "select", "window", "sort", "check")
 
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",

@@ -65,8 +65,15 @@ def _tie_weights(out, x, axes):
 register(OpDef("sum", "reduce", lambda x, axes: np.sum(x, axis=axes, keepdims=True),
                shape=_reduce_shape, vjp=lambda g, out, x, axes: (F.broadcast_to(g, x.shape),),
                jvp=linear_jvp))
+def _others(out, x, axes):
+    """d prod / d x: the product of the other elements (exact at zeros; not out / x)."""
+    from lazyjit.sorting import products_of_others
+    return products_of_others(x, axes)
+
+
 register(OpDef("prod", "reduce", lambda x, axes: np.prod(x, axis=axes, keepdims=True),
-               shape=_reduce_shape, **_reduce_rules(lambda out, x, axes: out / x)))
+               shape=_reduce_shape, **_reduce_rules(_others),
+               doc="derivative: the product of the other elements, exact at zeros"))
 register(OpDef("max", "reduce", lambda x, axes: np.max(x, axis=axes, keepdims=True),
                shape=_nonempty_reduce_shape("max"), **_reduce_rules(_tie_weights),
                doc="derivative split evenly among tied maxima"))
@@ -109,9 +116,12 @@ def _expand_shape(srcs, shape):
 
 
 def as_slices(sl) -> tuple:
-    """Normalized ``(start, stop, step)`` triples as Python slices (stop -1 with a
-    negative step means 'past index 0')."""
-    return tuple(slice(a, b if b >= 0 else None, c) for a, b, c in sl)
+    """Normalized ``(start, stop, step)`` triples as Python slices selecting exactly
+    ``range(start, stop, step)`` (stop -1 with a negative step means 'past index 0'; an
+    empty range, such as ``(-1, -1, -1)`` for ``a[-6::-1]`` of 5 elements, selects
+    nothing, where NumPy would read a negative start from the end)."""
+    return tuple(slice(a, b if b >= 0 else None, c) if len(range(a, b, c)) else slice(0, 0)
+                 for a, b, c in sl)
 
 
 def _slice_shape(srcs, slices):
@@ -220,10 +230,24 @@ register(OpDef("take", "index", _take, shape=_take_shape,
                **_LINEAR,
                vjp=lambda g, out, x, idx, axis: (F.put_add(F.zeros_like(x), idx, g, axis),
                                                  None)))
+def _survivors(x, idx, v, axis):
+    """1 at the index positions whose write survives ``put`` (the last of repeated
+    indices, as the forward's last write wins), else 0; shaped to broadcast against
+    ``v``.  Computed with ``put`` itself: each element records the last position
+    written to it."""
+    flat = F.reshape(idx, (idx.size,))
+    pos = F.size_range(idx.size)
+    last = F.put(F.full((x.shape[axis],), -1, np.int64), flat, pos, 0)
+    won = F.astype(F.take(last, flat, 0) == pos, v.dtype)
+    return F.reshape(won, (1,) * axis + idx.shape + (1,) * (x.ndim - axis - 1))
+
+
 register(OpDef("put", "index", lambda x, idx, v, axis: _put(x, idx, v, axis, False),
                shape=_put_shape, **_LINEAR,
                vjp=lambda g, out, x, idx, v, axis: (
-                   F.put(g, idx, F.zeros_like(v), axis), None, F.take(g, idx, axis))))
+                   F.put(g, idx, F.zeros_like(v), axis), None,
+                   F.take(g, idx, axis) * _survivors(x, idx, v, axis)),
+               doc="repeated indices: the last write wins, and only it receives gradient"))
 register(OpDef("put_add", "index", lambda x, idx, v, axis: _put(x, idx, v, axis, True),
                shape=_put_shape, **_LINEAR,
                vjp=lambda g, out, x, idx, v, axis: (g, None, F.take(g, idx, axis))))

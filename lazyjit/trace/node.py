@@ -8,6 +8,12 @@ structural equality is identity and common-subexpression elimination is free.
 Leaves are ``buffer`` nodes (a realized NumPy array), ``const`` nodes (a scalar literal of
 shape ``()``) and ``param`` nodes (a placeholder traced by ``jit``).  A node that has been
 computed keeps its value in ``buffer``.
+
+Every node has a creation number, ``seq``, from one counter: a node's sources are older
+than the node itself, so a node cannot depend on a node created after it (this bounds
+the graph walks of differentiation).  A leaf holding a realized tensor's value remembers
+the node that computed it (:func:`origin_of`), weakly: while that node is alive,
+derivatives are taken through it.
 """
 from __future__ import annotations
 
@@ -30,7 +36,7 @@ class _Ref(weakref.ref):
 def _forget(ref: _Ref) -> None:
     if _CACHE.get(ref.key) is ref:
         del _CACHE[ref.key]
-_leaf_ids = itertools.count()
+_leaf_ids = itertools.count()  # creation numbers (Node.seq) of every node
 _MAX_FRAMES = 3
 
 
@@ -109,7 +115,7 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
 class Node:
     """One node of the graph.  Create through :meth:`Node.make`, never directly."""
 
-    __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "__weakref__")
+    __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "seq", "__weakref__")
 
     op: str
     src: tuple["Node", ...]
@@ -118,6 +124,7 @@ class Node:
     dtype: np.dtype
     site: tuple
     buffer: np.ndarray | None
+    seq: int
 
     @staticmethod
     def make(op: str, src: tuple["Node", ...], arg: Any, shape: tuple[int, ...],
@@ -132,6 +139,7 @@ class Node:
         node.op, node.src, node.arg, node.shape, node.dtype = op, src, arg, shape, dtype
         node.site = creation_site()
         node.buffer = None
+        node.seq = next(_leaf_ids)
         ref = _Ref(node, _forget)
         ref.key = key
         _CACHE[key] = ref
@@ -146,18 +154,21 @@ class Node:
         node.op, node.src, node.arg = like.op, src, like.arg
         node.shape, node.dtype, node.site = like.shape, like.dtype, like.site
         node.buffer = None
+        node.seq = next(_leaf_ids)
         return node
 
     @staticmethod
-    def leaf(array: np.ndarray, site: bool = True) -> "Node":
+    def leaf(array: np.ndarray, site: bool | tuple = True) -> "Node":
         """A realized leaf holding ``array`` (C-contiguous, owned by lazyjit).
 
         Leaves are unique, so they bypass the hash-consing table; ``site=False`` skips
-        recording the creation stack (the jit call path, where it is never shown)."""
+        recording the creation stack (the jit call path, where it is never shown), a
+        tuple is the site to keep (that of the node whose value this is)."""
         node = object.__new__(Node)
-        node.op, node.src, node.arg = "buffer", (), next(_leaf_ids)
+        node.op, node.src = "buffer", ()
+        node.arg = node.seq = next(_leaf_ids)
         node.shape, node.dtype = array.shape, array.dtype
-        node.site = creation_site() if site else ()
+        node.site = site if type(site) is tuple else creation_site() if site else ()
         node.buffer = array
         return node
 
@@ -187,3 +198,27 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.op}, arg={self.arg!r}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+# the leaf holding a realized tensor's value -> a weak reference to the node that
+# computed it (alive while the tensor, or a graph, still holds that node) and its seq
+DERIVED: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
+
+
+def derived(leaf: Node, origin: Node) -> None:
+    """Record that ``leaf`` holds the value ``origin`` computed (see :func:`derivation`)."""
+    DERIVED[leaf] = (weakref.ref(origin), origin.seq)
+
+
+def derivation(n: Node) -> tuple[Node | None, int] | None:
+    """For a leaf holding a realized value: the live node that computed it (None once
+    that graph has been freed) and that node's ``seq`` (every node it depended on is
+    older); None for every other node."""
+    d = DERIVED.get(n) if n.op == "buffer" else None
+    return None if d is None else (d[0](), d[1])
+
+
+def origin_of(n: Node) -> Node | None:
+    """The live node that computed the value a leaf holds, or None (see :func:`derivation`)."""
+    d = DERIVED.get(n) if n.op == "buffer" else None
+    return None if d is None else d[0]()

@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import weakref
 from typing import Callable
 
 import numpy as np
 
 from lazyjit.trace.graph import reachable
-from lazyjit.trace.node import LazyjitError, Node, format_site
+from lazyjit.trace.node import LazyjitError, Node, format_site, op_error, origin_of
 
 
 def _primes() -> list[int]:
@@ -86,6 +85,121 @@ def describe(shape: tuple) -> str:
 
 def has_unknown(shape: tuple) -> bool:
     return any(d in UNKNOWN for d in shape)
+
+
+class UnknownSize:
+    """A size of a dimension unknown until a call (``x.shape[0]`` of an ``lj.function``
+    placeholder), as the user's code sees it while the graph is built.
+
+    Sums, differences and products with ints (and other unknown sizes) are unknown sizes
+    too, which lazyjit's functions take as shapes, slice bounds, indices, step counts
+    and scalar operands, and recompute at each call's sizes.  Every use that would make a
+    Python number of it (``int``, ``float``, ``bool``, ``//``, ``/``, ``%``, ``**``, ``<``,
+    ``min``, ``range``, NumPy functions) raises a ``LazyjitError`` at that line: its
+    stand-in value (a large prime, see :func:`unknown_dim`) is never a right answer.
+    ``==`` is true for the same size and raises when the answer depends on the call.
+    """
+
+    __slots__ = ("value", "text")
+
+    def __init__(self, value: int, text: str):
+        self.value, self.text = value, text
+
+    def _refuse(self, what: str):
+        raise op_error(
+            "size", f"{self.text} is the size of a dimension known only at each call of an "
+            f"lj.function; {what} would compute with a stand-in number, not the size.  "
+            "Compute with tensors instead (lj.tensor(n) is a 0-d tensor holding the size "
+            "at each call: lj.sqrt(lj.tensor(n, 'float32')), lj.tensor(n) // 2), or "
+            "declare the dimension's size in the placeholder")
+
+    def _combine(self, other, op, sym: str, reflected: bool = False):
+        if type(other) is UnknownSize:
+            v, text = other.value, other.text
+        elif isinstance(other, (int, np.integer)) and not isinstance(other, (bool, np.bool_)):
+            v, text = int(other), str(int(other))
+        elif isinstance(other, (float, np.floating, complex)):
+            self._refuse(f"'{sym}' with the float {other!r}")
+        else:
+            return NotImplemented
+        a, b = (v, self.value) if reflected else (self.value, v)
+        ta, tb = (text, self.text) if reflected else (self.text, text)
+        out = op(a, b)
+        return out if out == 0 else UnknownSize(out, f"({ta} {sym} {tb})")
+
+    def __add__(self, o):
+        return self._combine(o, lambda a, b: a + b, "+")
+
+    def __radd__(self, o):
+        return self._combine(o, lambda a, b: a + b, "+", True)
+
+    def __sub__(self, o):
+        return self._combine(o, lambda a, b: a - b, "-")
+
+    def __rsub__(self, o):
+        return self._combine(o, lambda a, b: a - b, "-", True)
+
+    def __mul__(self, o):
+        return self._combine(o, lambda a, b: a * b, "*")
+
+    def __rmul__(self, o):
+        return self._combine(o, lambda a, b: a * b, "*", True)
+
+    def __neg__(self):
+        return UnknownSize(-self.value, f"-{self.text}")
+
+    def __pos__(self):
+        return self
+
+    def __eq__(self, o):
+        if type(o) is UnknownSize and o.value == self.value:
+            return True
+        if type(o) is UnknownSize or isinstance(o, (int, float, np.number)):
+            self._refuse("'==' (whether it equals another size)")
+        return NotImplemented
+
+    def __ne__(self, o):
+        eq = self.__eq__(o)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _refusing(what: str):
+    def refuse(self, *args):
+        self._refuse(what)
+    return refuse
+
+
+# every use that would make a Python number of an unknown size
+for _name, _what in {
+        "__lt__": "'<' (a comparison)", "__le__": "'<=' (a comparison)",
+        "__gt__": "'>' (a comparison)", "__ge__": "'>=' (a comparison)",
+        "__bool__": "its truth value", "__int__": "int()", "__float__": "float()",
+        "__index__": "using it as a Python int (range, an index, a NumPy shape)",
+        "__complex__": "complex()", "__abs__": "abs()", "__round__": "round()",
+        "__array__": "a NumPy function", "__truediv__": "'/'", "__rtruediv__": "'/'",
+        "__floordiv__": "'//'", "__rfloordiv__": "'//'", "__mod__": "'%'",
+        "__rmod__": "'%'", "__divmod__": "divmod()", "__rdivmod__": "divmod()",
+        "__pow__": "'**'", "__rpow__": "'**'"}.items():
+    setattr(UnknownSize, _name, _refusing(_what))
+
+
+def user_size(d: int) -> "int | UnknownSize":
+    """``d`` as user code sees it: an :class:`UnknownSize` when it is a placeholder's
+    unknown size or a size computed from them (FLOOR or more), else the int."""
+    if d < FLOOR:
+        return d
+    return UnknownSize(d, UNKNOWN.get(d) or "a size computed from unknown sizes")
+
+
+def plain(v):
+    """The number an :class:`UnknownSize` stands for (recomputed at each call), or ``v``."""
+    return v.value if type(v) is UnknownSize else v
 
 
 class Sizes:
@@ -325,16 +439,6 @@ def graph_leaves(roots: list[Node]) -> list[Node]:
             if n.op in _LEAVES]
 
 
-# the leaf holding a realized tensor's value -> a weak reference to the node that
-# computed it (alive while the tensor, or a graph, still holds that node)
-DERIVED: "weakref.WeakKeyDictionary[Node, weakref.ref]" = weakref.WeakKeyDictionary()
-
-
-def _origin(n: Node) -> Node | None:
-    ref = DERIVED.get(n) if n.op == "buffer" else None
-    return None if ref is None else ref()
-
-
 def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | None"]
                        ) -> list[Node]:
     """``roots`` over the current values of shared variables: ``stateful(leaf)`` gives
@@ -356,7 +460,7 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | Non
             continue
         seen.add(n)
         stack.append((n, True))
-        origin = _origin(n)
+        origin = origin_of(n)
         if origin is not None:  # a realized tensor's value: through what computed it
             stack.append((origin, False))
         elif n.op not in _LEAVES and n.op != "const":
@@ -365,7 +469,7 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | Non
     memo: dict[Node, Node] = {}
     for n in order:
         if n.op in _LEAVES or n.op == "const":
-            origin = _origin(n)
+            origin = origin_of(n)
             if origin is not None and dep.get(origin):
                 dep[n], memo[n] = True, memo.get(origin, origin)
             elif n.op == "buffer":

@@ -37,7 +37,7 @@ class Program:
     """A compiled trace bound to concrete shapes (its parameter table)."""
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
-                 "n_slots", "block", "blocks", "_B", "donors")
+                 "n_slots", "block", "blocks", "_B", "donors", "messages")
 
     def __init__(self, sched, lib, source: str):
         self.lib = lib
@@ -62,6 +62,7 @@ class Program:
         # none when a kernel can fail during the call (an index check, an allocation):
         # an update already written in place could not be undone
         self.donors = {} if sched.module.may_fail else sched.donors()
+        self.messages = sched.module.messages  # of error codes 3, 4, ... (check ops)
 
     def _donated(self, inputs, donate: dict) -> list[np.ndarray]:
         """The call's memory blocks, each donated output's block being its input array."""
@@ -101,6 +102,8 @@ class Program:
         COUNTERS["kernels_run"] += self.n_kernels
         if err == 2:
             raise MemoryError("lazyjit: a kernel could not allocate its scratch memory")
+        if err >= 3:
+            raise ValueError(self.messages[err - 3])
         if err:
             raise IndexError("lazyjit: an index is out of bounds (take, put or advanced "
                              "indexing)")

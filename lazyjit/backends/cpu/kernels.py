@@ -108,6 +108,9 @@ class Module:
         # whether a kernel can return an error during the call (an index check, a failed
         # allocation): then no update is written in place (it could not be undone)
         self.may_fail = False
+        # messages of the run-time guards (``check`` ops): kernel error ``3 + k`` raises
+        # message ``k`` (in Python: no message text is part of the generated source)
+        self.messages: list[str] = []
 
     def p(self, value) -> str:
         self.params.append(int(value))
@@ -550,6 +553,20 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
              "  }",
              "  if (err) return 1;"]
     mod.add("\n".join(lines))
+
+
+def check(mod: Module, ok: View, message: str) -> None:
+    """Fail the call with ``message`` (error ``3 + k``) when an element of the contiguous
+    bool buffer ``ok`` is false (no check at the ``unsafe`` optimizer level)."""
+    n = math.prod(ok.shape)
+    if not mod.checks or n == 0:
+        return
+    mod.may_fail = True
+    mod.messages.append(message)
+    mod.add("\n".join([
+        f"  const uint8_t* ok = (const uint8_t*)B[{ok.slot}] + {mod.p(ok.offset)};",
+        f"  for (int64_t i = 0, n = {mod.p(n)}; i < n; i++)",
+        f"    if (!ok[i]) return {2 + len(mod.messages)};"]))
 
 
 def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool) -> None:

@@ -383,6 +383,9 @@ class Scheduler:
             return emit_sort(self, n)
         if kind == "select":
             return self.vals[n.src[0]][n.arg]
+        if kind == "check":  # the guard, then the value passes through unchanged
+            K.check(self.mod, self.contiguous(n.src[1]), n.arg)
+            return self.vals[n.src[0]]
         if kind == "concat":
             dst = self.new_buffer(n.shape, n.dtype)
             start = 0

@@ -1,0 +1,222 @@
+"""Values that were silently wrong (issue 11, part 1): each pinned by the smallest program
+that showed it, against NumPy, finite differences or the number it must be."""
+from __future__ import annotations
+
+import gc
+import math
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+from lazyjit.trace import node as graph_nodes
+
+from gradcheck import check_grads
+
+
+# ---- a realized tensor stays differentiable ---------------------------------------------
+
+def test_reading_a_value_does_not_change_its_gradient(backend):
+    w = lj.tensor([1.0, 2.0])
+    h = w * 3
+    print(h)  # realized: h is now a leaf holding [3, 6]
+    cost = (h * h).sum() + (w * w).sum()  # 9 w^2 + w^2
+    np.testing.assert_allclose(lj.grad(cost, w).numpy(), [20.0, 40.0])
+    np.testing.assert_allclose(float(lj.Rop(cost, w, lj.tensor([1.0, 0.0]))), 20.0)
+    # a tensor argument is the graph variable it is: h, computed from w, follows it
+    _, t = lj.jvp(lambda v: (h * h).sum() + (v * v).sum(), (w,), (lj.tensor([0.0, 1.0]),))
+    np.testing.assert_allclose(float(t), 40.0)
+    np.testing.assert_allclose(lj.hessian(cost, w).numpy(), np.diag([20.0, 20.0]))
+
+
+def test_a_printed_clip_keeps_its_gradient(backend):
+    x = lj.tensor([1.0, -2.0, 3.0])
+    c = lj.clip(x, 0, x)  # min(max(x, 0), x) = x everywhere
+    print(c)
+    np.testing.assert_allclose(lj.grad(c.sum(), x).numpy(), [1.0, 1.0, 1.0])
+
+
+def test_gradients_through_a_chain_of_read_values(backend):
+    w = lj.tensor([0.5, -1.0])
+    a = lj.exp(w).realize()
+    b = (a * w).realize()
+    float(b.sum())
+    cost = (b * a).sum()  # w exp(2w)
+    want = np.exp(2 * np.array([0.5, -1.0])) * (1 + 2 * np.array([0.5, -1.0]))
+    np.testing.assert_allclose(lj.grad(cost, w).numpy(), want, rtol=1e-12)
+    # and with respect to the read value itself (an intermediate: Theano's semantics)
+    np.testing.assert_allclose(lj.grad(cost, a).numpy(), b.numpy() + a.numpy() * w.numpy())
+
+
+def test_a_freed_graph_is_an_error_not_a_zero(backend):
+    w = lj.tensor([1.0, 2.0])
+    h = (w * 3).realize()
+    h2 = (h + 1).realize()
+    del h  # nothing holds the graph that computed h any more
+    gc.collect()
+    with pytest.raises(lj.LazyjitError, match="graph has been freed"):
+        lj.grad((h2 * h2).sum(), w)
+    # a derivative that cannot pass through the freed value is fine
+    np.testing.assert_allclose(lj.grad((h2 * w).sum(), h2).numpy(), [1.0, 2.0])
+
+
+def test_the_eager_training_loop_keeps_flat_memory():
+    """``w = w - lr * g`` every step (examples/digits.py): the graphs of earlier steps are
+    released (the live nodes and realized leaves stay as many), and the plan is reused."""
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(32, 8)), rng.normal(size=(32, 1))
+    params = [lj.tensor(rng.normal(size=(8, 16))), lj.tensor(np.zeros(16)),
+              lj.tensor(rng.normal(size=(16, 1)))]
+    velocity = [lj.zeros_like(p) for p in params]
+
+    def step(params, velocity):
+        w1, b1, w2 = params
+        loss = ((lj.tanh(lj.tensor(x) @ w1 + b1) @ w2 - lj.tensor(y)) ** 2).mean()
+        grads = lj.grad(loss, params)
+        velocity = [0.9 * v - 0.01 * g for v, g in zip(velocity, grads)]
+        params = [p + v for p, v in zip(params, velocity)]
+        lj.realize(*params, *velocity, loss)
+        return params, velocity, float(loss)
+
+    counts = []
+    for n in (20, 200):
+        while len(counts) < n:
+            params, velocity, loss = step(params, velocity)
+            counts.append(None)
+        gc.collect()
+        counts[-1] = (len(graph_nodes._CACHE), len(graph_nodes.DERIVED))
+        misses = lj.stats()["trace_cache_misses"]
+    assert counts[19] == counts[199], (counts[19], counts[199])
+    before = lj.stats()["trace_cache_misses"]
+    step(params, velocity)
+    assert lj.stats()["trace_cache_misses"] == before == misses  # one plan for every step
+    assert math.isfinite(loss)
+
+
+# ---- unknown sizes used as Python numbers ---------------------------------------------------
+
+def test_unknown_sizes_never_compute_with_a_stand_in_number():
+    m = lj.matrix("m", shape=(None, 3))
+    n = m.shape[0]
+    for use in (lambda: m / np.sqrt(n), lambda: m - n // 2, lambda: m * min(n, 3),
+                lambda: 1.0 if n > 3 else 0.0, lambda: float(n), lambda: range(n),
+                lambda: len(m), lambda: m * (2.0 / n), lambda: np.zeros((n, 3)),
+                lambda: n == 4, lambda: bool(n)):
+        with pytest.raises(lj.LazyjitError, match="known only at each call") as e:
+            use()
+        assert "test_trust.py" in str(e.value)  # the user's line
+    assert repr(n) == "dim0" and m.shape == m.shape and repr(m.size) == "(dim0 * 3)"
+
+
+@pytest.mark.parametrize("mode", ["cpu", "numpy"])
+def test_unknown_sizes_through_tensors_are_right_at_every_call(mode):
+    m = lj.matrix("m", shape=(None, 3))
+    n = m.shape[0]
+    outs = [m / lj.sqrt(lj.tensor(n, "float64")), m - lj.tensor(n) // 2, m * (n * 2 + 1),
+            m / n, m.reshape(n * 3).sum() + 0 * m, m[: n - 1].sum(0) + 0 * m,
+            m + lj.zeros((n, 3))]
+    f = lj.function([m], outs, mode=mode)
+    for rows in (4, 1, 9):
+        x = np.ones((rows, 3))
+        want = [x / np.sqrt(rows), x - rows // 2, x * (2 * rows + 1), x / rows,
+                x.sum() + 0 * x, x[:rows - 1].sum(0) + 0 * x, x]
+        for got, w in zip(f(x), want, strict=True):
+            np.testing.assert_allclose(got, w, rtol=1e-12)
+
+
+# ---- indexed writes, products, slices --------------------------------------------------------
+
+def test_only_the_surviving_write_receives_gradient(backend):
+    x, v = lj.tensor([5.0, 6.0, 7.0]), lj.tensor([1.0, 2.0])
+    y = lj.set_subtensor(x[[0, 0]], v)
+    np.testing.assert_array_equal(y.numpy(), [2.0, 6.0, 7.0])  # the last write wins
+    np.testing.assert_array_equal(lj.grad(y.sum(), v).numpy(), [0.0, 1.0])
+    np.testing.assert_array_equal(lj.grad(y.sum(), x).numpy(), [0.0, 1.0, 1.0])
+    _, t = lj.jvp(lambda v: lj.set_subtensor(x[[0, 0]], v), (v,), (lj.tensor([1.0, 2.0]),))
+    np.testing.assert_array_equal(t.numpy(), [2.0, 0.0, 0.0])
+    rng = np.random.default_rng(0)
+    check_grads(lambda x, v: lj.set_subtensor(x[[2, -1, 0, 2], 1:], v) ** 2,
+                [rng.normal(size=(4, 3)), rng.normal(size=(4, 2))])
+    check_grads(lambda x, v: lj.set_subtensor(x[[1, 1, 0], [2, 2, 2]], v),
+                [rng.normal(size=(3, 4)), rng.normal(size=(3,))])
+
+
+def test_the_gradient_of_a_product_with_zeros(backend):
+    x = lj.tensor([0.0, 2.0, 3.0])
+    np.testing.assert_array_equal(lj.grad(lj.prod(x), x).numpy(), [6.0, 0.0, 0.0])
+    _, t = lj.jvp(lj.prod, (x,), (lj.tensor([1.0, 1.0, 1.0]),))
+    assert float(t) == 6.0
+    np.testing.assert_array_equal(lj.hessian(lj.prod(x), x).numpy(),
+                                  [[0, 3, 2], [3, 0, 0], [2, 0, 0]])
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(3, 4, 2))
+    a[0, 1, 0] = a[2, 3, 1] = a[2, 0, 1] = 0.0  # one zero and two zeros in some groups
+    for axis in (None, 1, (0, 2)):
+        check_grads(lambda t, ax=axis: lj.prod(t, axis=ax), [a], order=2)
+
+
+SLICES = [np.s_[-6::-1], np.s_[-3::-1], np.s_[::-1], np.s_[-1:-6:-1], np.s_[4:-7:-2],
+          np.s_[10:0:-1], np.s_[-9:2], np.s_[2:2], np.s_[::3], np.s_[-2::-3]]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_slices_match_numpy(backend, n):
+    a = np.arange(2.0 * n).reshape(2, n)
+    x = lj.tensor(a)
+    for sl in SLICES:
+        np.testing.assert_array_equal(x[:, sl].numpy(), a[:, sl], err_msg=str(sl))
+        want = a.copy()
+        want[:, sl] = -1.0
+        np.testing.assert_array_equal(lj.set_subtensor(x[:, sl], -1.0).numpy(), want,
+                                      err_msg=str(sl))
+
+
+# ---- NumPy's rules for integers -------------------------------------------------------------
+
+def test_integer_powers_refuse_negative_exponents(backend):
+    a = lj.tensor(np.array([1, 2]))
+    with pytest.raises(ValueError, match="negative integer powers") as e:
+        a ** -1
+    assert "test_trust.py" in str(e.value)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        lj.realize(a ** (a - 2))  # computed: a run-time check
+    np.testing.assert_array_equal((a ** (a - 1)).numpy(), [1, 2])
+    np.testing.assert_allclose((a ** -1.0).numpy(), [1.0, 0.5])  # a float power is fine
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint64", "int32"])
+def test_python_ints_out_of_range_compare_as_numpy(backend, dtype):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 1, info.max], dtype)
+    x = lj.tensor(a)
+    for v in (info.min - 1, info.max + 1, -1, 300, 2**70, -(2**70)):
+        for fn in (lambda p, q: p < q, lambda p, q: p <= q, lambda p, q: p > q,
+                   lambda p, q: p >= q, lambda p, q: p == q, lambda p, q: p != q):
+            np.testing.assert_array_equal(fn(x, v).numpy(), fn(a, v), err_msg=f"{v}")
+            np.testing.assert_array_equal(fn(v, x).numpy(), fn(v, a), err_msg=f"{v}")
+        for fn in (lj.logical_and, lj.logical_or, lj.logical_xor):
+            ref = getattr(np, fn.__name__)
+            if not -(2**63) <= v < 2**63:
+                continue  # NumPy raises OverflowError for these (lazyjit reads them as true)
+            np.testing.assert_array_equal(fn(x, v).numpy(), ref(a, v), err_msg=f"{v}")
+
+
+# ---- empty reductions and empty index broadcasts ------------------------------------------
+
+def test_logsumexp_of_an_empty_axis_is_minus_infinity(backend):
+    from scipy.special import logsumexp
+    a = np.zeros((3, 0))
+    np.testing.assert_array_equal(lj.logsumexp(lj.tensor(a), axis=1).numpy(),
+                                  logsumexp(a, axis=1))
+    assert float(lj.logsumexp(lj.tensor(np.zeros(0)))) == -np.inf
+    assert lj.log_softmax(lj.tensor(a), axis=1).numpy().shape == (3, 0)
+
+
+def test_index_arrays_broadcast_to_nothing_are_not_bounds_checked(backend):
+    z = np.zeros((0, 4, 2))
+    assert lj.tensor(z)[[], :, [254]].numpy().shape == z[[], :, [254]].shape == (0, 4)
+    y = np.arange(12.0).reshape(3, 4)
+    idx = np.zeros((0, 1), int)
+    assert lj.tensor(y)[idx, [7, 8]].numpy().shape == y[idx, [7, 8]].shape
+    with pytest.raises(IndexError):
+        lj.tensor(y)[np.zeros(0, int), 7]  # an int is still checked, as NumPy does
