@@ -17,8 +17,7 @@ from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.ops import REGISTRY
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import (LazyjitError, Node, derivation, format_site, op_error,
-                                origin_of)
+from lazyjit.trace.node import LazyjitError, Node, format_site, op_error, origin_of
 
 
 class DisconnectedInputError(LazyjitError):
@@ -72,10 +71,11 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
     (:func:`lazyjit.trace.node.origin_of`).  Each such leaf whose computing graph leads to
     a ``target`` is replaced by that node, and the nodes above it are rebuilt, so that
     reading a value never changes a derivative.  Only nodes created after the oldest
-    target are looked at (an older node cannot depend on a target).
+    target are looked at (an older node cannot depend on a target), and ``stop`` nodes
+    are not looked below.
 
-    Returns the map from each rebuilt node to its replacement, and the targets the
-    rebuilt graph depends on (through any op).
+    Returns the map from each rebuilt node to its replacement (usually empty), and the
+    targets the rebuilt graph depends on (through any op).
 
     Raises
     ------
@@ -86,6 +86,48 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
     if not targets:
         return {}, set()
     floor = min(t.seq for t in targets)
+    seen: set[Node] = set()
+    add, stack = seen.add, list(roots)
+    pop, extend = stack.pop, stack.extend
+    deep = False  # a value's computing graph must be looked into
+    while stack:
+        n = pop()
+        if n in seen:
+            continue
+        add(n)
+        if n.seq < floor or n in stop:
+            continue
+        if n.derived is None:
+            extend(n.src)
+        elif not deep:
+            deep = _look_into(n, targets, floor)
+    if not deep:
+        return {}, targets & seen
+    return _rebuild_through(roots, targets, stop, floor)
+
+
+def _look_into(leaf: Node, targets: set[Node], floor: int) -> bool:
+    """Whether the graph that computed the value ``leaf`` holds may lead to a target
+    (other than the node computing a target's own value); raises when that graph was
+    freed and a target is older than it."""
+    origin, born = leaf.derived[0](), leaf.derived[1]
+    if origin is None:
+        if floor < born:
+            raise op_error("grad", "a derivative may depend on a value computed earlier "
+                           "whose graph has been freed (every tensor holding it was "
+                           "dropped before lj.grad was called); keep that tensor alive "
+                           "until the derivative is built, or pass its value through "
+                           "lj.stop_gradient to treat it as a constant.  The value was "
+                           "computed at\n" + format_site(leaf.site))
+        return False
+    if leaf in targets:
+        return any(k.seq >= floor for k in origin.src)
+    return origin.seq >= floor
+
+
+def _rebuild_through(roots: list[Node], targets: set[Node], stop: set[Node], floor: int
+                     ) -> tuple[dict[Node, Node], set[Node]]:
+    """:func:`see_through` when some value's computing graph must be looked into."""
     reach: dict[Node, bool] = {}  # a target is below (looking into computing graphs)
     hit: dict[Node, bool] = {}    # a target is below in the rebuilt graph
     mapping: dict[Node, Node] = {}
@@ -97,16 +139,10 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
         if n.seq < floor or n in stop:
             reach[n] = hit[n] = n in targets
             continue
-        d = derivation(n)
-        origin = d and d[0]
-        kids = () if n.op == "param" else (origin,) if origin is not None else n.src
-        if d is not None and origin is None and floor < d[1]:  # a target may be up there
-            raise op_error("grad", "a derivative may depend on a value computed earlier "
-                           "whose graph has been freed (every tensor holding it was "
-                           "dropped before lj.grad was called); keep that tensor alive "
-                           "until the derivative is built, or pass its value through "
-                           "lj.stop_gradient to treat it as a constant.  The value was "
-                           "computed at\n" + format_site(n.site))
+        origin = origin_of(n)
+        if origin is None and n.derived is not None:
+            _look_into(n, targets, floor)  # a freed graph: an error if it may matter
+        kids = (origin,) if origin is not None else n.src
         if not ready:
             stack.append((n, True))
             stack.extend((k, False) for k in kids if k not in reach)
@@ -137,7 +173,7 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
             found.add(n)
         if n.seq < floor or n in stop:
             continue
-        kids = (origin_of(n),) if n.op == "buffer" and n in mapping else n.src
+        kids = (origin_of(n),) if n in mapping and n.derived is not None else n.src
         stack.extend(k for k in kids if hit.get(k))
     return mapping, found
 
@@ -319,9 +355,10 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
     # float wrt in the graph get a grad node (zeros if, on expansion, no float path
     # leads to them); integer and bool ones carry no gradient graph at all
     targets = tuple(dict.fromkeys(n for ns in nodes for n in ns if n.dtype.kind == "f"))
+    position = {t: i for i, t in enumerate(targets)}
     out = []
     for w, name, ns in zip(wrts, names, nodes, strict=True):
-        mine = tuple(i for i, t in enumerate(targets) if any(t is n for n in ns))
+        mine = tuple(sorted({position[n] for n in ns if n in position}))
         if mine:
             out.append(Tensor(Node.make("grad", (root, *targets), ("grad", mine), w.shape,
                                         w.dtype)))

@@ -115,7 +115,8 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
 class Node:
     """One node of the graph.  Create through :meth:`Node.make`, never directly."""
 
-    __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "seq", "__weakref__")
+    __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "seq", "derived",
+                 "__weakref__")
 
     op: str
     src: tuple["Node", ...]
@@ -125,6 +126,7 @@ class Node:
     site: tuple
     buffer: np.ndarray | None
     seq: int
+    derived: tuple | None  # a realized value's leaf: (weakref to its origin, origin.seq)
 
     @staticmethod
     def make(op: str, src: tuple["Node", ...], arg: Any, shape: tuple[int, ...],
@@ -138,7 +140,7 @@ class Node:
         node = object.__new__(Node)
         node.op, node.src, node.arg, node.shape, node.dtype = op, src, arg, shape, dtype
         node.site = creation_site()
-        node.buffer = None
+        node.buffer = node.derived = None
         node.seq = next(_leaf_ids)
         ref = _Ref(node, _forget)
         ref.key = key
@@ -153,7 +155,7 @@ class Node:
         node = object.__new__(Node)
         node.op, node.src, node.arg = like.op, src, like.arg
         node.shape, node.dtype, node.site = like.shape, like.dtype, like.site
-        node.buffer = None
+        node.buffer = node.derived = None
         node.seq = next(_leaf_ids)
         return node
 
@@ -169,7 +171,7 @@ class Node:
         node.arg = node.seq = next(_leaf_ids)
         node.shape, node.dtype = array.shape, array.dtype
         node.site = site if type(site) is tuple else creation_site() if site else ()
-        node.buffer = array
+        node.buffer, node.derived = array, None
         return node
 
     @staticmethod
@@ -200,25 +202,15 @@ class Node:
         return f"Node({self.op}, arg={self.arg!r}, shape={self.shape}, dtype={self.dtype.name})"
 
 
-# the leaf holding a realized tensor's value -> a weak reference to the node that
-# computed it (alive while the tensor, or a graph, still holds that node) and its seq
-DERIVED: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
-
-
 def derived(leaf: Node, origin: Node) -> None:
-    """Record that ``leaf`` holds the value ``origin`` computed (see :func:`derivation`)."""
-    DERIVED[leaf] = (weakref.ref(origin), origin.seq)
-
-
-def derivation(n: Node) -> tuple[Node | None, int] | None:
-    """For a leaf holding a realized value: the live node that computed it (None once
-    that graph has been freed) and that node's ``seq`` (every node it depended on is
-    older); None for every other node."""
-    d = DERIVED.get(n) if n.op == "buffer" else None
-    return None if d is None else (d[0](), d[1])
+    """Record that ``leaf`` holds the value ``origin`` computed: a weak reference (alive
+    while the tensor, or a graph, still holds that node) and its ``seq`` (every node it
+    depended on is older)."""
+    leaf.derived = (weakref.ref(origin), origin.seq)
 
 
 def origin_of(n: Node) -> Node | None:
-    """The live node that computed the value a leaf holds, or None (see :func:`derivation`)."""
-    d = DERIVED.get(n) if n.op == "buffer" else None
+    """The live node that computed the value the leaf ``n`` holds, or None (not a
+    realized value's leaf, or its graph has been freed)."""
+    d = n.derived
     return None if d is None else d[0]()
