@@ -8,7 +8,10 @@ invalid value raises :class:`~lazyjit.LazyjitError` (a ``ValueError``) naming th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import os
+import threading
 from dataclasses import dataclass, fields
 from typing import Any, Iterator
 
@@ -82,13 +85,16 @@ _PARSERS = {"backend": _backend, "cache_dir": str, "openmp": _bool, "optimizer":
 class Config:
     """Current flag values, readable as attributes (``lj.config.backend``).
 
-    Calling the object, ``lj.config(backend='numpy')``, returns a context manager that
-    sets the given flags for a ``with`` block and restores them afterwards.
+    Setting an attribute (``lj.config.backend = 'numpy'``) changes the flag for the whole
+    process.  Calling the object, ``lj.config(backend='numpy')``, returns a context
+    manager that sets the given flags for a ``with`` block in the calling thread only
+    (as ``torch.no_grad``), and restores them afterwards; other threads keep theirs.
     """
 
     def __init__(self) -> None:
         object.__setattr__(self, "_flags", _Flags(cache_dir=_default_cache_dir()))
-        object.__setattr__(self, "_version", 0)
+        object.__setattr__(self, "_global_version", next(_VERSIONS))
+        object.__setattr__(self, "_local", threading.local())  # .scope: (flags, version)
         text = os.environ.get("LAZYJIT_FLAGS", "")
         try:
             self._apply(_parse_env(text))
@@ -109,35 +115,57 @@ class Config:
         return parsed
 
     def _apply(self, values: dict[str, Any]) -> None:
+        """Set flags for the whole process (a ``with`` block in this thread keeps its own)."""
         for key, value in self._parse(values).items():
             setattr(self._flags, key, value)
-        object.__setattr__(self, "_version", self._version + 1)
+        object.__setattr__(self, "_global_version", next(_VERSIONS))
+
+    def _scope(self) -> tuple | None:
+        return getattr(self._local, "scope", None)
+
+    @property
+    def _version(self) -> int:
+        """A number that changes whenever the flags this thread sees change (part of the
+        keys of cached plans): unique to each set of flags in effect."""
+        scope = getattr(self._local, "scope", None)
+        return self._global_version if scope is None else scope[1]
 
     def __getattr__(self, name: str) -> Any:
-        flags = object.__getattribute__(self, "_flags")
+        scope = getattr(object.__getattribute__(self, "_local"), "scope", None)
+        flags = object.__getattribute__(self, "_flags") if scope is None else scope[0]
         if name in _PARSERS:
             return getattr(flags, name)
         raise AttributeError(f"lazyjit: unknown flag {name!r}")
 
     def __setattr__(self, name: str, value: Any) -> None:
         self._apply({name: value})
+        scope = self._scope()
+        if scope is not None:  # inside a with block: this thread sees the change too
+            self._local.scope = (dataclasses.replace(scope[0], **self._parse({name: value})),
+                                 next(_VERSIONS))
 
     def snapshot(self) -> dict[str, Any]:
-        """Return the current flags as a dict."""
-        return {f.name: getattr(self._flags, f.name) for f in fields(_Flags)}
+        """Return the flags in effect in this thread as a dict."""
+        scope = self._scope()
+        flags = self._flags if scope is None else scope[0]
+        return {f.name: getattr(flags, f.name) for f in fields(_Flags)}
 
     def __call__(self, **flags: Any) -> contextlib.AbstractContextManager[Config]:
-        self._parse(flags)  # bad flags fail at the caller's line, not on entering the block
-        return self._scoped(flags)
+        parsed = self._parse(flags)  # bad flags fail at the caller's line, not at the block
+        return self._scoped(parsed)
 
     @contextlib.contextmanager
-    def _scoped(self, flags: dict[str, Any]) -> Iterator[Config]:
-        old = self.snapshot()
-        self._apply(flags)
+    def _scoped(self, parsed: dict[str, Any]) -> Iterator[Config]:
+        outer = self._scope()
+        flags = dataclasses.replace(self._flags if outer is None else outer[0], **parsed)
+        self._local.scope = (flags, next(_VERSIONS))
         try:
             yield self
         finally:
-            self._apply(old)
+            self._local.scope = outer
+
+
+_VERSIONS = itertools.count()  # flag sets in effect (Config._version), process-wide
 
 
 def _parse_env(text: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ from lazyjit.rewrite import PIPELINE, TOTAL, rewrite_outputs, summary_of
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import op_error
+from lazyjit.trace.state import STATE
 
 
 def check(x, ok, message: str = "lj.debug.check failed") -> Tensor:
@@ -93,10 +94,9 @@ def rewrite_summary(fn_or_tensor) -> dict[str, int]:
             from lazyjit.autodiff import expand_grads
             inputs = set(trace.inputs)
             roots = [expand_grads([n for n in trace.nodes if n not in inputs]).get(node, node)]
-        from lazyjit.rewrite import _LAST
-        saved, total = _LAST[0], Counter(TOTAL)  # a query: leave the counters as they were
+        saved, total = STATE.rewrite_last, Counter(TOTAL)  # a query: leave the counters
         rewrite_outputs(roots)
-        counts, _LAST[0] = _LAST[0], saved
+        counts, STATE.rewrite_last = STATE.rewrite_last, saved
         TOTAL.clear()
         TOTAL.update(total)
         return _ordered(counts)

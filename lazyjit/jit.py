@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -18,16 +19,18 @@ import numpy as np
 from lazyjit import functions as F
 from lazyjit.config import config
 from lazyjit.pytree import flatten, unflatten
-from lazyjit.backends import GENERIC_SIZES
 from lazyjit.realize import backend_key, plan_for
-from lazyjit.stats import COUNTERS
+from lazyjit.stats import count
 from lazyjit.ops import SUPPORTED_DTYPES
-from lazyjit.shared import (_PENDING, _RECORDING, OWNER, SharedVariable, owner_of,
-                             realize_pending)
+from lazyjit.shared import _PENDING, OWNER, SharedVariable, realize_pending
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.replay import recompute_stateful
 from lazyjit.trace.node import LazyjitError, Node
+from lazyjit.trace.state import STATE
+
+# held by the calls that update shared variables: they run one at a time, in any thread
+_UPDATING = threading.RLock()
 
 _trace_ids = itertools.count()
 _EPOCH = [0]  # bumped by invalidate_traces: part of every jitted function's cache keys
@@ -67,11 +70,6 @@ def _is_array(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray))
 
 
-def _value(captured):
-    """A captured buffer, or a shared variable's current value (read at each call)."""
-    return captured.node.buffer if isinstance(captured, SharedVariable) else captured
-
-
 class _Entry:
     """One traced signature: its plan, where each plan input comes from (``slots``:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
@@ -81,12 +79,28 @@ class _Entry:
 
     def call(self, arrays: list) -> Any:
         """Run the plan on ``arrays``; ``None`` when a shared variable it reads no longer
-        has the shape or dtype it was traced with (the caller traces again)."""
-        for sv, shape, dtype in self.shared:
-            if sv.node.buffer is None or sv.shape != shape or sv.dtype != dtype:
-                return None
-        ins = arrays if self.direct else [arrays[s] if s >= 0 else _value(self.captured[-s - 1])
-                                          for s in self.slots]
+        has the shape or dtype it was traced with (the caller traces again).  Calls that
+        update shared variables run one at a time (in any thread), each from the values
+        the one before left: no update is lost."""
+        if self.updates:
+            with _UPDATING:
+                return self._run(arrays)
+        return self._run(arrays)
+
+    def _run(self, arrays: list) -> Any:
+        ins = arrays
+        if not self.direct:
+            ins = []
+            for s in self.slots:
+                if s >= 0:
+                    ins.append(arrays[s])
+                    continue
+                v = self.captured[-s - 1]
+                if type(v) is not np.ndarray:  # a shared variable's value, read once, as
+                    v = v.node.buffer          # traced (or trace again)
+                    if v is None or (v.shape, v.dtype) != self.shared[-s - 1]:
+                        return None
+                ins.append(v)
         donate = self._donate(ins) if self.in_place else None
         outs = self.plan.run(ins, donate) if donate else self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call
@@ -159,7 +173,7 @@ class Jitted:
                 if entry is not None:
                     out = entry.call(arrays)
                     if out is not None:
-                        COUNTERS["trace_cache_hits"] += 1
+                        count("trace_cache_hits")
                         return out
         return self._call(args, kwargs)
 
@@ -202,19 +216,20 @@ class Jitted:
                                "(or passed as static_argnums)") from None
         out = None if entry is None else entry.call(arrays)
         if out is None:  # new, or a shared variable it reads changed shape or dtype
-            COUNTERS["trace_cache_misses"] += 1
+            count("trace_cache_misses")
             entry = self._trace(args, leaves, arrays, tree, static)
             epoch = _EPOCH[0]  # entries of earlier epochs (train/eval switches) go
-            if any(k[-1] != epoch for k in self._cache):
-                self._cache = {k: v for k, v in self._cache.items() if k[-1] == epoch}
+            keys = list(self._cache)  # (a copy made at once: other threads insert)
+            if any(k[-1] != epoch for k in keys):
+                self._cache = {k: v for k, v in list(self._cache.items()) if k[-1] == epoch}
             if len(self._cache) >= 256:
                 self._cache.clear()
             self._cache[key] = entry
             out = entry.call(arrays)
         else:
-            COUNTERS["trace_cache_hits"] += 1
+            count("trace_cache_hits")
         if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
-            if len(self._fast) > 64 or any(k[2] != _EPOCH[0] for k in self._fast):
+            if len(self._fast) > 64 or any(k[2] != _EPOCH[0] for k in list(self._fast)):
                 self._fast.clear()  # stale config versions and epochs
             self._fast[(tuple(sig), config._version, _EPOCH[0])] = entry
         return out
@@ -228,11 +243,11 @@ class Jitted:
         static_map = dict(static)
         for i in range(len(args)):
             full.append(static_map[i] if i in static_map else next(it))
-        _RECORDING.append({})
+        STATE.recording.append({})
         try:
             out = self.fn(*full, **kwargs)
         finally:
-            updates = _RECORDING.pop()
+            updates = STATE.recording.pop()
         out_leaves, out_tree = flatten(out, lambda x: isinstance(x, Tensor))
         for x in out_leaves:
             if not isinstance(x, Tensor):
@@ -245,7 +260,7 @@ class Jitted:
         trace = collect(nodes + update_nodes)
         entry = _Entry()
         entry.n_out, entry.updates = len(nodes), list(updates)
-        GENERIC_SIZES[0] = self.generic_sizes
+        STATE.generic_sizes = self.generic_sizes
         try:
             if self.optimizer is None:
                 entry.plan = plan_for(trace)
@@ -253,7 +268,7 @@ class Jitted:
                 with config(optimizer=self.optimizer):
                     entry.plan = plan_for(trace)
         finally:
-            GENERIC_SIZES[0] = False
+            STATE.generic_sizes = False
         entry.captured = []
         slots = []
         for n in trace.inputs:
@@ -268,12 +283,16 @@ class Jitted:
             elif n.op == "param":
                 raise LazyjitError("lj.jit: the function uses a tensor traced by another "
                                    "jit call (a leaked tracer)")
-            else:  # a constant, or a shared variable's value (read at each call)
-                sv = owner_of(n)
+            else:  # a constant, or a shared variable's value (read at each call; one
+                # another thread's call replaced while this trace was built is the
+                # variable all the same, unless it has no value now: symbolic)
+                sv = OWNER.get(n)
+                if sv is not None and sv.node.buffer is None:
+                    sv = None
                 entry.captured.append(n.buffer if sv is None else sv)
                 slots.append(-len(entry.captured))
-        entry.shared = [(c, c.shape, c.dtype) for c in entry.captured
-                        if isinstance(c, SharedVariable)]
+        entry.shared = [(c.shape, c.dtype) if isinstance(c, SharedVariable) else None
+                        for c in entry.captured]  # what each shared variable must hold
         # updates the plan may compute in place, over the variable's old value; and
         # the updates whose value is a fresh array (a compiled plan's own block, not an
         # input passed through): the variable's alone

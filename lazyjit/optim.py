@@ -24,8 +24,9 @@ from typing import Sequence
 import numpy as np
 
 from lazyjit import functions as F
-from lazyjit.shared import SharedVariable, shared
+from lazyjit.shared import SharedVariable, realize_pending, shared
 from lazyjit.trace.node import LazyjitError
+from lazyjit.trace.state import STATE
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 
@@ -86,14 +87,13 @@ class Optimizer:
         one gradient per parameter, of its shape.  Outside ``@lj.jit`` the new values
         are computed at once, in one trace (a loop of eager steps would otherwise chain
         every step into one growing graph)."""
-        from lazyjit.shared import _RECORDING, realize_pending
         grads = self._check(grads)
         self._along = grads
         try:
             self._update(grads)
         finally:
             self._along = ()
-        if not _RECORDING:
+        if not STATE.recording:
             realize_pending()
 
     def _assign(self, var: SharedVariable, value) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 
 import numpy as np
 
@@ -134,6 +135,9 @@ class RandomStream:
         from lazyjit.shared import shared
         self.state = shared(np.uint64(int(counter) % (1 << 64)), name="random counter")
         self.state.counter = True
+        # a draw reads the counter and advances it in one step: threads drawing from one
+        # stream at once never draw the same numbers (as NumPy's Generator)
+        self._lock = threading.Lock()
 
     @property
     def counter(self) -> int:
@@ -152,14 +156,15 @@ class RandomStream:
         shape = _shape(shape, where)
         k = math.prod(shape)
         from lazyjit.shared import current, recording
-        state = current(self.state)  # advanced by the draws before this one in the trace
-        ctr = _flat_index(shape) + state
-        if recording() is not None or self.state.symbolic:  # in jit, a scan step, or
-            # after a symbolic advance (a scan's draws in an lj.function graph): an update
-            self.state.assign(state + F.full((), k % (1 << 64), _U64))
-        else:  # eager: a new value now (the draw keeps reading the old one), so that a
-            # loop of draws builds traces of one structure, not a growing chain
-            self.counter = self.counter + k
+        with self._lock:
+            state = current(self.state)  # advanced by the draws before this one in a trace
+            ctr = _flat_index(shape) + state
+            if recording() is not None or self.state.symbolic:  # in jit, a scan step, or
+                # after a symbolic advance (a scan's draws in an lj.function graph): an update
+                self.state.assign(state + F.full((), k % (1 << 64), _U64))
+            else:  # eager: a new value now (the draw keeps reading the old one), so that a
+                # loop of draws builds traces of one structure, not a growing chain
+                self.counter = self.counter + k
         return [philox(ctr, self.seed, w) for w in range(n)]
 
     def bits(self, shape) -> Tensor:

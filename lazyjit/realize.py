@@ -12,37 +12,40 @@ from collections import OrderedDict
 
 import numpy as np
 
-from lazyjit.backends import GENERIC_SIZES, Executable, get_backend
+from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.rewrite import optimize, remember, rewrite_outputs
-from lazyjit.stats import COUNTERS
+from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable
 from lazyjit.trace.node import LazyjitError, Node, derived, format_site
+from lazyjit.trace.state import STATE
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
 
 
-_KEY_CACHE: list = [None, None]
+_KEY_CACHE: list = [(None, None)]  # (config version, key): one tuple, read at once
 
 
 def backend_key() -> tuple:
     """The flags that change what a plan computes or how it is compiled."""
     version = config._version
-    if _KEY_CACHE[0] != version:
-        _KEY_CACHE[:] = [version, (config.backend, config.openmp, config.optimizer,
-                                   config.compiler, config.cflags, config.conv_algo)]
-    return _KEY_CACHE[1]
+    cached = _KEY_CACHE[0]
+    if cached[0] != version:
+        cached = _KEY_CACHE[0] = (version, (config.backend, config.openmp, config.optimizer,
+                                            config.compiler, config.cflags,
+                                            config.conv_algo))
+    return cached[1]
 
 
 def plan_for(trace: Trace) -> Executable:
     """Return the cached plan for ``trace`` or build one (counted in ``lj.stats()``)."""
-    key = (trace.key(), backend_key(), GENERIC_SIZES[0])
+    key = (trace.key(), backend_key(), STATE.generic_sizes)
     plan = _PLANS.get(key)
     if plan is not None:
-        COUNTERS["trace_cache_hits"] += 1
+        count("trace_cache_hits")
         return plan
-    COUNTERS["trace_cache_misses"] += 1
+    count("trace_cache_misses")
     if any(n.op == "grad" for n in trace.nodes):
         plan, cacheable = _compile_expanded(trace)
         if not cacheable:  # neither cached nor remembered: it holds this call's values

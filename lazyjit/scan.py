@@ -32,13 +32,12 @@ import xxhash
 from lazyjit import functions as F
 from lazyjit.ifelse import ungated
 from lazyjit.scan_pushout import push_in, push_out
-from lazyjit.shared import _SCAN_RECORDING
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
 from lazyjit.trace.replay import plain
+from lazyjit.trace.state import STATE
 
-_DEPTH = [0]  # nesting depth of the body being traced (its placeholders carry it)
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
 
 
@@ -250,7 +249,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     One tensor per state (``(L + n_steps, ...)`` or ``(L, ...)``) then per plain output
     (``(n_steps, ...)``).
     """
-    depth = _DEPTH[0] + 1
+    depth = STATE.scan_depth + 1  # (the body's placeholders carry it)
     first_leaf = next(_leaf_ids)
     ph: list[Node] = []
     args: list[Tensor] = []
@@ -266,11 +265,11 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     # with strict, the body sees its non-sequences as placeholders too, so that any other
     # tensor it reaches is an implicit capture
     ns_ph = [placeholder(depth, ("ns", i), t.shape, t.dtype) for i, t in enumerate(nonseqs)]
-    _DEPTH[0] = depth
+    STATE.scan_depth = depth
     try:
         res = body_fn(*args, *([Tensor(p) for p in ns_ph] if strict else nonseqs))
     finally:
-        _DEPTH[0] = depth - 1
+        STATE.scan_depth = depth - 1
     res = list(res) if isinstance(res, (list, tuple)) else [res]
     if len(res) < len(states):
         raise op_error(name, f"the step function returned {len(res)} outputs, expected at "
@@ -489,11 +488,11 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
         return fed + plain
 
     frame: dict = {}
-    _SCAN_RECORDING.append(frame)
+    STATE.scan_recording.append(frame)
     try:
         outs = build_scan(body, seqs, states, nonseqs, steps, strict=strict, name=name)
     finally:
-        _SCAN_RECORDING.pop()
+        STATE.scan_recording.pop()
     updated = list(frame)
     if updated:  # the step assigns shared variables: they become states of the loop
         outs = _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, name)
@@ -522,13 +521,13 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
         rows = args[n_args:n_args + len(updated)]
         saved = [(sv.node, sv._origin) for sv in updated]
         frame: dict = {}
-        _SCAN_RECORDING.append(frame)
+        STATE.scan_recording.append(frame)
         try:
             for sv, row in zip(updated, rows):
                 sv.node, sv._origin = row.node, None
             res = body(*args[:n_args], *args[n_args + len(updated):])
         finally:
-            _SCAN_RECORDING.pop()
+            STATE.scan_recording.pop()
             for sv, (node, origin) in zip(updated, saved):
                 sv.node, sv._origin = node, origin
         for sv in frame:

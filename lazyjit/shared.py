@@ -22,16 +22,13 @@ import numpy as np
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
 from lazyjit.trace.replay import PLACEHOLDERS
+from lazyjit.trace.state import STATE
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
 # shared variables given a value not computed yet (``assign`` outside jit), by id (a
 # tensor's == is elementwise, so they cannot sit in a set)
 _PENDING: "dict[int, weakref.ref]" = {}
-# while ``jit`` traces a function: the updates its ``assign`` calls record (a stack)
-_RECORDING: list[dict] = []
-# while ``lj.scan`` traces a step function: the updates its ``assign`` calls record
-_SCAN_RECORDING: list[dict] = []
 # shared variables assigned, outside jit, a value that depends on lj.function
 # placeholders (an optimizer step or a batch norm while building a graph): by id
 # (the variable, the placeholders its update depends on)
@@ -45,12 +42,12 @@ def placeholders_of(node: Node) -> list[Node]:
 
 
 def recording() -> "dict | None":
-    """The innermost record of updates being traced (a scan step's, else a jit
-    function's), or None in eager code."""
-    from lazyjit.scan import _DEPTH
-    if _DEPTH[0] and _SCAN_RECORDING:
-        return _SCAN_RECORDING[-1]
-    return _RECORDING[-1] if _RECORDING and not _DEPTH[0] else None
+    """The innermost record of updates being traced in this thread (a scan step's, else
+    a jit function's: :class:`lazyjit.trace.state.TraceState`), or None in eager code."""
+    state = STATE
+    if state.scan_depth:
+        return state.scan_recording[-1] if state.scan_recording else None
+    return state.recording[-1] if state.recording else None
 
 
 def current(sv: "SharedVariable") -> Tensor:
@@ -177,9 +174,8 @@ class SharedVariable(Tensor):
             only the dtype must match).
         """
         from lazyjit import functions as F
-        from lazyjit.scan import _DEPTH
         frame = recording()
-        if _DEPTH[0] and frame is None:
+        if STATE.scan_depth and frame is None:
             raise op_error("assign", "assigning a shared variable inside this step function "
                            "is not supported (only in lj.scan's step functions)", (self.node,))
         v = self.coerce(value, "assign")
@@ -237,19 +233,19 @@ def shared(value: Any, name: str | None = None, dtype: Any = None) -> SharedVari
 def realize_pending() -> None:
     """Compute the values assigned to shared variables but not computed yet (in one
     trace), so that they hold buffers again."""
-    alive = [s for s in (r() for r in list(_PENDING.values())) if s is not None]
-    _PENDING.clear()
+    refs = []
+    while _PENDING:  # taken one by one (atomic: another thread may be assigning)
+        try:
+            refs.append(_PENDING.popitem()[1])
+        except KeyError:
+            break
+    alive = [s for s in (r() for r in refs) if s is not None]
     pending = [s for s in alive if s.node.buffer is None]
     if pending:
         from lazyjit.realize import realize
         realize(*pending)
     for s in alive:
         s._set_leaf(s.node.buffer)
-
-
-def owner_of(node: Node) -> "SharedVariable | None":
-    sv = OWNER.get(node)
-    return sv if sv is not None and sv.node is node else None
 
 
 __all__ = ["shared", "SharedVariable", "LazyjitError"]

@@ -1,22 +1,45 @@
-"""Process-wide counters: ``lj.stats()`` returns a copy."""
+"""Process-wide counters: ``lj.stats()`` returns their sums over every thread.
+
+Each thread counts into its own dict (no lock on the hot paths, and no increment lost
+when threads count at once); :func:`stats` adds them up, those of finished threads too.
+"""
 from __future__ import annotations
 
-COUNTERS: dict[str, int] = {
-    "compiles": 0,            # compiler runs in this process
-    "disk_cache_hits": 0,     # compiled modules loaded from the disk cache
-    "trace_cache_hits": 0,    # realizes / jit calls that found a ready plan
-    "trace_cache_misses": 0,  # ... that had to build one
-    "kernels_run": 0,         # kernels launched (cpu) or nodes evaluated (numpy)
-}
+import threading
+
+NAMES = (
+    "compiles",            # compiler runs in this process
+    "disk_cache_hits",     # compiled modules loaded from the disk cache
+    "trace_cache_hits",    # realizes / jit calls that found a ready plan
+    "trace_cache_misses",  # ... that had to build one
+    "kernels_run",         # kernels launched (cpu) or nodes evaluated (numpy)
+)
+_ALL: list[dict[str, int]] = []  # every thread's counters
+
+
+class _Counts(threading.local):
+    def __init__(self) -> None:
+        self.of = dict.fromkeys(NAMES, 0)
+        _ALL.append(self.of)
+
+
+_COUNTS = _Counts()
+
+
+def count(name: str, n: int = 1) -> None:
+    """Add ``n`` to counter ``name`` (one of :data:`NAMES`) in this thread."""
+    _COUNTS.of[name] += n
 
 
 def stats() -> dict[str, int]:
-    """Return a dict of counters: ``compiles`` (compiler runs in this process),
-    ``disk_cache_hits``, ``trace_cache_hits``, ``trace_cache_misses``, ``kernels_run``."""
-    return dict(COUNTERS)
+    """Return a dict of counters, summed over threads: ``compiles`` (compiler runs in this
+    process), ``disk_cache_hits``, ``trace_cache_hits``, ``trace_cache_misses``,
+    ``kernels_run``."""
+    return {k: sum(c[k] for c in list(_ALL)) for k in NAMES}
 
 
 def reset_stats() -> None:
     """Set every counter to zero (tests use it)."""
-    for k in COUNTERS:
-        COUNTERS[k] = 0
+    for c in list(_ALL):
+        for k in NAMES:
+            c[k] = 0

@@ -30,12 +30,6 @@ class Backend(Protocol):
     def compile(self, trace: Trace) -> Executable: ...
 
 
-# True while plans are built for sizes that vary from call to call (``lj.function``
-# over placeholders of unknown sizes): a backend then makes no choice of code structure
-# from the sizes of this trace (they are runtime parameters), so that every size runs
-# the same compiled code; it is part of the plan key
-GENERIC_SIZES = [False]
-
 _MODULES = {"numpy": "lazyjit.backends.numpy_backend", "cpu": "lazyjit.backends.cpu"}
 _LOADED: dict[str, Backend] = {}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from lazyjit.ops import REGISTRY
-from lazyjit.stats import COUNTERS
+from lazyjit.stats import count
 from lazyjit.trace.graph import Trace
 
 name = "numpy"
@@ -86,7 +86,7 @@ class Interpreter:
             vals[i] = a
         with np.errstate(all="ignore"):
             self._exec(self.steps, vals)
-        COUNTERS["kernels_run"] += self.n_steps
+        count("kernels_run", self.n_steps)
         outs = []
         for i in self.outputs:
             a = np.asarray(vals[i], order="C")

@@ -21,6 +21,7 @@ from lazyjit.rewrite import canonicalize, fold, specialize, stabilize
 from lazyjit.rewrite.engine import TOTAL, Phase, Rule, is_input, run
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import Node
+from lazyjit.trace.state import STATE
 
 PIPELINE: list[Phase] = [
     Phase("merge", 1),  # CSE: Node.make hash-conses every node built, rewritten or not
@@ -36,8 +37,6 @@ BEFORE_GRAD = ("constant_fold", "canonicalize", "stabilize")
 
 LEVELS = {"none": 0, "o1": 1, "o2": 2, "o3": 3, "o4": 4, "unsafe": 5}
 
-_LAST: list = [Counter()]
-_PENDING: Counter = Counter()  # counts of rewrite_cost, added to the next rewrite
 _SUMMARIES: "OrderedDict[int, tuple]" = OrderedDict()  # id(plan) -> (plan, counts)
 _MAX_SUMMARIES = 4096
 
@@ -56,13 +55,12 @@ def rewrite_outputs(outputs: list[Node], level: str | None = None) -> list[Node]
     buffer where it did not before).  The counts are kept for :func:`remember`."""
     level = level or config.optimizer
     active = phases(level)
-    pending = Counter(_PENDING)
-    _PENDING.clear()
+    pending, STATE.rewrite_pending = STATE.rewrite_pending, Counter()
     if not any(p.rules for p in active):
-        _LAST[0] = pending
+        STATE.rewrite_last = pending
         return list(outputs)
     new, counts = run(list(outputs), active, level == "unsafe")
-    _LAST[0] = counts + pending
+    STATE.rewrite_last = counts + pending
     return [o if is_input(n) else n for o, n in zip(outputs, new)]
 
 
@@ -77,7 +75,7 @@ def rewrite_cost(cost: Node, wrt: set[Node], level: str | None = None) -> Node:
     if not any(p.rules for p in active):
         return cost
     (new,), counts = run([cost], active, False, frozenset(wrt), True)
-    _PENDING.update(counts)
+    STATE.rewrite_pending.update(counts)
     return new
 
 
@@ -92,7 +90,7 @@ def optimize(trace: Trace, level: str | None = None) -> Trace:
     inputs = set(trace.inputs)
     new = collect(outputs)
     if any(n not in inputs for n in new.inputs):
-        _LAST[0] = Counter()
+        STATE.rewrite_last = Counter()
         return trace
     nodes = list(trace.inputs) + [n for n in new.nodes if n not in inputs]
     return Trace(nodes, list(trace.inputs), outputs, {n: i for i, n in enumerate(nodes)})
@@ -101,15 +99,15 @@ def optimize(trace: Trace, level: str | None = None) -> Trace:
 def optimize_body(trace: Trace) -> Trace:
     """:func:`optimize` for the body of a loop compiled inside another plan: its rule
     counts are added to those of the enclosing plan."""
-    saved = _LAST[0]
+    saved = STATE.rewrite_last
     out = optimize(trace)
-    _LAST[0] = saved + _LAST[0]
+    STATE.rewrite_last = saved + STATE.rewrite_last
     return out
 
 
 def remember(plan) -> None:
     """Keep the counts of the last rewrite as the summary of ``plan``."""
-    _SUMMARIES[id(plan)] = (plan, _LAST[0])
+    _SUMMARIES[id(plan)] = (plan, STATE.rewrite_last)
     if len(_SUMMARIES) > _MAX_SUMMARIES:
         _SUMMARIES.popitem(last=False)
 

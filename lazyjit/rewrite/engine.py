@@ -26,14 +26,13 @@ from typing import Any, Callable
 import numpy as np
 
 from lazyjit.trace.node import Node
+from lazyjit.trace.state import STATE
 
 MAX_FIRES = 8  # rule applications on one node per phase (bounds the work per node)
 
 # rule name -> times applied, over the whole process (see lj.debug.rewrite_summary)
 TOTAL: Counter = Counter()
 
-# the running rewrite's ``keep`` nodes and ``through_values`` flag (see :func:`run`)
-_KEEP: list = [frozenset(), False]
 
 # movement ops that keep "every element equals c"
 _CONST_VIEWS = frozenset(("reshape", "expand", "permute", "slice"))
@@ -84,7 +83,6 @@ def rule(rules: list, name: str, *ops: str, unsafe: bool = False):
     return deco
 
 
-_USES: list = [{}]  # node -> its number of consumers in the graph being rewritten
 
 
 def _count_uses(outputs: list[Node]) -> dict:
@@ -101,16 +99,17 @@ def _count_uses(outputs: list[Node]) -> dict:
 def single_use(n: Node) -> bool:
     """Whether ``n`` has one consumer in the graph being rewritten (a node rebuilt by an
     earlier rule is not counted: False), so a rule may fold it into that consumer."""
-    return _USES[0].get(n) == 1
+    return STATE.rewrite_uses.get(n) == 1
 
 
 def is_input(n: Node) -> bool:
     """A node whose value is supplied at run time, or one the running rewrite must keep
     (never rewritten, and no pattern looks inside it)."""
-    if n in _KEEP[0]:
+    keep, through_values = STATE.rewrite_keep
+    if n in keep:
         return True
     if n.buffer is not None:
-        return not (_KEEP[1] and n.src)
+        return not (through_values and n.src)
     return n.op == "param"
 
 
@@ -231,9 +230,9 @@ def run(outputs: list[Node], phases: list[Phase], unsafe: bool,
     nodes that have sources are rewritten as if not computed (``lj.grad`` differentiates
     through them)."""
     counts: Counter = Counter()
-    saved, _KEEP[:] = list(_KEEP), [frozenset(keep), through_values]
-    saved_uses = _USES[0]
-    _USES[0] = _count_uses(outputs)
+    saved = STATE.rewrite_keep, STATE.rewrite_uses
+    STATE.rewrite_keep = (frozenset(keep), through_values)
+    STATE.rewrite_uses = _count_uses(outputs)
     collecting = gc.isenabled()
     gc.disable()  # a pass allocates a node per node: full collections would make it O(n^2)
     try:
@@ -242,8 +241,7 @@ def run(outputs: list[Node], phases: list[Phase], unsafe: bool,
             if table:  # a phase without rules (merge) is done by hash-consing already
                 outputs = run_phase(outputs, table, counts)
     finally:
-        _KEEP[:] = saved
-        _USES[0] = saved_uses
+        STATE.rewrite_keep, STATE.rewrite_uses = saved
         if collecting:
             gc.enable()
     TOTAL.update(counts)

@@ -20,7 +20,7 @@ from lazyjit.backends.cpu import pool
 from lazyjit.backends.cpu.compiler import (ffi, is_cached, load, prelude, require_compiler,
                                           settings)
 from lazyjit.backends.cpu.schedule import schedule
-from lazyjit.stats import COUNTERS
+from lazyjit.stats import count
 from lazyjit.trace.graph import Trace
 
 name = "cpu"
@@ -57,7 +57,7 @@ class Program:
         for i, b in enumerate(self.block):
             if sharing[b] == 1:
                 self.blocks[b] = self.slots[i]
-        self._B = None  # the buffer table, reused by the next call (taken while running)
+        self._B: list = []  # buffer tables not in use (one per call running at once)
         # output position -> the input slot its kernel may overwrite (see run's donate);
         # none when a kernel can fail during the call (an index check, an allocation):
         # an update already written in place could not be undone
@@ -82,8 +82,9 @@ class Program:
         :attr:`donors`) lets those outputs be written over those inputs, in place: the
         caller gives up the input arrays (a shared variable's old value)."""
         self.params[0] = busy()
-        B, self._B = self._B, None  # a call running in another thread makes its own
-        if B is None:
+        try:
+            B = self._B.pop()  # (atomic: a call running in another thread takes another)
+        except IndexError:
             B = ffi.new("void*[]", self.n_slots or 1)
         i = 0
         for a in inputs:
@@ -98,8 +99,8 @@ class Program:
             B[i] = ptrs[b]
             i += 1
         err = self.lib.lj_run(B, self.P)
-        self._B = B
-        COUNTERS["kernels_run"] += self.n_kernels
+        self._B.append(B)
+        count("kernels_run", self.n_kernels)
         if err == 2:
             raise MemoryError("lazyjit: a kernel could not allocate its scratch memory")
         if err >= 3:

@@ -51,7 +51,7 @@ from typing import Callable, Iterator
 
 import xxhash
 
-from lazyjit.stats import COUNTERS
+from lazyjit.stats import count
 from lazyjit.trace.node import op_error
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -341,14 +341,14 @@ def fetch(root: str, key: str, strict: bool, build: Callable[[str], str]) -> str
     lib = paths(root, key)[1]
     try:
         if verify(root, key) is None:
-            COUNTERS["disk_cache_hits"] += 1
+            count("disk_cache_hits")
             return lib
         _check_folder(root, create=True)  # (again, if removed since this process began)
         _check_folder(os.path.join(root, "tmp"), create=True)
         with key_lock(root, key):
             why = verify(root, key)  # another process may have just written it
             if why is None:
-                COUNTERS["disk_cache_hits"] += 1
+                count("disk_cache_hits")
                 return lib
             if why != "missing":
                 warn_once(f"lazyjit: the compiled module {lib} is corrupt ({why}); "

@@ -29,7 +29,7 @@ import xxhash
 
 from lazyjit.backends.cpu import codecache
 from lazyjit.config import config
-from lazyjit.stats import COUNTERS
+from lazyjit.stats import count
 from lazyjit.trace.node import op_error
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -282,7 +282,7 @@ def _build(source: str, cmd: list[str], folder: str) -> str:
         code, output = _run([*cmd, tmp_c, "-o", tmp_so, *_libs()], folder)
         if code in (126, 127):  # the shell could not run it
             raise _no_compiler(cmd[0], f"could not be run ({output.strip()[-300:]})")
-        COUNTERS["compiles"] += 1
+        count("compiles")
         if code != 0:
             keep_source = True
             raise CompileError(f"lazyjit: C compilation failed ({' '.join(cmd)}):\n"

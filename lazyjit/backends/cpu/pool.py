@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import mmap
 import sys
+import threading
 
 import numpy as np
 
@@ -20,6 +21,7 @@ MAX_POOLED_BYTES = 1 << 30    # above this, buffers not in use are released
 _pooled = 0                   # bytes held in the pool (in use or not)
 
 _free: dict[int, list[np.ndarray]] = {}
+_LOCK = threading.Lock()  # guards _free and _pooled (calls may run in several threads)
 
 
 def _raw(nbytes: int) -> np.ndarray:
@@ -62,12 +64,17 @@ def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
     """
     if nbytes < MIN_POOLED:
         return np.empty(shape, dtype)
+    with _LOCK:  # two threads must never take the same released buffer
+        return _pooled_alloc(nbytes).view(dtype).reshape(shape)
+
+
+def _pooled_alloc(nbytes: int) -> np.ndarray:
     lst = _free.get(nbytes)
     if lst is None:
         lst = _free[nbytes] = []
     for raw in lst:
         if sys.getrefcount(raw) == 3:  # the list, the loop variable, the call argument
-            return raw.view(dtype).reshape(shape)
+            return raw
     raw = _raw(nbytes)
     if len(lst) < MAX_PER_SIZE:
         global _pooled
@@ -76,7 +83,7 @@ def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
             lst = _free.setdefault(nbytes, lst)
         lst.append(raw)
         _pooled += nbytes
-    return raw.view(dtype).reshape(shape)
+    return raw
 
 
 def _evict() -> None:
@@ -95,5 +102,6 @@ def _evict() -> None:
 def clear() -> None:
     """Forget all pooled buffers (those in use stay alive until released)."""
     global _pooled
-    _free.clear()
-    _pooled = 0
+    with _LOCK:
+        _free.clear()
+        _pooled = 0

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lazyjit.backends import GENERIC_SIZES
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.backends.cpu.views import View
 from lazyjit.ops import REGISTRY
 from lazyjit.trace.graph import Trace
 from lazyjit.trace.node import Node
+from lazyjit.trace.state import STATE
 
 
 @dataclass
@@ -159,7 +159,7 @@ def _fusion_roots(trace: Trace) -> tuple[dict[Node, Node], set[Node]]:
             if size[r] < MAX_FUSED:
                 root_of[n] = r
                 size[r] += 1
-        elif (GENERIC_SIZES[0] or n.size >= INLINE_MIN) and len(roots) <= INLINE_MAX_USERS and \
+        elif (STATE.generic_sizes or n.size >= INLINE_MIN) and len(roots) <= INLINE_MAX_USERS and \
                 all(size[r] < MAX_FUSED for r in roots):
             inline.add(n)
     return root_of, inline

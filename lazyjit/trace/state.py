@@ -1,0 +1,46 @@
+"""The state of the graph being built, one per thread.
+
+Tracing a function (``@lj.jit``, ``lj.scan``'s step), rewriting a graph and building a
+plan keep a little state while they run: the assignments of shared variables recorded
+so far, how deep in scan bodies the code is, the rewrite in progress.  Each thread has
+its own (:data:`STATE`, a ``threading.local``), so that two threads tracing at once never
+see each other's: an update recorded by one trace is never taken by another.
+"""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+
+class TraceState(threading.local):
+    """Per-thread state of tracing, rewriting and planning (fresh in each thread).
+
+    Attributes
+    ----------
+    recording : stack of ``{shared variable: new value}``, one per ``@lj.jit`` trace in
+        progress (the innermost last).
+    scan_recording : the same for the ``lj.scan`` step functions being traced.
+    scan_depth : nesting depth of the scan step being traced (0 outside any).
+    generic_sizes : plans are being built for sizes that vary from call to call
+        (``lj.function`` over placeholders of unknown sizes): a backend then makes no
+        choice of code structure from this trace's sizes.
+    rewrite_keep : the running rewrite's ``(nodes kept as inputs, through values)``.
+    rewrite_uses : the running rewrite's count of consumers per node.
+    rewrite_last : counts of the rules applied by the last rewrite (for the plan built
+        from it).
+    rewrite_pending : counts of rewrites of costs before ``lj.grad`` expanded them, added
+        to the next rewrite's.
+    """
+
+    def __init__(self) -> None:
+        self.recording: list[dict] = []
+        self.scan_recording: list[dict] = []
+        self.scan_depth = 0
+        self.generic_sizes = False
+        self.rewrite_keep: tuple = (frozenset(), False)
+        self.rewrite_uses: dict = {}
+        self.rewrite_last: Counter = Counter()
+        self.rewrite_pending: Counter = Counter()
+
+
+STATE = TraceState()

@@ -1,0 +1,157 @@
+"""Threads (issue 11, part 3): tracing state is per thread, shared caches are guarded, and
+updates of shared variables are never lost.  Every test switches threads as often as the
+interpreter allows (``sys.setswitchinterval(1e-5)``), so that races show."""
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+
+@pytest.fixture(autouse=True)
+def fast_switching():
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    yield
+    sys.setswitchinterval(old)
+
+
+def run_threads(work, n: int = 2) -> list:
+    """Run ``work(i)`` in ``n`` threads started together; re-raise the first error."""
+    results, errors = [None] * n, []
+    barrier = threading.Barrier(n)
+
+    def target(i):
+        try:
+            barrier.wait()
+            results[i] = work(i)
+        except BaseException as e:  # noqa: B036 - re-raised in the main thread
+            errors.append(e)
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def test_two_threads_trace_functions_that_assign(backend):
+    """Each iteration makes a new jitted function (so both threads are tracing at once)
+    whose step assigns its thread's shared variable and a shared one."""
+    own = [lj.shared(np.zeros(3), f"own{i}") for i in range(2)]
+    steps = 40
+
+    def work(i):
+        for _ in range(steps):
+            def step(x, i=i):
+                own[i].assign(own[i] + x)
+                return (x * 2).sum()
+            out = lj.jit(step)(np.full(3, float(i + 1)))
+            assert float(out) == 6.0 * (i + 1)
+        return own[i].get_value()
+
+    got = run_threads(work)
+    for i in range(2):
+        np.testing.assert_array_equal(got[i], np.full(3, steps * (i + 1.0)))
+
+
+def test_calls_that_update_one_variable_lose_nothing(backend):
+    counter = lj.shared(np.zeros((), np.int64), "counter")
+    total = lj.shared(np.zeros(4), "total")
+
+    @lj.jit
+    def bump(x):
+        counter.assign(counter + 1)
+        total.assign(total + x)
+        return x.sum()
+
+    bump(np.ones(4))  # traced and compiled once, before the threads
+
+    def work(i):
+        for _ in range(100):
+            bump(np.full(4, i + 1.0))
+
+    run_threads(work)
+    assert int(counter.get_value()) == 201
+    np.testing.assert_array_equal(total.get_value(), np.full(4, 1.0 + 100 * 1 + 100 * 2))
+
+
+def test_lj_function_updates_from_two_threads(backend):
+    x = lj.vector("x")
+    acc = lj.shared(np.zeros(()), "acc")
+    f = lj.function([x], x.sum(), updates=[(acc, acc + x.sum())])
+    f(np.zeros(5))
+
+    def work(i):
+        for _ in range(50):
+            f(np.ones(3 + i))
+
+    run_threads(work)
+    assert float(acc.get_value()) == 50 * 3 + 50 * 4
+
+
+def test_one_random_stream_never_repeats_across_threads(backend):
+    rs = lj.random.RandomStream(7)
+
+    def work(i):
+        return [rs.integers((8,), 0, 2**62).numpy() for _ in range(30)]
+
+    draws = np.concatenate([d for ds in run_threads(work) for d in ds])
+    assert len(np.unique(draws)) == draws.size == 2 * 30 * 8
+    assert rs.counter == 2 * 30 * 8
+
+
+def test_eager_work_in_threads_matches_numpy(backend):
+    """Large buffers (the pool), plans and compiled code shared by both threads."""
+    rng = np.random.default_rng(0)
+    data = [rng.normal(size=(128, 256)) for _ in range(2)]
+
+    def work(i):
+        a = data[i]
+        for k in range(15):
+            x = lj.tensor(a)
+            y = lj.exp(-x * x) * (k + 1) + lj.tanh(x).sum(axis=0)
+            np.testing.assert_allclose(y.numpy(), np.exp(-a * a) * (k + 1) +
+                                       np.tanh(a).sum(axis=0), rtol=1e-12, atol=1e-12)
+        return True
+
+    assert run_threads(work) == [True, True]
+
+
+def test_config_blocks_belong_to_their_thread():
+    seen = {}
+
+    def work(i):
+        level = ("o1", "o3")[i]
+        with lj.config(optimizer=level):
+            for _ in range(200):
+                assert lj.config.optimizer == level
+            seen[i] = lj.config.snapshot()["optimizer"]
+            out = float((lj.tensor([1.0, 2.0]) * (i + 1)).sum())
+        return out
+
+    assert run_threads(work) == [3.0, 6.0]
+    assert seen == {0: "o1", 1: "o3"}
+    assert lj.config.optimizer == "o4"  # the process's own, untouched
+
+
+def test_counters_are_exact_across_threads():
+    f = lj.jit(lambda x: x + 1)
+    a = np.ones(3)
+    f(a)
+    before = lj.stats()
+
+    def work(i):
+        for _ in range(500):
+            f(a)
+
+    run_threads(work)
+    after = lj.stats()
+    assert after["trace_cache_hits"] - before["trace_cache_hits"] == 1000
+    assert after["compiles"] == before["compiles"]
