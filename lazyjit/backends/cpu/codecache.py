@@ -54,6 +54,9 @@ import xxhash
 from lazyjit.stats import count
 from lazyjit.trace.node import op_error
 
+# the layout of an entry (a library and its sidecar), part of every key: entries of
+# another layout are never looked up (no warning about them after an upgrade)
+LAYOUT = "so+sum/1"
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 

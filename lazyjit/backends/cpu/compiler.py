@@ -171,7 +171,8 @@ def _key(source: str, opts: tuple) -> str:
     if _HEADER is None:
         _HEADER = _header_text()
     cmd = [opts[0], *opts[1], *_libs()]
-    return xxhash.xxh3_128_hexdigest("\0".join([source, _HEADER, " ".join(cmd), _MACHINE]).encode())
+    text = "\0".join([source, _HEADER, " ".join(cmd), _MACHINE, codecache.LAYOUT])
+    return xxhash.xxh3_128_hexdigest(text.encode())
 
 
 def is_cached(source: str, opts: tuple) -> bool:
