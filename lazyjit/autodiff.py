@@ -380,6 +380,8 @@ def expand_grads(order: list[Node]) -> dict[Node, Node]:
     for n in order:
         if n.op == "grad":
             src = tuple(mapping.get(s, s) for s in n.src)
+            if src[0] is n.src[0]:  # a cost computed earlier (not rebuilt here) reads the
+                src = n.src         # targets as they were: differentiate its own graph
             grads = groups.get(src)
             if grads is None:  # differentiate the rewritten (stabilized) cost
                 root, targets = rewrite_cost(src[0], set(src[1:])), src[1:]

@@ -16,7 +16,7 @@ import numpy as np
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.tensor import Tensor, apply, check_dtype
 from lazyjit.trace.node import Node, op_error, site_lines
-from lazyjit.trace.replay import FLOOR, UnknownSize, plain
+from lazyjit.trace.replay import FLOOR, SIZE_VALUES, UnknownSize, plain
 
 Scalar = (bool, int, float, np.generic)
 
@@ -50,7 +50,10 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     arr = np.array(plain(data), dtype=dtype, order="C", copy=True)
     check_dtype(arr.dtype, "tensor")
     arr.flags.writeable = False
-    return Tensor(Node.leaf(arr))
+    node = Node.leaf(arr)
+    if type(data) is UnknownSize:  # a size known at each call: no value before it
+        SIZE_VALUES[node] = data.text
+    return Tensor(node)
 
 
 def _from_array(arr: np.ndarray) -> Tensor:
@@ -67,7 +70,9 @@ def _shape_arg(shape) -> tuple[int, ...]:
 
 def full(shape, fill_value, dtype=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (a broadcast constant, no memory)."""
-    fill_value = plain(fill_value)
+    if type(fill_value) is UnknownSize:  # exact, recomputed at each call
+        dt = check_dtype(dtype if dtype is not None else np.int64, "full")
+        return broadcast_to(Tensor(_node_to(fill_value, dt, ())), _shape_arg(shape))
     dt = check_dtype(dtype if dtype is not None else np.asarray(fill_value).dtype, "full")
     shape = _shape_arg(shape)
     if builtins.any(d < 0 for d in shape):
@@ -120,14 +125,24 @@ def _known_sizes(op: str, *sizes) -> None:
                            "lj.cumsum(lj.ones_like(x)) - 1 for an index)")
 
 
-def size_value(n: int, dtype) -> "Tensor | int":
+def size_value(n: int, dtype, text: str | None = None) -> "Tensor | int":
     """The count ``n`` as an operand of a ``dtype`` computation: the Python int, or, for
     a count made of ``lj.function``'s unknown sizes (beyond float32's 24 bits), an exact
     int64 constant cast to ``dtype`` (folded at compile time), so that a replay at other
-    sizes re-evaluates it exactly (``n - 1`` stays ``n - 1``)."""
+    sizes re-evaluates it exactly (``n - 1`` stays ``n - 1``).  ``text``: the size as the
+    user wrote it (marks the constant as having no value before a call)."""
     if builtins.abs(n) < FLOOR or builtins.abs(n) >= 2**63:
         return n
-    return astype(full((), n, np.int64), dtype)
+    exact = full((), n, np.int64)
+    if text is not None:
+        SIZE_VALUES[exact.node] = text
+    out = astype(exact, dtype)
+    dt = np.dtype(dtype)
+    if dt.kind in "iu" and dt.itemsize < 8:  # NumPy refuses a Python int out of its range
+        info = np.iinfo(dt)
+        out = Tensor(apply("check", (out.node, ((exact >= info.min) & (exact <= info.max)).node),
+                           f"a size (a Python integer) is out of bounds for {dt}"))
+    return out
 
 
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
@@ -175,10 +190,8 @@ def _axes(axis, ndim: int, op: str) -> tuple[int, ...]:
 
 
 def _as_operand(x):
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or type(x) is UnknownSize:  # (a size: a weak int, exact)
         return x
-    if type(x) is UnknownSize:  # a size known at each call: recomputed then
-        return x.value
     if isinstance(x, Scalar) and not isinstance(x, np.generic):
         return x  # weakly typed Python scalar
     return tensor(x)
@@ -204,6 +217,8 @@ def broadcast_shapes(*shapes, op: str = "broadcast", srcs: tuple = ()) -> tuple[
 
 
 def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
+    if type(x) is UnknownSize:  # an exact int64 constant (recomputed at each call), cast:
+        x = size_value(x.value, dtype, x.text)  # a float32 constant would lose n - 1's 1
     if isinstance(x, Tensor):
         node = x.node
         if node.dtype != dtype:
@@ -315,7 +330,7 @@ def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
     tensors = [x for x in ops if isinstance(x, Tensor)]
     opdef = REGISTRY[name]
     try:
-        common = np.result_type(*[x.dtype if isinstance(x, Tensor) else x for x in ops])
+        common = np.result_type(*[x.dtype if isinstance(x, Tensor) else plain(x) for x in ops])
     except TypeError as e:
         raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
     check_dtype(common, name)
@@ -456,7 +471,7 @@ def where(condition, x, y) -> Tensor:
         c = asarray(c).astype(np.bool_)
     xs = [_as_operand(x), _as_operand(y)]
     tensors = [t for t in xs if isinstance(t, Tensor)]
-    common = np.result_type(*[t.dtype if isinstance(t, Tensor) else t for t in xs])
+    common = np.result_type(*[t.dtype if isinstance(t, Tensor) else plain(t) for t in xs])
     check_dtype(common, "where")
     shape = broadcast_shapes(c.shape, *[t.shape for t in tensors], op="where",
                              srcs=(c.node, *[t.node for t in tensors]))

@@ -17,7 +17,8 @@ from lazyjit.config import config
 from lazyjit.rewrite import optimize, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable
-from lazyjit.trace.node import LazyjitError, Node, derived, format_site
+from lazyjit.trace.node import LazyjitError, Node, creation_site, derived, format_site
+from lazyjit.trace.replay import size_dependence
 from lazyjit.trace.state import STATE
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
@@ -112,7 +113,14 @@ def _of_constants(node: Node) -> bool:
 
 
 def realize(*tensors) -> None:
-    """Compute every given tensor that has no value yet, in one trace."""
+    """Compute every given tensor that has no value yet, in one trace.
+
+    Raises
+    ------
+    LazyjitError
+        For a value that exists only at a call: one that depends on an ``lj.function``
+        placeholder, a ``jit`` tracer, a scan step's placeholders, or an unknown size.
+    """
     nodes = []
     seen = set()
     for t in tensors:
@@ -120,8 +128,8 @@ def realize(*tensors) -> None:
         if n.buffer is None and n not in seen:
             seen.add(n)
             nodes.append(n)
+    trace = collect(nodes) if nodes else None
     if nodes:
-        trace = collect(nodes)
         for n in trace.inputs:
             if n.op == "param" and n.arg[0] == "scan":
                 raise LazyjitError(
@@ -139,6 +147,15 @@ def realize(*tensors) -> None:
                     "cannot compute the value of a tensor traced by lj.jit (its value "
                     "depends on the function's inputs); return it instead, or mark the "
                     "argument static.\n" + format_site(nodes[0].site))
+    size = size_dependence(trace.nodes if nodes else [t.node for t in tensors])
+    if size is not None:
+        raise LazyjitError(
+            f"cannot compute a value made from {size}, the size of a dimension known only "
+            "at each call of an lj.function: it has no value before a call.  Use it in the "
+            "function's graph (x / lj.tensor(n), lj.zeros((n, 3))); a slice bound or a "
+            "Python number made from it cannot be computed now\n"
+            + format_site(creation_site()))
+    if nodes:
         outs = plan_for(trace).run([n.buffer for n in trace.inputs])
         for n, arr in zip(trace.outputs, outs):
             n.buffer = arr

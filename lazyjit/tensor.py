@@ -13,7 +13,7 @@ import numpy as np
 
 from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
 from lazyjit.trace.node import LazyjitError, Node, _internal, op_error
-from lazyjit.trace.replay import FLOOR, UNKNOWN, UnknownSize, user_size
+from lazyjit.trace.replay import FLOOR, SIZE_VALUES, UNKNOWN, UnknownSize, user_size
 
 
 def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
@@ -157,6 +157,9 @@ class Tensor:
         return bool(self.item())
 
     def __repr__(self) -> str:
+        size = SIZE_VALUES.get(self.node) if SIZE_VALUES else None
+        if size is not None:  # lj.tensor(n) of an unknown size: no value before a call
+            return f"tensor(<{size}, known at each call>, dtype={self.dtype.name})"
         if self.node.buffer is None:
             from lazyjit.trace.graph import collect
             from lazyjit.trace.replay import describe

@@ -93,6 +93,18 @@ def test_the_eager_training_loop_keeps_flat_memory():
     assert math.isfinite(loss)
 
 
+def test_a_gradient_wrt_a_lazy_value_after_its_cost_was_read(backend):
+    """Found by the new-user trial: the cost read before its gradient is built, the wrt a
+    lazy tensor whose graph holds a gradient (an eager SGD loop that prints the loss)."""
+    w = lj.tensor(np.array([1.0, 2.0]))
+    for _ in range(3):
+        loss = (w * w).sum()
+        g = lj.grad(loss, w)
+        float(loss)
+        w = w - 0.25 * g
+    np.testing.assert_allclose(w.numpy(), [0.125, 0.25])
+
+
 # ---- unknown sizes used as Python numbers ---------------------------------------------------
 
 def test_unknown_sizes_never_compute_with_a_stand_in_number():
@@ -106,6 +118,35 @@ def test_unknown_sizes_never_compute_with_a_stand_in_number():
             use()
         assert "test_trust.py" in str(e.value)  # the user's line
     assert repr(n) == "dim0" and m.shape == m.shape and repr(m.size) == "(dim0 * 3)"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+def test_sizes_as_scalars_are_exact(backend, dtype):
+    """n - 1 as a float32 constant was n (found by the new-user trial): sizes go into the
+    graph as exact int64 constants, cast there; one that does not fit the dtype raises."""
+    x = lj.vector("x", dtype)
+    n = x.shape[0]
+    f = lj.function([x], [x * (n - 1), x + (n + 1), (n * 2 + 3) - x,
+                          lj.where(x > 0, n - 1, x), x * lj.full((), n - 1, dtype)])
+    for rows in (3, 5, 7):
+        a = np.ones(rows, dtype)
+        want = [a * (rows - 1), a + (rows + 1), (2 * rows + 3) - a,
+                np.where(a > 0, rows - 1, a), a * (rows - 1)]
+        for got, w in zip(f(a), want, strict=True):
+            np.testing.assert_array_equal(got, w.astype(dtype))
+    if dtype == "uint8":
+        with pytest.raises(ValueError, match="out of bounds for uint8"):
+            f(np.ones(300, dtype))
+
+
+def test_values_made_of_unknown_sizes_have_no_value_before_a_call():
+    x = lj.vector("x")
+    n = x.shape[0]
+    for use in (lambda: x[: lj.tensor(n) // 2], lambda: float(lj.tensor(1.0) / n),
+                lambda: lj.full((), n).numpy(), lambda: lj.tensor(n).numpy()):
+        with pytest.raises(lj.LazyjitError, match="no value before a call"):
+            use()
+    assert "known at each call" in repr(lj.tensor(n))
 
 
 @pytest.mark.parametrize("mode", ["cpu", "numpy"])

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -195,6 +196,22 @@ def user_size(d: int) -> "int | UnknownSize":
     if d < FLOOR:
         return d
     return UnknownSize(d, UNKNOWN.get(d) or "a size computed from unknown sizes")
+
+
+# nodes holding a number made of unknown sizes (lj.tensor(n), a size as a scalar operand):
+# the text of the size, for the error when such a value is asked for before a call
+SIZE_VALUES: "weakref.WeakKeyDictionary[Node, str]" = weakref.WeakKeyDictionary()
+
+
+def size_dependence(nodes) -> "str | None":
+    """The unknown size (its text) that one of ``nodes`` holds a number of, if any."""
+    if not SIZE_VALUES:
+        return None
+    for n in nodes:
+        text = SIZE_VALUES.get(n)
+        if text is not None:
+            return text
+    return None
 
 
 def plain(v):
