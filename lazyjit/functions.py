@@ -16,7 +16,7 @@ import numpy as np
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.tensor import Tensor, apply, check_dtype
 from lazyjit.trace.node import Node, op_error, site_lines
-from lazyjit.trace.replay import FLOOR, SIZE_VALUES, UnknownSize, plain
+from lazyjit.trace.replay import FLOOR, SIZE_VALUES, UnknownSize, plain, user_size
 
 Scalar = (bool, int, float, np.generic)
 
@@ -116,10 +116,13 @@ def _known_sizes(op: str, *sizes) -> None:
     """Refuse a constant array whose size comes from a placeholder's unknown dimension
     (``lj.arange(x.shape[0])`` under ``lj.function``): it would be built at the sentinel
     size now and could not follow the size of each call."""
-    for v in map(plain, sizes):
+    for given in sizes:
+        v = plain(given)
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and \
                 builtins.abs(int(v)) >= FLOOR:
-            raise op_error(op, f"a constant of {v} elements: this size depends on a "
+            shown = given if type(given) is UnknownSize else user_size(int(v))
+            raise op_error(op, f"a constant of {shown!r} elements: this size "
+                           "depends on a "
                            "dimension of unknown size (an lj.function placeholder), so the "
                            "array cannot be a constant; build it from the tensors (e.g. "
                            "lj.cumsum(lj.ones_like(x)) - 1 for an index)")
