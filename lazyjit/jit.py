@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
-import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -27,10 +26,7 @@ from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.replay import recompute_stateful
 from lazyjit.trace.node import LazyjitError, Node
-from lazyjit.trace.state import STATE
-
-# held by the calls that update shared variables: they run one at a time, in any thread
-_UPDATING = threading.RLock()
+from lazyjit.trace.state import STATE, UPDATING
 
 _trace_ids = itertools.count()
 _EPOCH = [0]  # bumped by invalidate_traces: part of every jitted function's cache keys
@@ -60,6 +56,21 @@ def _held_once() -> int:
 _HELD_ONCE = _held_once()
 
 
+def _in_call() -> int:
+    """``sys.getrefcount`` of an array held by a node's attribute, a call's input list and
+    a local variable (a probe with the structure of :meth:`_Entry._donate`)."""
+    class Holder:
+        __slots__ = ("buffer",)
+    h = Holder()
+    h.buffer = np.empty(1)
+    ins = [h.buffer]
+    arr = ins[0]
+    return sys.getrefcount(arr)
+
+
+_IN_CALL = _in_call()
+
+
 def _current(leaf: Node) -> "Node | None":
     """The current value of the shared variable whose value ``leaf`` is or was."""
     sv = OWNER.get(leaf)
@@ -83,24 +94,18 @@ class _Entry:
         update shared variables run one at a time (in any thread), each from the values
         the one before left: no update is lost."""
         if self.updates:
-            with _UPDATING:
+            with UPDATING:
                 return self._run(arrays)
         return self._run(arrays)
 
     def _run(self, arrays: list) -> Any:
-        ins = arrays
-        if not self.direct:
-            ins = []
-            for s in self.slots:
-                if s >= 0:
-                    ins.append(arrays[s])
-                    continue
-                v = self.captured[-s - 1]
-                if type(v) is not np.ndarray:  # a shared variable's value, read once, as
-                    v = v.node.buffer          # traced (or trace again)
-                    if v is None or (v.shape, v.dtype) != self.shared[-s - 1]:
-                        return None
-                ins.append(v)
+        if self.direct:
+            ins = arrays
+        else:
+            with UPDATING:  # the values of shared variables: none half updated
+                ins = self._inputs(arrays)
+            if ins is None:
+                return None
         donate = self._donate(ins) if self.in_place else None
         outs = self.plan.run(ins, donate) if donate else self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call
@@ -117,6 +122,22 @@ class _Entry:
         return unflatten(self.out_tree, [Tensor(Node.leaf(a, site=False)) for a in outs])
 
 
+    def _inputs(self, arrays: list) -> list | None:
+        """The plan's inputs: the arguments and the captured values, each shared
+        variable's read once, as traced (None: it changed shape or dtype, trace again)."""
+        ins = []
+        for s in self.slots:
+            if s >= 0:
+                ins.append(arrays[s])
+                continue
+            v = self.captured[-s - 1]
+            if type(v) is not np.ndarray:
+                v = v.node.buffer
+                if v is None or (v.shape, v.dtype) != self.shared[-s - 1]:
+                    return None
+            ins.append(v)
+        return ins
+
     def _donate(self, ins: list) -> dict:
         """``{output position: input slot}`` of the updates the plan may write over the
         variable's old value, in place: those whose memory is lazyjit's alone (an
@@ -128,8 +149,8 @@ class _Entry:
             if not sv.own or node.buffer is None or sys.getrefcount(node) > _HELD_ONCE:
                 continue
             arr = ins[a]  # (a view of it handed out would have cleared sv.own)
-            if sum(b is arr for b in ins) == 1:  # not also an argument of this call
-                out[j] = a
+            if sum(b is arr for b in ins) == 1 and sys.getrefcount(arr) <= _IN_CALL:
+                out[j] = a  # not also an argument, and no other computation holds it
         return out
 
 

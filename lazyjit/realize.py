@@ -19,7 +19,7 @@ from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable
 from lazyjit.trace.node import LazyjitError, Node, creation_site, derived, format_site
 from lazyjit.trace.replay import size_dependence
-from lazyjit.trace.state import STATE
+from lazyjit.trace.state import STATE, UPDATING
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
@@ -156,7 +156,10 @@ def realize(*tensors) -> None:
             "Python number made from it cannot be computed now\n"
             + format_site(creation_site()))
     if nodes:
-        outs = plan_for(trace).run([n.buffer for n in trace.inputs])
+        plan = plan_for(trace)
+        with UPDATING:  # (an update in another thread never writes over these arrays)
+            inputs = [n.buffer for n in trace.inputs]
+        outs = plan.run(inputs)
         for n, arr in zip(trace.outputs, outs):
             n.buffer = arr
     for t in tensors:

@@ -22,7 +22,7 @@ import numpy as np
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
 from lazyjit.trace.replay import PLACEHOLDERS
-from lazyjit.trace.state import STATE
+from lazyjit.trace.state import STATE, UPDATING
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
@@ -118,16 +118,18 @@ class SharedVariable(Tensor):
                            "update (or call .restore())", (self.node,))
         if id(self) in _PENDING:
             realize_pending()
-        arr = self.node.buffer
-        if borrow:
-            self.own = False  # handed out: never overwritten in place
-        return arr if borrow else arr.copy()
+        with UPDATING:  # (not half updated by a call in another thread)
+            arr = self.node.buffer
+            if borrow:
+                self.own = False  # handed out: never overwritten in place
+            return arr if borrow else arr.copy()
 
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (a view of the variable's memory, which
         is then never overwritten by an in-place update)."""
-        self.own = False
-        return super().numpy()
+        with UPDATING:  # (not half updated by a call in another thread)
+            self.own = False
+            return super().numpy()
 
     def set_value(self, value: Any, borrow: bool = False) -> None:
         """Replace the value by a copy of ``value`` (``borrow`` is accepted for Theano

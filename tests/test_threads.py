@@ -155,3 +155,35 @@ def test_counters_are_exact_across_threads():
     after = lj.stats()
     assert after["trace_cache_hits"] - before["trace_cache_hits"] == 1000
     assert after["compiles"] == before["compiles"]
+
+
+def test_readers_never_see_an_update_written_in_place_half_done():
+    """A call updating a shared variable writes its new value into the old memory when
+    nothing else holds it (found by review: a call reading it in another thread saw
+    half of an update)."""
+    w = lj.shared(np.zeros(1_000_000, np.float32), "w")
+
+    @lj.jit
+    def bump(x):
+        w.assign(w + x)  # in place from the second call on
+        return x
+
+    @lj.jit
+    def spread(x):
+        return (w.max() - w.min()) * x  # every element of w is equal: always 0
+
+    one = np.float32(1)
+    bump(one), bump(one), spread(one)
+    seen = []
+
+    def work(i):
+        for _ in range(60):
+            if i:
+                bump(one)
+            else:
+                seen.append(float(spread(one)))
+                seen.append(float(w.get_value().std()))
+
+    run_threads(work)
+    assert not any(seen), [s for s in seen if s][:5]
+    np.testing.assert_array_equal(w.get_value()[[0, -1]], [62.0, 62.0])

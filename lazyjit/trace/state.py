@@ -5,11 +5,18 @@ plan keep a little state while they run: the assignments of shared variables rec
 so far, how deep in scan bodies the code is, the rewrite in progress.  Each thread has
 its own (:data:`STATE`, a ``threading.local``), so that two threads tracing at once never
 see each other's: an update recorded by one trace is never taken by another.
+:data:`UPDATING` is the one lock that orders updates of shared variables across threads.
 """
 from __future__ import annotations
 
 import threading
 from collections import Counter
+
+# Held by every call that updates shared variables, for its whole run (so such calls run
+# one at a time, none lost, and an update written in place into a variable's memory is
+# never seen half done), and held while any computation takes the arrays of the values
+# it reads (then it holds them: an update sees that and does not write over them).
+UPDATING = threading.RLock()
 
 
 class TraceState(threading.local):
