@@ -17,7 +17,8 @@ from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.ops import REGISTRY
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import LazyjitError, Node, format_site, op_error, origin_of
+from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.through import see_through
 
 
 class DisconnectedInputError(LazyjitError):
@@ -60,122 +61,6 @@ def toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
                 stack.pop()
                 append(node)
     return order
-
-
-def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
-                ) -> tuple[dict[Node, Node], set[Node]]:
-    """Make the graph of ``roots`` differentiable through values computed earlier.
-
-    A tensor whose value was read (printed, ``.numpy()``) is a leaf holding the value;
-    the node that computed it stays alive while the tensor does
-    (:func:`lazyjit.trace.node.origin_of`).  Each such leaf whose computing graph leads to
-    a ``target`` is replaced by that node, and the nodes above it are rebuilt, so that
-    reading a value never changes a derivative.  Only nodes created after the oldest
-    target are looked at (an older node cannot depend on a target), and ``stop`` nodes
-    are not looked below.
-
-    Returns the map from each rebuilt node to its replacement (usually empty), and the
-    targets the rebuilt graph depends on (through any op).
-
-    Raises
-    ------
-    LazyjitError
-        If the path to a target may pass through a value whose computing graph has been
-        freed (every tensor holding it was dropped): the derivative cannot be computed.
-    """
-    if not targets:
-        return {}, set()
-    floor = min(t.seq for t in targets)
-    seen: set[Node] = set()
-    add, stack = seen.add, list(roots)
-    pop, extend = stack.pop, stack.extend
-    deep = False  # a value's computing graph must be looked into
-    while stack:
-        n = pop()
-        if n in seen:
-            continue
-        add(n)
-        if n.seq < floor or n in stop:
-            continue
-        if n.derived is None:
-            extend(n.src)
-        elif not deep:
-            deep = _look_into(n, targets, floor)
-    if not deep:
-        return {}, targets & seen
-    return _rebuild_through(roots, targets, stop, floor)
-
-
-def _look_into(leaf: Node, targets: set[Node], floor: int) -> bool:
-    """Whether the graph that computed the value ``leaf`` holds may lead to a target
-    (other than the node computing a target's own value); raises when that graph was
-    freed and a target is older than it."""
-    origin, born = leaf.derived[0](), leaf.derived[1]
-    if origin is None:
-        if floor < born:
-            raise op_error("grad", "a derivative may depend on a value computed earlier "
-                           "whose graph has been freed (every tensor holding it was "
-                           "dropped before lj.grad was called); keep that tensor alive "
-                           "until the derivative is built, or pass its value through "
-                           "lj.stop_gradient to treat it as a constant.  The value was "
-                           "computed at\n" + format_site(leaf.site))
-        return False
-    if leaf in targets:
-        return any(k.seq >= floor for k in origin.src)
-    return origin.seq >= floor
-
-
-def _rebuild_through(roots: list[Node], targets: set[Node], stop: set[Node], floor: int
-                     ) -> tuple[dict[Node, Node], set[Node]]:
-    """:func:`see_through` when some value's computing graph must be looked into."""
-    reach: dict[Node, bool] = {}  # a target is below (looking into computing graphs)
-    hit: dict[Node, bool] = {}    # a target is below in the rebuilt graph
-    mapping: dict[Node, Node] = {}
-    stack = [(r, False) for r in roots]
-    while stack:
-        n, ready = stack.pop()
-        if n in reach:
-            continue
-        if n.seq < floor or n in stop:
-            reach[n] = hit[n] = n in targets
-            continue
-        origin = origin_of(n)
-        if origin is None and n.derived is not None:
-            _look_into(n, targets, floor)  # a freed graph: an error if it may matter
-        kids = (origin,) if origin is not None else n.src
-        if not ready:
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if k not in reach)
-            continue
-        mine = n in targets
-        reach[n] = mine or any(reach[k] for k in kids)
-        if origin is None:
-            hit[n] = mine or any(hit[k] for k in kids)
-            if any(k in mapping for k in kids):
-                mapping[n] = Node.make(n.op, tuple(mapping.get(k, k) for k in kids), n.arg,
-                                       n.shape, n.dtype)
-        # through the graph that computed the value, when a target is there (besides the
-        # node computing a target's own value)
-        elif reach[origin] if not mine else any(reach.get(k, False) for k in origin.src):
-            mapping[n] = mapping.get(origin, origin)
-            hit[n] = mine or hit[origin]
-        else:
-            hit[n] = mine
-    # the targets on paths from the roots in the rebuilt graph
-    found, seen = set(), set()
-    stack = [r for r in roots if hit.get(r)]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if n in targets:
-            found.add(n)
-        if n.seq < floor or n in stop:
-            continue
-        kids = (origin_of(n),) if n in mapping and n.derived is not None else n.src
-        stack.extend(k for k in kids if hit.get(k))
-    return mapping, found
 
 
 def differentiable(node: Node) -> bool:
@@ -385,9 +270,12 @@ def expand_grads(order: list[Node]) -> dict[Node, Node]:
             grads = groups.get(src)
             if grads is None:  # differentiate the rewritten (stabilized) cost
                 root, targets = rewrite_cost(src[0], set(src[1:])), src[1:]
-                grads = groups[src] = backprop({root: F.ones_like(Tensor(root))}, set(targets),
-                                               set())
-            parts = [grads[src[1 + i]] for i in n.arg[1] if src[1 + i] in grads]
+                grads = groups[src] = backprop({root: F.ones_like(Tensor(root))},
+                                               set(targets), set(), False)
+            # (a value's leaf and the node computing it, both targets, may have become
+            # one node: its gradient is counted once)
+            mine = dict.fromkeys(src[1 + i] for i in n.arg[1])
+            parts = [grads[t] for t in mine if t in grads]
             g = parts[0] if parts else F.zeros(n.shape, n.dtype)
             for p in parts[1:]:
                 g = g + p
@@ -407,23 +295,25 @@ def reached_targets(roots: list[Node], targets: set[Node], stop: set[Node]) -> s
     return see_through(roots, targets, stop)[1]
 
 
-def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> dict[Node, Tensor]:
+def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node],
+             through: bool = True) -> dict[Node, Tensor]:
     """Propagate cotangents from ``seeds`` back to every node that depends on a target.
 
-    Returns the accumulated cotangent of each such node reached (a symbolic zero is
-    simply absent).
+    ``through``: first look through values read earlier (:func:`see_through`; a graph
+    a deferred gradient was built over has been already).  Returns the accumulated
+    cotangent of each such node reached (a symbolic zero is simply absent).
     """
-    mapping = see_through(list(seeds), targets, stop)[0]
+    mapping = see_through(list(seeds), targets, stop)[0] if through else None
     if mapping:  # values read earlier: differentiated through the graphs computing them
         return mapped(mapping, targets, backprop(
             {mapping.get(n, n): g for n, g in seeds.items()},
-            {mapping.get(t, t) for t in targets}, stop))
+            {mapping.get(t, t) for t in targets}, stop, False), once=True)
     order = toposort(list(seeds), stop)
     if any(n.op == "grad" for n in order):  # differentiating a gradient: expand it first
         mapping = expand_grads(order)
         return mapped(mapping, targets, backprop(
             {mapping.get(n, n): g for n, g in seeds.items()},
-            {mapping.get(t, t) for t in targets}, stop))
+            {mapping.get(t, t) for t in targets}, stop, False), once=True)
     depends: set[Node] = set()
     for n in order:
         if n in targets or (n not in stop and any(s in depends for s in n.src)):
@@ -450,13 +340,23 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node]) -> 
     return grads
 
 
-def mapped(mapping: dict[Node, Node], nodes, values: dict[Node, Tensor]
-            ) -> dict[Node, Tensor]:
+def mapped(mapping: dict[Node, Node], nodes, values: dict[Node, Tensor],
+           once: bool = False) -> dict[Node, Tensor]:
     """``values`` computed on a rebuilt graph, also given under the original ``nodes``
-    that ``mapping`` replaced."""
+    that ``mapping`` replaced.  With ``once`` (cotangents, which callers add up), nodes
+    that became one node get its value once: a realized value's leaf and the node that
+    computed it are one value."""
+    given = {n for n in nodes if n not in mapping} if once else set()
     for n in nodes:
-        if n in mapping and mapping[n] in values:
-            values[n] = values[mapping[n]]
+        m = mapping.get(n)
+        if m is None or m not in values:
+            continue
+        if m in given:
+            values.pop(n, None)
+            continue
+        values[n] = values[m]
+        if once:
+            given.add(m)
     return values
 
 

@@ -27,12 +27,12 @@ import numpy as np
 from lazyjit import functions as F
 from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable,
                               disconnected_zeros, expand_grads, grad, leaf_paths, mapped,
-                              reached_targets, reverse, see_through, split_aux, toposort,
-                              wrt_leaves)
+                              reached_targets, reverse, split_aux, toposort, wrt_leaves)
 from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.through import see_through
 
 _POLICIES = ("raise", "warn", "ignore")
 
@@ -40,7 +40,8 @@ _POLICIES = ("raise", "warn", "ignore")
 # ---- the forward pass ------------------------------------------------------------------------
 
 def push_tangents(roots: list[Node], seeds: dict[Node, Tensor],
-                  stop: frozenset | set = frozenset()) -> dict[Node, Tensor]:
+                  stop: frozenset | set = frozenset(), through: bool = True
+                  ) -> dict[Node, Tensor]:
     """Propagate tangents from ``seeds`` (node -> tangent of its shape and dtype) forwards
     to every floating-point node below ``roots`` that depends on a seed.
 
@@ -49,13 +50,13 @@ def push_tangents(roots: list[Node], seeds: dict[Node, Tensor],
     one (a symbolic zero is absent).  Deferred ``grad`` nodes are expanded first.
     """
     # through values read earlier (seeds are independent inputs: not looked below)
-    mapping = see_through(roots, set(seeds), set(stop) | set(seeds))[0]
+    mapping = see_through(roots, set(seeds), set(stop) | set(seeds))[0] if through else None
     order = toposort(roots, set(seeds)) if not mapping else []
     if mapping or any(n.op == "grad" for n in order):
         mapping = mapping or expand_grads(order)
         tangents = push_tangents([mapping.get(r, r) for r in roots],
                                  {mapping.get(n, n): t for n, t in seeds.items()},
-                                 {mapping.get(n, n) for n in stop})
+                                 {mapping.get(n, n) for n in stop}, False)
         return mapped(mapping, mapping, tangents)
     tangents = dict(seeds)
     for n in order:

@@ -441,10 +441,9 @@ def power(a, b) -> Tensor:
         return out
     if b.dtype.kind != "i":
         return out
-    if b.node.buffer is not None:
-        if (b.node.buffer < 0).any():
-            raise op_error("pow", _NEGATIVE_POWER, (b.node,))
-        return out
+    if b.node.buffer is not None and (b.node.buffer < 0).any():  # known now: say so now
+        raise op_error("pow", _NEGATIVE_POWER, (b.node,))
+    # and at each computation (a shared variable's value may change between calls)
     site = site_lines(out.node.site)
     where = f" (the power was taken at {site[0][0]}:{site[0][1]})" if site else ""
     return Tensor(apply("check", (out.node, (b >= 0).node), _NEGATIVE_POWER + where))

@@ -27,6 +27,7 @@ from lazyjit.trace.graph import collect
 from lazyjit.trace.replay import recompute_stateful
 from lazyjit.trace.node import LazyjitError, Node
 from lazyjit.trace.state import STATE, UPDATING
+from lazyjit.trace.through import JITTED
 
 _trace_ids = itertools.count()
 _EPOCH = [0]  # bumped by invalidate_traces: part of every jitted function's cache keys
@@ -81,6 +82,27 @@ def _is_array(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray))
 
 
+def _wrap(array: np.ndarray, low: int | None) -> Tensor:
+    """An output as a tensor.  Derivatives do not go through a jit call: when tensor
+    arguments (whose graphs may hold a differentiated node, none older than ``low``)
+    went in, the output's leaf says so, and a derivative that might need to go through
+    it raises (:func:`lazyjit.trace.through.see_through`) instead of giving zero."""
+    node = Node.leaf(array, site=False)
+    if low is not None:
+        node.derived = (JITTED, node.seq, low)
+    return Tensor(node)
+
+
+def _low(args) -> int | None:
+    """The oldest leaf the tensor arguments read (each a leaf holding a value), or None."""
+    low = None
+    for a in args:
+        if isinstance(a, Tensor):
+            v = a.node.low
+            low = v if low is None or v < low else low
+    return low
+
+
 class _Entry:
     """One traced signature: its plan, where each plan input comes from (``slots``:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
@@ -88,17 +110,18 @@ class _Entry:
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
                  "updates", "n_out", "in_place", "fresh")
 
-    def call(self, arrays: list) -> Any:
+    def call(self, arrays: list, low: int | None = None) -> Any:
         """Run the plan on ``arrays``; ``None`` when a shared variable it reads no longer
         has the shape or dtype it was traced with (the caller traces again).  Calls that
         update shared variables run one at a time (in any thread), each from the values
-        the one before left: no update is lost."""
+        the one before left: no update is lost.  ``low``: the oldest node the tensor
+        arguments depend on, None when none is a tensor (see :meth:`_wrap`)."""
         if self.updates:
             with UPDATING:
-                return self._run(arrays)
-        return self._run(arrays)
+                return self._run(arrays, low)
+        return self._run(arrays, low)
 
-    def _run(self, arrays: list) -> Any:
+    def _run(self, arrays: list, low: int | None) -> Any:
         if self.direct:
             ins = arrays
         else:
@@ -118,8 +141,8 @@ class _Entry:
             for o in outs:
                 o.flags.writeable = False
         if self.out_tree == "*":
-            return Tensor(Node.leaf(outs[0], site=False))
-        return unflatten(self.out_tree, [Tensor(Node.leaf(a, site=False)) for a in outs])
+            return _wrap(outs[0], low)
+        return unflatten(self.out_tree, [_wrap(a, low) for a in outs])
 
 
     def _inputs(self, arrays: list) -> list | None:
@@ -192,7 +215,7 @@ class Jitted:
                 entry = self._fast.get((tuple([(b.shape, b.dtype) for b in arrays]),
                                         config._version, _EPOCH[0]))
                 if entry is not None:
-                    out = entry.call(arrays)
+                    out = entry.call(arrays, _low(args))
                     if out is not None:
                         count("trace_cache_hits")
                         return out
@@ -235,7 +258,8 @@ class Jitted:
         except TypeError:
             raise LazyjitError("lj.jit: non-array arguments must be hashable "
                                "(or passed as static_argnums)") from None
-        out = None if entry is None else entry.call(arrays)
+        low = _low(leaves)
+        out = None if entry is None else entry.call(arrays, low)
         if out is None:  # new, or a shared variable it reads changed shape or dtype
             count("trace_cache_misses")
             entry = self._trace(args, leaves, arrays, tree, static)
@@ -246,7 +270,7 @@ class Jitted:
             if len(self._cache) >= 256:
                 self._cache.clear()
             self._cache[key] = entry
-            out = entry.call(arrays)
+            out = entry.call(arrays, low)
         else:
             count("trace_cache_hits")
         if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import operator
-import threading
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from lazyjit import exactmath
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import LazyjitError
 from lazyjit.trace.replay import has_unknown, plain
+from lazyjit.trace.state import UPDATING
 
 __all__ = ["RandomStream", "philox"]
 
@@ -135,9 +135,6 @@ class RandomStream:
         from lazyjit.shared import shared
         self.state = shared(np.uint64(int(counter) % (1 << 64)), name="random counter")
         self.state.counter = True
-        # a draw reads the counter and advances it in one step: threads drawing from one
-        # stream at once never draw the same numbers (as NumPy's Generator)
-        self._lock = threading.Lock()
 
     @property
     def counter(self) -> int:
@@ -156,7 +153,9 @@ class RandomStream:
         shape = _shape(shape, where)
         k = math.prod(shape)
         from lazyjit.shared import current, recording
-        with self._lock:
+        with UPDATING:  # a draw reads the counter and advances it in one step: threads
+            # drawing from one stream at once (eagerly or in jitted calls, which update
+            # it under this lock too) never draw the same numbers, as NumPy's Generator
             state = current(self.state)  # advanced by the draws before this one in a trace
             ctr = _flat_index(shape) + state
             if recording() is not None or self.state.symbolic:  # in jit, a scan step, or

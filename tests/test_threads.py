@@ -107,6 +107,21 @@ def test_one_random_stream_never_repeats_across_threads(backend):
     assert rs.counter == 2 * 30 * 8
 
 
+def test_eager_and_jitted_draws_from_one_stream_never_repeat(backend):
+    rs = lj.random.RandomStream(11)
+    draw = lj.jit(lambda x: rs.bits((4,)) + x)
+    draw(np.uint32(0))
+
+    def work(i):
+        if i:
+            return [draw(np.uint32(0)).numpy() for _ in range(60)]
+        return [rs.bits((4,)).numpy() for _ in range(60)]
+
+    draws = np.concatenate([d for ds in run_threads(work) for d in ds])
+    assert len(np.unique(draws)) == draws.size == 2 * 60 * 4
+    assert rs.counter == 2 * 60 * 4 + 4
+
+
 def test_eager_work_in_threads_matches_numpy(backend):
     """Large buffers (the pool), plans and compiled code shared by both threads."""
     rng = np.random.default_rng(0)

@@ -115,8 +115,8 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
 class Node:
     """One node of the graph.  Create through :meth:`Node.make`, never directly."""
 
-    __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "seq", "derived",
-                 "__weakref__")
+    __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "seq", "low",
+                 "derived", "__weakref__")
 
     op: str
     src: tuple["Node", ...]
@@ -126,7 +126,8 @@ class Node:
     site: tuple
     buffer: np.ndarray | None
     seq: int
-    derived: tuple | None  # a realized value's leaf: (weakref to its origin, origin.seq)
+    low: int  # the oldest leaf a derivative may reach from here (see _low_of)
+    derived: tuple | None  # a realized value's leaf: (weakref to its origin, its seq, low)
 
     @staticmethod
     def make(op: str, src: tuple["Node", ...], arg: Any, shape: tuple[int, ...],
@@ -142,6 +143,7 @@ class Node:
         node.site = creation_site()
         node.buffer = node.derived = None
         node.seq = next(_leaf_ids)
+        node.low = _low_of(node)
         ref = _Ref(node, _forget)
         ref.key = key
         _CACHE[key] = ref
@@ -157,6 +159,7 @@ class Node:
         node.shape, node.dtype, node.site = like.shape, like.dtype, like.site
         node.buffer = node.derived = None
         node.seq = next(_leaf_ids)
+        node.low = _low_of(node)
         return node
 
     @staticmethod
@@ -168,7 +171,7 @@ class Node:
         tuple is the site to keep (that of the node whose value this is)."""
         node = object.__new__(Node)
         node.op, node.src = "buffer", ()
-        node.arg = node.seq = next(_leaf_ids)
+        node.arg = node.seq = node.low = next(_leaf_ids)
         node.shape, node.dtype = array.shape, array.dtype
         node.site = site if type(site) is tuple else creation_site() if site else ()
         node.buffer, node.derived = array, None
@@ -202,11 +205,28 @@ class Node:
         return f"Node({self.op}, arg={self.arg!r}, shape={self.shape}, dtype={self.dtype.name})"
 
 
+def _low_of(node: Node) -> int:
+    """The oldest leaf (its ``seq``) a derivative of ``node`` may reach: a node older
+    than that is not among the ancestors a derivative goes through.  Constants count for
+    nothing; below a ``grad`` node nothing counts (the gradients a value was computed
+    from are constants once it has been read: :mod:`lazyjit.trace.through`)."""
+    if node.op == "grad" or not node.src:
+        return node.seq if node.op != "const" else sys.maxsize
+    low = sys.maxsize
+    for s in node.src:
+        if s.low < low:
+            low = s.low
+    return low
+
+
 def derived(leaf: Node, origin: Node) -> None:
     """Record that ``leaf`` holds the value ``origin`` computed: a weak reference (alive
     while the tensor, or a graph, still holds that node) and its ``seq`` (every node it
-    depended on is older)."""
-    leaf.derived = (weakref.ref(origin), origin.seq)
+    depended on is older); the leaf's ``low`` is that of ``origin``'s graph (which may be
+    a gradient itself)."""
+    leaf.low = min([s.low for s in origin.src], default=origin.low) \
+        if origin.op == "grad" else origin.low
+    leaf.derived = (weakref.ref(origin), origin.seq, leaf.low)
 
 
 def origin_of(n: Node) -> Node | None:
