@@ -219,6 +219,12 @@ def broadcast_shapes(*shapes, op: str = "broadcast", srcs: tuple = ()) -> tuple[
     return tuple(out)
 
 
+def _weak(x):
+    """``x`` for NumPy's promotion: an unknown size is a weak Python int whatever it will
+    be (its range is checked at each call: :func:`size_value`)."""
+    return 1 if type(x) is UnknownSize else x
+
+
 def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
     if type(x) is UnknownSize:  # an exact int64 constant (recomputed at each call), cast:
         x = size_value(x.value, dtype, x.text)  # a float32 constant would lose n - 1's 1
@@ -333,7 +339,7 @@ def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
     tensors = [x for x in ops if isinstance(x, Tensor)]
     opdef = REGISTRY[name]
     try:
-        common = np.result_type(*[x.dtype if isinstance(x, Tensor) else plain(x) for x in ops])
+        common = np.result_type(*[x.dtype if isinstance(x, Tensor) else _weak(x) for x in ops])
     except TypeError as e:
         raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
     check_dtype(common, name)
@@ -473,7 +479,7 @@ def where(condition, x, y) -> Tensor:
         c = asarray(c).astype(np.bool_)
     xs = [_as_operand(x), _as_operand(y)]
     tensors = [t for t in xs if isinstance(t, Tensor)]
-    common = np.result_type(*[t.dtype if isinstance(t, Tensor) else plain(t) for t in xs])
+    common = np.result_type(*[t.dtype if isinstance(t, Tensor) else _weak(t) for t in xs])
     check_dtype(common, "where")
     shape = broadcast_shapes(c.shape, *[t.shape for t in tensors], op="where",
                              srcs=(c.node, *[t.node for t in tensors]))

@@ -14,13 +14,16 @@ NAMES = (
     "trace_cache_misses",  # ... that had to build one
     "kernels_run",         # kernels launched (cpu) or nodes evaluated (numpy)
 )
-_ALL: list[dict[str, int]] = []  # every thread's counters
+_ALL: list[tuple[threading.Thread, dict[str, int]]] = []  # live threads' counters
+_DONE = dict.fromkeys(NAMES, 0)  # the counts of threads that have ended
+_LOCK = threading.Lock()  # guards _ALL and _DONE (not the counting itself)
 
 
 class _Counts(threading.local):
     def __init__(self) -> None:
         self.of = dict.fromkeys(NAMES, 0)
-        _ALL.append(self.of)
+        with _LOCK:
+            _ALL.append((threading.current_thread(), self.of))
 
 
 _COUNTS = _Counts()
@@ -35,11 +38,17 @@ def stats() -> dict[str, int]:
     """Return a dict of counters, summed over threads: ``compiles`` (compiler runs in this
     process), ``disk_cache_hits``, ``trace_cache_hits``, ``trace_cache_misses``,
     ``kernels_run``."""
-    return {k: sum(c[k] for c in list(_ALL)) for k in NAMES}
+    with _LOCK:
+        for thread, c in [e for e in _ALL if not e[0].is_alive()]:  # folded, then dropped
+            for k in NAMES:
+                _DONE[k] += c[k]
+            _ALL.remove((thread, c))
+        return {k: _DONE[k] + sum(c[k] for _, c in _ALL) for k in NAMES}
 
 
 def reset_stats() -> None:
     """Set every counter to zero (tests use it)."""
-    for c in list(_ALL):
-        for k in NAMES:
-            c[k] = 0
+    with _LOCK:
+        for c in [_DONE] + [c for _, c in _ALL]:
+            for k in NAMES:
+                c[k] = 0
