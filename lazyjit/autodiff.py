@@ -18,7 +18,7 @@ from lazyjit.rewrite import rewrite_cost
 from lazyjit.ops import REGISTRY
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import LazyjitError, Node, op_error
-from lazyjit.trace.through import see_through
+from lazyjit.trace.through import keeping_read_values, see_through
 
 
 class DisconnectedInputError(LazyjitError):
@@ -395,9 +395,10 @@ def _grad_fn(fn: Callable, argnums, with_value: bool, has_aux: bool = False):
             leaves, tree = as_tensors(args[i])
             args[i] = unflatten(tree, leaves)
             trees.append((leaves, tree))
-        value, aux = split_aux(fn(*args, **kwargs), has_aux, "grad")
-        flat = grad(value, [w for leaves, _ in trees for w in leaves],
-                    disconnected_inputs="ignore")
+        with keeping_read_values():  # (fn may print an intermediate it then drops)
+            value, aux = split_aux(fn(*args, **kwargs), has_aux, "grad")
+            flat = grad(value, [w for leaves, _ in trees for w in leaves],
+                        disconnected_inputs="ignore")
         gs, k = [], 0
         for leaves, tree in trees:
             gs.append(unflatten(tree, flat[k:k + len(leaves)]))

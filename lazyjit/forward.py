@@ -32,7 +32,7 @@ from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import Node, op_error
-from lazyjit.trace.through import see_through
+from lazyjit.trace.through import keeping_read_values, see_through
 
 _POLICIES = ("raise", "warn", "ignore")
 
@@ -488,11 +488,12 @@ def jvp(fn: Callable, primals, tangents, has_aux: bool = False):
         flat += leaves
         tflat += _matching(t, leaves, None if tree == "*" else tree, names, prefix,
                            f"tangents[{i}]", "jvp")
-    out, aux = split_aux(fn(*args), has_aux, "jvp")
-    ys, ytree, _ = _outputs(out, "jvp", "output")
-    seeds = {n: t for x, t in zip(flat, tflat, strict=True) if t is not None
-             for n in _seed_nodes(x)}
-    tangents_out = push_tangents([y.graph_node for y in ys], seeds)
+    with keeping_read_values():  # (fn may print an intermediate it then drops)
+        out, aux = split_aux(fn(*args), has_aux, "jvp")
+        ys, ytree, _ = _outputs(out, "jvp", "output")
+        seeds = {n: t for x, t in zip(flat, tflat, strict=True) if t is not None
+                 for n in _seed_nodes(x)}
+        tangents_out = push_tangents([y.graph_node for y in ys], seeds)
     touts = [_tangent_of(tangents_out, y) for y in ys]
     touts = [t if t is not None else F.zeros_like(y) for t, y in zip(touts, ys, strict=True)]
     result = (out, touts[0] if ytree is None else unflatten(ytree, touts))
@@ -530,7 +531,8 @@ def vjp(fn: Callable, *primals, has_aux: bool = False):
     """
     args, parts = _arguments(primals, "vjp")
     flat = [x for leaves, _ in parts for x in leaves]
-    out, aux = split_aux(fn(*args), has_aux, "vjp")
+    with keeping_read_values() as kept:  # (held by vjp_fn: fn may print an intermediate)
+        out, aux = split_aux(fn(*args), has_aux, "vjp")
     ys, ytree, ynames = _outputs(out, "vjp", "output")
 
     def vjp_fn(cotangents):
@@ -543,6 +545,7 @@ def vjp(fn: Callable, *primals, has_aux: bool = False):
             return _regroup([], parts)
         return _regroup(reverse(seeds, flat, None, "ignore", "vjp", "fn"), parts)
 
+    vjp_fn.read_values = kept  # the graphs of the values fn read live as long as vjp_fn
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 

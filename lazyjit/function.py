@@ -23,8 +23,8 @@ from lazyjit.jit import Jitted
 from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
-from lazyjit.trace.replay import (PLACEHOLDERS, UNKNOWN, Sizes, describe, graph_leaves,
-                                  instantiate, unknown_dim)
+from lazyjit.trace.replay import Sizes, graph_leaves, instantiate
+from lazyjit.trace.sizes import PLACEHOLDERS, UNKNOWN, describe, unknown_dim
 
 _ids = itertools.count()
 

@@ -16,7 +16,7 @@ import numpy as np
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.tensor import Tensor, apply, check_dtype
 from lazyjit.trace.node import Node, op_error, site_lines
-from lazyjit.trace.replay import FLOOR, SIZE_VALUES, UnknownSize, plain, user_size
+from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, exact, plain, user_size
 
 Scalar = (bool, int, float, np.generic)
 
@@ -47,6 +47,10 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     """
     if isinstance(data, Tensor):
         return data.astype(dtype) if dtype is not None else data
+    if type(data) is UnknownSize:  # an exact int64 leaf (recomputed at each call), cast
+        if dtype is not None and np.dtype(dtype) != np.int64:
+            return astype(tensor(data), dtype)
+        data = UnknownSize(exact(data), data.text, data.poly)
     arr = np.array(plain(data), dtype=dtype, order="C", copy=True)
     check_dtype(arr.dtype, "tensor")
     arr.flags.writeable = False
@@ -136,14 +140,14 @@ def size_value(n: int, dtype, text: str | None = None) -> "Tensor | int":
     user wrote it (marks the constant as having no value before a call)."""
     if builtins.abs(n) < FLOOR or builtins.abs(n) >= 2**63:
         return n
-    exact = full((), n, np.int64)
+    count = full((), n, np.int64)
     if text is not None:
-        SIZE_VALUES[exact.node] = text
-    out = astype(exact, dtype)
+        SIZE_VALUES[count.node] = text
+    out = astype(count, dtype)
     dt = np.dtype(dtype)
     if dt.kind in "iu" and dt.itemsize < 8:  # NumPy refuses a Python int out of its range
         info = np.iinfo(dt)
-        out = Tensor(apply("check", (out.node, ((exact >= info.min) & (exact <= info.max)).node),
+        out = Tensor(apply("check", (out.node, ((count >= info.min) & (count <= info.max)).node),
                            f"a size (a Python integer) is out of bounds for {dt}"))
     return out
 
@@ -227,7 +231,7 @@ def _weak(x):
 
 def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
     if type(x) is UnknownSize:  # an exact int64 constant (recomputed at each call), cast:
-        x = size_value(x.value, dtype, x.text)  # a float32 constant would lose n - 1's 1
+        x = size_value(exact(x), dtype, x.text)  # a float32 constant would lose n - 1's 1
     if isinstance(x, Tensor):
         node = x.node
         if node.dtype != dtype:
@@ -488,8 +492,13 @@ def where(condition, x, y) -> Tensor:
 
 
 def clip(x, a_min=None, a_max=None) -> Tensor:
-    """Limit values to ``[a_min, a_max]`` (``np.clip``); ``None`` leaves a side open."""
+    """Limit values to ``[a_min, a_max]`` (``np.clip``); ``None`` leaves a side open.  A
+    Python int bound beyond an integer dtype's range bounds nothing, as in NumPy 2."""
     out = asarray(x)
+    if out.dtype.kind in "iu":
+        info = np.iinfo(out.dtype)
+        a_min = None if type(a_min) is int and a_min < info.min else a_min
+        a_max = None if type(a_max) is int and a_max > info.max else a_max
     if a_min is not None:
         out = maximum(out, a_min)
     if a_max is not None:

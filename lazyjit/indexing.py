@@ -18,7 +18,7 @@ import numpy as np
 
 from lazyjit.tensor import Tensor
 from lazyjit.trace.node import Node, op_error
-from lazyjit.trace.replay import plain
+from lazyjit.trace.sizes import UnknownSize, plain
 
 
 def _normalize(key, ndim: int):
@@ -26,9 +26,7 @@ def _normalize(key, ndim: int):
         key = (key,)
     out = []
     for k in key:
-        k = plain(k)  # sizes known at each call: recomputed then
-        if isinstance(k, slice):
-            k = slice(plain(k.start), plain(k.stop), plain(k.step))
+        k = plain(k)  # sizes known at each call: recomputed then (slices: see _bound)
         if isinstance(k, Tensor):
             out.append(k)
         elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
@@ -60,6 +58,29 @@ def _normalize(key, ndim: int):
     else:
         out = out + [slice(None)] * (ndim - consumed)
     return out
+
+
+def _bounds(k: slice, n: int) -> slice:
+    """The slice ``k`` of a dimension of size ``n`` with its bounds as ints.  A bound
+    that is an unknown size is recomputed at each call when it is a multiple of this
+    dimension's own unknown size, not negative at some sizes only (``x[:n - 3]`` at ``n =
+    2``: NumPy counts ``-1`` from the end, the graph, built for a large ``n``, from the
+    start); other unknown bounds are refused (``x[:, :n]`` of a known dimension: the
+    slice's length would be ``min(n, 4)``, a shape not known until the call)."""
+    out = []
+    for v in (k.start, k.stop, k.step):
+        value = plain(v)
+        if type(v) is UnknownSize:
+            (mono, coef), = [(m, c) for m, c in v.poly.items() if m and c] \
+                if v.poly is not None else [((), 0)]
+            if mono != (n,):
+                v._refuse("a slice bound of another dimension (the slice's length would "
+                          "not be known until the call)")
+            if coef < 0 or v.poly.get((), 0) < -2:
+                v._refuse("this slice bound (negative at some sizes, where NumPy would "
+                          "count it from the end)")
+        out.append(value)
+    return slice(*out)
 
 
 def _is_array(k) -> bool:
@@ -113,7 +134,7 @@ def getitem(x: Tensor, key) -> Tensor:
             slices.append((i, i + 1, 1))
             after.append(("drop", dim))
         elif isinstance(k, slice):
-            slices.append(k.indices(n))
+            slices.append(_bounds(k, n).indices(n))
             after.append(("keep", dim))
         else:
             raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
@@ -194,7 +215,7 @@ def _update(sub: Tensor, value, add: bool) -> Tensor:
         raise op_error("set_subtensor" if not add else "inc_subtensor",
                        "the first argument must be an indexed tensor x[idx]")
     v = F.broadcast_to(F.astype(F.asarray(value), sub.dtype), sub.shape)
-    return _write(sub.node, sub._index, v, add)
+    return _write(sub.graph_node, sub._index, v, add)  # (the view chain, even once read)
 
 
 def set_subtensor(sub: Tensor, value) -> Tensor:

@@ -30,7 +30,7 @@ import lazyjit.functions as F
 from lazyjit import exactmath
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import LazyjitError
-from lazyjit.trace.replay import has_unknown, plain
+from lazyjit.trace.sizes import has_unknown, plain
 from lazyjit.trace.state import UPDATING
 
 __all__ = ["RandomStream", "philox"]
@@ -183,7 +183,8 @@ class RandomStream:
 
         ``dtype`` float32 (24 random bits per value) or float64 (53 bits, two words).
         The default ``[0, 1)`` is exact; other ranges compute ``low + (high - low) * u``
-        in ``dtype``, kept below ``high``; bit-identical on every backend.
+        in float64, rounded to ``dtype`` and kept below ``high``; bit-identical on every
+        backend.
 
         Raises ``LazyjitError`` for a negative shape, a non-float dtype, non-finite
         bounds or ``high <= low``.
@@ -196,8 +197,9 @@ class RandomStream:
         u = self._unit(self._words(shape, 1 if dt == np.float32 else 2, "uniform"), dt)
         if low == 0 and high == 1:
             return u
-        top = np.nextafter(dt.type(high), dt.type(low))
-        return F.minimum(u * float(high - low) + float(low), top.item())
+        top = np.nextafter(dt.type(high), dt.type(low))  # (in float64: high - low of
+        wide = F.astype(u, _F64) * float(high - low) + float(low)  # float32 can overflow)
+        return F.minimum(F.astype(wide, dt), top.item())
 
     def normal(self, shape, mean=0.0, std=1.0, dtype="float32") -> Tensor:
         """Normal floats of ``mean`` and ``std``: a tensor of ``shape`` and ``dtype``

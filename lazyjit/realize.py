@@ -18,7 +18,7 @@ from lazyjit.rewrite import optimize, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable
 from lazyjit.trace.node import LazyjitError, Node, creation_site, derived, format_site
-from lazyjit.trace.replay import size_dependence
+from lazyjit.trace.sizes import size_dependence
 from lazyjit.trace.state import STATE, UPDATING
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
@@ -167,3 +167,5 @@ def realize(*tensors) -> None:
             t._origin = t.node
             t.node = Node.leaf(t.node.buffer, site=t._origin.site)
             derived(t.node, t._origin)  # weakly: no chain of old graphs kept
+            if STATE.keep:  # (while a function is differentiated: until it is)
+                STATE.keep[-1].append(t._origin)

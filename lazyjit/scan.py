@@ -35,7 +35,7 @@ from lazyjit.scan_pushout import push_in, push_out
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
-from lazyjit.trace.replay import plain
+from lazyjit.trace.sizes import plain
 from lazyjit.trace.state import STATE
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
@@ -117,7 +117,7 @@ class ScanSpec:
     def trace(self) -> Trace:
         """The body as a trace whose inputs are all placeholders, in order."""
         if self._trace is None:
-            t = collect(list(self.outputs))
+            t = collect(list(self.outputs), through_values=True)
             ins = list(self.inputs)
             known = set(ins)
             nodes = ins + [n for n in t.nodes if n not in known]

@@ -16,7 +16,7 @@ from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarr
                                broadcast_shapes, full, where, zeros)
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.node import Node, op_error
-from lazyjit.trace.replay import FLOOR, plain
+from lazyjit.trace.sizes import FLOOR, plain
 
 
 # movement

@@ -21,7 +21,7 @@ import numpy as np
 
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import LazyjitError, Node, op_error
-from lazyjit.trace.replay import PLACEHOLDERS
+from lazyjit.trace.sizes import PLACEHOLDERS
 from lazyjit.trace.state import STATE, UPDATING
 
 # the leaf node holding each shared variable's current value -> the variable

@@ -13,7 +13,7 @@ import numpy as np
 
 from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
 from lazyjit.trace.node import LazyjitError, Node, _internal, op_error
-from lazyjit.trace.replay import FLOOR, SIZE_VALUES, UNKNOWN, UnknownSize, user_size
+from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UNKNOWN, UnknownSize, user_size
 
 
 def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
@@ -162,7 +162,7 @@ class Tensor:
             return f"tensor(<{size}, known at each call>, dtype={self.dtype.name})"
         if self.node.buffer is None:
             from lazyjit.trace.graph import collect
-            from lazyjit.trace.replay import describe
+            from lazyjit.trace.sizes import describe
             params = [n for n in collect([self.node]).inputs if n.op == "param"]
             if params:  # no value outside a call (lj.function, lj.jit, a scan step)
                 names = [repr(n.arg[2]) for n in params if n.arg[0] == "input"]

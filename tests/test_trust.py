@@ -359,3 +359,78 @@ def test_index_arrays_broadcast_to_nothing_are_not_bounds_checked(backend):
     assert lj.tensor(y)[idx, [7, 8]].numpy().shape == y[idx, [7, 8]].shape
     with pytest.raises(IndexError):
         lj.tensor(y)[np.zeros(0, int), 7]  # an int is still checked, as NumPy does
+
+
+# ---- found by the differential bug hunt --------------------------------------------------
+
+def test_sizes_a_call_cannot_follow_are_refused_where_written():
+    """Until sizes are symbolic, a call recomputes a size a * n + b (one monomial, small
+    a and b): every other form gave the stand-in's number silently (x + (n + 5000) was
+    1.7e9 at every call, x.sum(0) / (n + m) 1.5e-9)."""
+    x = lj.matrix("x", shape=(None, 4))
+    y = lj.matrix("y", shape=("b", 4))
+    n, m = x.shape[0], y.shape[0]
+    for use in (lambda: x + (n + 5000), lambda: x * (n * 10**7), lambda: x * (n * n * n * n),
+                lambda: x.sum(0) / (n + m), lambda: lj.tensor(x[::2].shape[0]),
+                lambda: x[:, :n], lambda: x[:n - 3], lambda: x[n - 4:]):
+        with pytest.raises(lj.LazyjitError, match="known only at each call"):
+            use()
+    f = lj.function([x], [x[:n - 1], x[n - 2:], x * (n * n + 1) - 0 * n])
+    for rows in (2, 3, 5):  # (x[n - 2:] has the 2 rows it was built for)
+        a = np.arange(rows * 4.0).reshape(rows, 4)
+        got = f(a)
+        for g, w in zip(got, [a[:rows - 1], a[rows - 2:], a * (rows * rows + 1)], strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("mode", ["cpu", "numpy"])
+def test_constants_are_not_mistaken_for_sizes(mode):
+    x = lj.matrix("x", "float32", shape=(None, 4))
+    n = x.shape[0]
+    padded = lj.concatenate([x, lj.zeros((1, 4), "float32")])  # a size n + 1 is learned
+    f = lj.function([x], [x * 0 + 1e-15, x / lj.sqrt(lj.tensor(n, "float32")), padded.sum()],
+                    mode=mode)
+    for rows in (1, 2, 4):
+        tiny, scaled, _ = f(np.ones((rows, 4), np.float32))
+        np.testing.assert_array_equal(tiny, np.float32(1e-15))
+        np.testing.assert_allclose(scaled, 1 / np.sqrt(np.float32(rows)), rtol=1e-6)
+
+
+def test_edge_values_that_rewrites_changed(backend):
+    big = lj.tensor(np.array([1e308, 1e308]))
+    assert float((big * 0.5).sum()) == 1e308  # sum(x * c) -> sum(x) * c overflowed
+    assert float((big * 0.0).sum()) == 0.0    # ... and gave 0 * inf = nan
+    z = lj.tensor(np.array([-0.0]))
+    assert float(1.0 / (z + 0.0)) == np.inf and float(1.0 / (z - 0.0)) == -np.inf
+
+
+def test_found_by_the_bug_hunt(backend):
+    x = lj.tensor(np.arange(5.0))
+    s = x[1:3]
+    s.numpy()  # a view that was read can still be written through
+    np.testing.assert_array_equal(lj.set_subtensor(s, 0.0).numpy(), [0, 0, 0, 3, 4])
+    u = lj.random.RandomStream(0).uniform((1000,), -3e38, 3e38, dtype="float32").numpy()
+    assert np.unique(u).size > 990 and np.isfinite(u).all()  # (high - low) overflowed
+    np.testing.assert_array_equal(lj.clip(lj.tensor(np.array([0, 5], np.uint8)), -1, 300)
+                                  .numpy(), np.clip(np.array([0, 5], np.uint8), -1, 300))
+
+    def f(w):
+        h = w * 3
+        print(h)  # read inside the function, dropped when it returns
+        return (h * h).sum()
+
+    w = lj.tensor([1.0, 2.0])
+    np.testing.assert_allclose(lj.value_and_grad(f)(w)[1].numpy(), [18.0, 36.0])
+    np.testing.assert_allclose(lj.grad(f)(w).numpy(), [18.0, 36.0])
+    np.testing.assert_allclose(lj.vjp(f, w)[1](lj.tensor(1.0))[0].numpy(), [18.0, 36.0])
+    np.testing.assert_allclose(float(lj.jvp(f, (w,), (lj.tensor([1.0, 0.0]),))[1]), 18.0)
+
+
+def test_a_loop_body_never_reads_a_value_computed_elsewhere(backend):
+    """Hash-consing found, inside a scan body, a constant-only node computed by an earlier
+    realize: the body's interpreter failed on it (KeyError)."""
+    ones = lj.ones((1,)) * 2.0
+    ones.numpy()  # computed: the node now holds a value
+    out, _ = lj.scan(lambda a, h: h + a * (lj.ones((1,)) * 2.0), sequences=lj.tensor(
+        np.arange(3.0).reshape(3, 1)), outputs_info=lj.zeros(1))
+    np.testing.assert_array_equal(out.numpy().ravel(), [0.0, 2.0, 6.0])

@@ -1,6 +1,8 @@
 """Canonicalization: remove identities and collapse chains, so later phases see one form."""
 from __future__ import annotations
 
+import math
+
 from lazyjit.ops import REGISTRY
 from lazyjit.rewrite.engine import (const_like, const_of, const_shaped, ew, is_const, op_of,
                                     rule)
@@ -23,17 +25,18 @@ def mul_one(n: Node) -> Node | None:
     return a if is_const(b, 1) else b if is_const(a, 1) else None
 
 
-@rule(RULES, "add_zero", "add")
+@rule(RULES, "add_zero", "add", unsafe=True)
 def add_zero(n: Node) -> Node | None:
-    # x + 0 -> x ; 0 + x -> x  (only -0.0 + 0 -> +0.0 becomes -0.0, which compares equal)
+    # x + 0 -> x ; 0 + x -> x  (unsafe: -0.0 + 0.0 is +0.0, and 1 / x then differs)
     a, b = n.src
     return a if is_const(b, 0) else b if is_const(a, 0) else None
 
 
 @rule(RULES, "sub_zero", "sub")
 def sub_zero(n: Node) -> Node | None:
-    # x - 0 -> x
-    return n.src[0] if is_const(n.src[1], 0) else None
+    # x - 0 -> x  (+0 only: x - (-0.0) is x + 0.0, +0.0 for x = -0.0)
+    c = const_of(n.src[1])
+    return n.src[0] if c is not None and c == 0 and math.copysign(1.0, c) > 0 else None
 
 
 @rule(RULES, "div_one", "div")
@@ -89,9 +92,10 @@ def const_right(n: Node) -> Node | None:
     return None
 
 
-@rule(RULES, "sum_of_scaled", "sum")
+@rule(RULES, "sum_of_scaled", "sum", unsafe=True)
 def sum_of_scaled(n: Node) -> Node | None:
-    # sum(x * c) -> sum(x) * c  (c a constant: one multiply per result, not per element)
+    # sum(x * c) -> sum(x) * c  (c a constant: one multiply per result, not per element;
+    # unsafe: sum(x) may overflow where sum(x * 0.5) does not, and 0 * inf is nan)
     m = n.src[0]
     if op_of(m) != "mul" or m.dtype != n.dtype or n.dtype.kind not in "fiu":
         return None

@@ -66,9 +66,11 @@ def reachable(roots: list[Node], children) -> dict[Node, None]:
     return seen
 
 
-def collect(outputs: list[Node]) -> Trace:
+def collect(outputs: list[Node], through_values: bool = False) -> Trace:
     """Collect the trace that computes ``outputs``, stopping at nodes that hold a buffer
-    and at ``param`` placeholders, which become the trace's inputs."""
+    and at ``param`` placeholders, which become the trace's inputs.  With
+    ``through_values``, a computed node (a value and sources) is computed again instead
+    (a loop body: hash-consing may find a node of it computed elsewhere)."""
     order: list[Node] = []
     index: dict[Node, int] = {}
     inputs: list[Node] = []
@@ -80,7 +82,8 @@ def collect(outputs: list[Node]) -> Trace:
     for root in outputs:
         if root in index:
             continue
-        if root.buffer is not None or root.op == "param":
+        if root.buffer is not None and not (through_values and root.src) or \
+                root.op == "param":
             add_input(root)
             continue
         seen = {root}
@@ -90,7 +93,8 @@ def collect(outputs: list[Node]) -> Trace:
             for child in it:
                 if child in index or child in seen:
                     continue
-                if child.buffer is not None or child.op == "param":
+                if child.buffer is not None and not (through_values and child.src) or \
+                        child.op == "param":
                     add_input(child)
                     continue
                 seen.add(child)

@@ -98,7 +98,7 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
     site = site_lines(creation_site())
     where = f" (at {site[0][0]}:{site[0][1]})" if site else ""
     operands = f" with operands [{parts}]" if srcs else ""
-    from lazyjit.trace.replay import UNKNOWN, describe  # (a cycle at import time)
+    from lazyjit.trace.sizes import UNKNOWN, describe  # (a cycle at import time)
     if any(str(d) in message for s in srcs for d in s.shape if d in UNKNOWN):
         named = ", ".join(f"{d} is the unknown size {UNKNOWN[d]!r}" for d in
                           dict.fromkeys(d for s in srcs for d in s.shape if d in UNKNOWN))

@@ -32,191 +32,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import weakref
 from typing import Callable
 
 import numpy as np
 
 from lazyjit.trace.graph import reachable
-from lazyjit.trace.node import LazyjitError, Node, format_site, op_error, origin_of
-
-
-def _primes() -> list[int]:
-    """64 primes in ``[2**30, 2**31)``, at ``2**30 * (1 + frac(k * golden ratio))``: far
-    from each other and from small rational multiples of each other (``3 * P1`` is
-    never within a few thousand of ``2 * P2``), and far from the constants people write
-    (``1e6``, ``-1e9``); products of two stay below ``2**62``."""
-    out = []
-    for k in range(1, 65):
-        n = int(2**30 * (1 + (k * 0.6180339887498949) % 1)) | 1
-        while any(n % d == 0 for d in range(3, math.isqrt(n) + 1, 2)):
-            n += 2
-        out.append(n)
-    return out
-
-
-_SENTINELS = _primes()
-FLOOR = 2**29    # numbers below this are never sizes computed from sentinels
-_MAX_COEF = 2**22  # nor are numbers a * P + b with |a| above this (a: known sizes)
-_MAX_OFFSET = 4096  # nor with |b| above this (b: x[:-1], ddof, taps)
-_EPS = {4: 2.5e-7, 8: 1e-15}  # a float constant's relative rounding, by its itemsize
-_BY_NAME: dict[str, int] = {}   # a named unknown dimension -> its sentinel
-PLACEHOLDERS = [0]  # lj.function placeholders created in this process (none: no checks)
-UNKNOWN: dict[int, str] = {}    # sentinel -> its name, for messages
-
-
-def unknown_dim(name: str) -> int:
-    """The sentinel size standing for the unknown dimension ``name`` (one per name, so
-    that dimensions with one name must be equal at each call)."""
-    s = _BY_NAME.get(name)
-    if s is None:
-        if len(_BY_NAME) == len(_SENTINELS):
-            raise LazyjitError(f"too many named unknown dimensions (at most "
-                               f"{len(_SENTINELS)})")
-        s = _BY_NAME[name] = _SENTINELS[len(_BY_NAME)]
-        UNKNOWN[s] = name
-    return s
-
-
-def describe(shape: tuple) -> str:
-    """``shape`` with sentinels shown by name: ``(batch, 784)``."""
-    parts = [UNKNOWN.get(d, str(d)) if isinstance(d, int) else str(d) for d in shape]
-    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-
-
-def has_unknown(shape: tuple) -> bool:
-    return any(d in UNKNOWN for d in shape)
-
-
-class UnknownSize:
-    """A size of a dimension unknown until a call (``x.shape[0]`` of an ``lj.function``
-    placeholder), as the user's code sees it while the graph is built.
-
-    Sums, differences and products with ints (and other unknown sizes) are unknown sizes
-    too, which lazyjit's functions take as shapes, slice bounds, indices, step counts
-    and scalar operands, and recompute at each call's sizes.  Every use that would make a
-    Python number of it (``int``, ``float``, ``bool``, ``//``, ``/``, ``%``, ``**``, ``<``,
-    ``min``, ``range``, NumPy functions) raises a ``LazyjitError`` at that line: its
-    stand-in value (a large prime, see :func:`unknown_dim`) is never a right answer.
-    ``==`` is true for the same size and raises when the answer depends on the call.
-    """
-
-    __slots__ = ("value", "text")
-
-    def __init__(self, value: int, text: str):
-        self.value, self.text = value, text
-
-    def _refuse(self, what: str):
-        raise op_error(
-            "size", f"{self.text} is the size of a dimension known only at each call of an "
-            f"lj.function; {what} would compute with a stand-in number, not the size.  "
-            "Compute with tensors instead (lj.tensor(n) is a 0-d tensor holding the size "
-            "at each call: lj.sqrt(lj.tensor(n, 'float32')), lj.tensor(n) // 2), or "
-            "declare the dimension's size in the placeholder")
-
-    def _combine(self, other, op, sym: str, reflected: bool = False):
-        if type(other) is UnknownSize:
-            v, text = other.value, other.text
-        elif isinstance(other, (int, np.integer)) and not isinstance(other, (bool, np.bool_)):
-            v, text = int(other), str(int(other))
-        elif isinstance(other, (float, np.floating, complex)):
-            self._refuse(f"'{sym}' with the float {other!r}")
-        else:
-            return NotImplemented
-        a, b = (v, self.value) if reflected else (self.value, v)
-        ta, tb = (text, self.text) if reflected else (self.text, text)
-        out = op(a, b)
-        return out if out == 0 else UnknownSize(out, f"({ta} {sym} {tb})")
-
-    def __add__(self, o):
-        return self._combine(o, lambda a, b: a + b, "+")
-
-    def __radd__(self, o):
-        return self._combine(o, lambda a, b: a + b, "+", True)
-
-    def __sub__(self, o):
-        return self._combine(o, lambda a, b: a - b, "-")
-
-    def __rsub__(self, o):
-        return self._combine(o, lambda a, b: a - b, "-", True)
-
-    def __mul__(self, o):
-        return self._combine(o, lambda a, b: a * b, "*")
-
-    def __rmul__(self, o):
-        return self._combine(o, lambda a, b: a * b, "*", True)
-
-    def __neg__(self):
-        return UnknownSize(-self.value, f"-{self.text}")
-
-    def __pos__(self):
-        return self
-
-    def __eq__(self, o):
-        if type(o) is UnknownSize and o.value == self.value:
-            return True
-        if type(o) is UnknownSize or isinstance(o, (int, float, np.number)):
-            self._refuse("'==' (whether it equals another size)")
-        return NotImplemented
-
-    def __ne__(self, o):
-        eq = self.__eq__(o)
-        return eq if eq is NotImplemented else not eq
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def _refusing(what: str):
-    def refuse(self, *args):
-        self._refuse(what)
-    return refuse
-
-
-# every use that would make a Python number of an unknown size
-for _name, _what in {
-        "__lt__": "'<' (a comparison)", "__le__": "'<=' (a comparison)",
-        "__gt__": "'>' (a comparison)", "__ge__": "'>=' (a comparison)",
-        "__bool__": "its truth value", "__int__": "int()", "__float__": "float()",
-        "__index__": "using it as a Python int (range, an index, a NumPy shape)",
-        "__complex__": "complex()", "__abs__": "abs()", "__round__": "round()",
-        "__array__": "a NumPy function", "__truediv__": "'/'", "__rtruediv__": "'/'",
-        "__floordiv__": "'//'", "__rfloordiv__": "'//'", "__mod__": "'%'",
-        "__rmod__": "'%'", "__divmod__": "divmod()", "__rdivmod__": "divmod()",
-        "__pow__": "'**'", "__rpow__": "'**'"}.items():
-    setattr(UnknownSize, _name, _refusing(_what))
-
-
-def user_size(d: int) -> "int | UnknownSize":
-    """``d`` as user code sees it: an :class:`UnknownSize` when it is a placeholder's
-    unknown size or a size computed from them (FLOOR or more), else the int."""
-    if d < FLOOR:
-        return d
-    return UnknownSize(d, UNKNOWN.get(d) or "a size computed from unknown sizes")
-
-
-# nodes holding a number made of unknown sizes (lj.tensor(n), a size as a scalar operand):
-# the text of the size, for the error when such a value is asked for before a call
-SIZE_VALUES: "weakref.WeakKeyDictionary[Node, str]" = weakref.WeakKeyDictionary()
-
-
-def size_dependence(nodes) -> "str | None":
-    """The unknown size (its text) that one of ``nodes`` holds a number of, if any."""
-    if not SIZE_VALUES:
-        return None
-    for n in nodes:
-        text = SIZE_VALUES.get(n)
-        if text is not None:
-            return text
-    return None
-
-
-def plain(v):
-    """The number an :class:`UnknownSize` stands for (recomputed at each call), or ``v``."""
-    return v.value if type(v) is UnknownSize else v
+from lazyjit.trace.node import LazyjitError, Node, format_site, origin_of
+from lazyjit.trace.sizes import (_EPS, _MAX_COEF, _MAX_OFFSET, FLOOR, describe,
+                                 has_unknown)
 
 
 class Sizes:
@@ -333,9 +156,6 @@ class Sizes:
         float32 constant keeps 24 bits of a size)."""
         if self.identity or not math.isfinite(v) or v == 0:
             return v
-        if abs(v) < 1 / FLOOR:  # a reciprocal: 1 / n, 1 / (n * 784)
-            w = self.float(1 / v, eps)
-            return v if w == 1 / v else 1 / w
         near = self._learned_near(v, eps)
         if near is not None:
             return float(near)

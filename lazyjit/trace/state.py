@@ -37,6 +37,9 @@ class TraceState(threading.local):
         from it).
     rewrite_pending : counts of rewrites of costs before ``lj.grad`` expanded them, added
         to the next rewrite's.
+    keep : while a function is differentiated (``lj.grad(fn)``, ``lj.vjp``, ...), the
+        graphs that computed the values it read (see
+        :func:`lazyjit.trace.through.keeping_read_values`).
     """
 
     def __init__(self) -> None:
@@ -48,6 +51,7 @@ class TraceState(threading.local):
         self.rewrite_uses: dict = {}
         self.rewrite_last: Counter = Counter()
         self.rewrite_pending: Counter = Counter()
+        self.keep: list[list] = []  # lists that hold the graphs of values read meanwhile
 
 
 STATE = TraceState()

@@ -16,9 +16,26 @@ error says so: never a silent zero.
 """
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 from lazyjit.trace.node import Node, format_site, op_error
+from lazyjit.trace.state import STATE
 
 _OUT, _ORIGIN, _INSIDE = 0, 1, 2  # walking the graph itself, a computing node, below it
+
+
+@contextlib.contextmanager
+def keeping_read_values() -> Iterator[list]:
+    """A block in which the graphs of the values read (printed, ``.numpy()``) stay alive,
+    held by the list it yields: a function differentiated by ``lj.grad(fn)`` may print an
+    intermediate that is dropped when it returns."""
+    kept: list = []
+    STATE.keep.append(kept)
+    try:
+        yield kept
+    finally:
+        STATE.keep.pop()
 
 
 def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
