@@ -123,8 +123,8 @@ def realize(*tensors) -> None:
     """
     nodes = []
     seen = set()
-    for t in tensors:
-        n = t.node
+    given = [t.node for t in tensors]  # (another thread may give a tensor a new node)
+    for n in given:
         if n.buffer is None and n not in seen:
             seen.add(n)
             nodes.append(n)
@@ -147,7 +147,7 @@ def realize(*tensors) -> None:
                     "cannot compute the value of a tensor traced by lj.jit (its value "
                     "depends on the function's inputs); return it instead, or mark the "
                     "argument static.\n" + format_site(nodes[0].site))
-    size = size_dependence(trace.nodes if nodes else [t.node for t in tensors])
+    size = size_dependence(trace.nodes if nodes else given)
     if size is not None:
         raise LazyjitError(
             f"cannot compute a value made from {size}, the size of a dimension known only "
@@ -162,10 +162,10 @@ def realize(*tensors) -> None:
         outs = plan.run(inputs)
         for n, arr in zip(trace.outputs, outs):
             n.buffer = arr
-    for t in tensors:
-        if t.node.op != "buffer":
-            t._origin = t.node
-            t.node = Node.leaf(t.node.buffer, site=t._origin.site)
+    for t, n in zip(tensors, given):
+        if n.op != "buffer" and t.node is n:
+            t._origin = n
+            t.node = Node.leaf(n.buffer, site=n.site)
             derived(t.node, t._origin)  # weakly: no chain of old graphs kept
             if STATE.keep:  # (while a function is differentiated: until it is)
                 STATE.keep[-1].append(t._origin)

@@ -24,6 +24,7 @@ through time runs as one reverse scan: :mod:`lazyjit.scan_grad`).
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable, Sequence
 
 import numpy as np
@@ -36,7 +37,7 @@ from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
 from lazyjit.trace.sizes import plain
-from lazyjit.trace.state import STATE
+from lazyjit.trace.state import STATE, UPDATING
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
 
@@ -368,6 +369,18 @@ def _steps(n_steps) -> int | None:
     return int(n_steps)
 
 
+def _holding_updates(fn: Callable) -> Callable:
+    """``fn`` run holding UPDATING: a loop reads the shared variables its step assigns
+    (a random stream's counter) and gives them their values after the loop in one step,
+    which another thread's assignment must not come between."""
+    @functools.wraps(fn)
+    def holding(*args, **kwargs):
+        with UPDATING:
+            return fn(*args, **kwargs)
+    return holding
+
+
+@_holding_updates
 def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
          n_steps=None, go_backwards: bool = False, strict: bool = False,
          name: str | None = None):
@@ -522,7 +535,7 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
         saved = [(sv.node, sv._origin) for sv in updated]
         frame: dict = {}
         STATE.scan_recording.append(frame)
-        try:
+        try:  # (scan holds UPDATING: no other thread sees the variables hold the rows)
             for sv, row in zip(updated, rows):
                 sv.node, sv._origin = row.node, None
             res = body(*args[:n_args], *args[n_args + len(updated):])

@@ -118,6 +118,8 @@ class SharedVariable(Tensor):
                            "update (or call .restore())", (self.node,))
         if id(self) in _PENDING:
             realize_pending()
+        if self.node.buffer is None:  # (its assignment taken by another thread's realize)
+            _settle([self])
         with UPDATING:  # (not half updated by a call in another thread)
             arr = self.node.buffer
             if borrow:
@@ -127,9 +129,9 @@ class SharedVariable(Tensor):
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (a view of the variable's memory, which
         is then never overwritten by an in-place update)."""
-        with UPDATING:  # (not half updated by a call in another thread)
-            self.own = False
-            return super().numpy()
+        out = self.get_value(borrow=True).view()  # (the value it holds now, computed)
+        out.flags.writeable = False
+        return out
 
     def set_value(self, value: Any, borrow: bool = False) -> None:
         """Replace the value by a copy of ``value`` (``borrow`` is accepted for Theano
@@ -241,13 +243,21 @@ def realize_pending() -> None:
             refs.append(_PENDING.popitem()[1])
         except KeyError:
             break
-    alive = [s for s in (r() for r in refs) if s is not None]
-    pending = [s for s in alive if s.node.buffer is None]
-    if pending:
-        from lazyjit.realize import realize
-        realize(*pending)
-    for s in alive:
-        s._set_leaf(s.node.buffer)
+    _settle([s for s in (r() for r in refs) if s is not None])
+
+
+def _settle(variables: list) -> None:
+    """Compute the pending values of ``variables`` (in one trace) and make them their
+    leaves: each the value its variable held when this began (another thread may assign
+    it meanwhile: that newer value is left pending, not overwritten)."""
+    from lazyjit.realize import realize
+    nodes = [(s, s.node) for s in variables]
+    todo = [Tensor(n) for _, n in nodes if n.buffer is None]
+    if todo:
+        realize(*todo)
+    for s, n in nodes:
+        if s.node is n and n.buffer is not None:
+            s._set_leaf(n.buffer)
 
 
 __all__ = ["shared", "SharedVariable", "LazyjitError"]

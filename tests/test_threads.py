@@ -202,3 +202,38 @@ def test_readers_never_see_an_update_written_in_place_half_done():
     run_threads(work)
     assert not any(seen), [s for s in seen if s][:5]
     np.testing.assert_array_equal(w.get_value()[[0, -1]], [62.0, 62.0])
+
+
+def test_threads_assigning_their_own_variables_eagerly(backend):
+    """Found by the bug hunt: one thread's read computed another thread's pending
+    assignments, which could then read its variable half realized (NoneType errors)."""
+    def work(i):
+        v = lj.shared(np.zeros(2), f"v{i}")
+        for k in range(120):
+            v.assign(v + 1.0)  # lazy until read
+            if k % 7 == 0:
+                v.get_value()
+        return v.get_value()
+
+    for got in run_threads(work):
+        np.testing.assert_array_equal(got, [120.0, 120.0])
+
+
+def test_a_scan_drawing_while_another_thread_draws(backend):
+    """Found by the bug hunt: tracing a scan whose step draws gives the stream's counter
+    the step's value for a moment, which another thread's draw could see."""
+    rs = lj.random.RandomStream(5)
+
+    def work(i):
+        out = []
+        for _ in range(25):
+            if i:
+                draws, _ = lj.scan(lambda: rs.bits((2,)), n_steps=3)
+                out.append(draws.numpy().ravel())
+            else:
+                out.append(rs.bits((2,)).numpy())
+        return np.concatenate(out)
+
+    draws = np.concatenate(run_threads(work))
+    assert len(np.unique(draws)) == draws.size == 25 * 6 + 25 * 2
+    assert rs.counter == draws.size
