@@ -95,6 +95,7 @@ class Config:
         object.__setattr__(self, "_flags", _Flags(cache_dir=_default_cache_dir()))
         object.__setattr__(self, "_global_version", next(_VERSIONS))
         object.__setattr__(self, "_local", threading.local())  # .scope: (flags, version)
+        object.__setattr__(self, "_scopes", 0)  # with blocks open, in any thread
         text = os.environ.get("LAZYJIT_FLAGS", "")
         try:
             self._apply(_parse_env(text))
@@ -127,12 +128,15 @@ class Config:
     def _version(self) -> int:
         """A number that changes whenever the flags this thread sees change (part of the
         keys of cached plans): unique to each set of flags in effect."""
+        if not self._scopes:  # (no thread-local lookup on the common path)
+            return self._global_version
         scope = getattr(self._local, "scope", None)
         return self._global_version if scope is None else scope[1]
 
     def __getattr__(self, name: str) -> Any:
-        scope = getattr(object.__getattribute__(self, "_local"), "scope", None)
-        flags = object.__getattribute__(self, "_flags") if scope is None else scope[0]
+        get = object.__getattribute__
+        scope = getattr(get(self, "_local"), "scope", None) if get(self, "_scopes") else None
+        flags = get(self, "_flags") if scope is None else scope[0]
         if name in _PARSERS:
             return getattr(flags, name)
         raise AttributeError(f"lazyjit: unknown flag {name!r}")
@@ -158,14 +162,19 @@ class Config:
     def _scoped(self, parsed: dict[str, Any]) -> Iterator[Config]:
         outer = self._scope()
         flags = dataclasses.replace(self._flags if outer is None else outer[0], **parsed)
+        with _SCOPES_LOCK:
+            object.__setattr__(self, "_scopes", self._scopes + 1)
         self._local.scope = (flags, next(_VERSIONS))
         try:
             yield self
         finally:
             self._local.scope = outer
+            with _SCOPES_LOCK:
+                object.__setattr__(self, "_scopes", self._scopes - 1)
 
 
 _VERSIONS = itertools.count()  # flag sets in effect (Config._version), process-wide
+_SCOPES_LOCK = threading.Lock()
 
 
 def _parse_env(text: str) -> dict[str, str]:

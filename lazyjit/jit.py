@@ -141,7 +141,10 @@ class _Entry:
             for o in outs:
                 o.flags.writeable = False
         if self.out_tree == "*":
-            return _wrap(outs[0], low)
+            node = Node.leaf(outs[0], site=False)  # (_wrap, inlined: the hot path)
+            if low is not None:
+                node.derived = (JITTED, node.seq, low)
+            return Tensor(node)
         return unflatten(self.out_tree, [_wrap(a, low) for a in outs])
 
 
@@ -207,15 +210,21 @@ class Jitted:
         if not kwargs and not self.static_argnums:
             # fast path: positional, already realized tensors with a known signature
             arrays = []
+            low = None  # (see _wrap)
             for a in args:
-                if type(a) is not Tensor or a.node.buffer is None:
+                if type(a) is not Tensor:
                     break
-                arrays.append(a.node.buffer)
+                node = a.node
+                if node.buffer is None:
+                    break
+                arrays.append(node.buffer)
+                if low is None or node.low < low:
+                    low = node.low
             else:
                 entry = self._fast.get((tuple([(b.shape, b.dtype) for b in arrays]),
                                         config._version, _EPOCH[0]))
                 if entry is not None:
-                    out = entry.call(arrays, _low(args))
+                    out = entry.call(arrays, low)
                     if out is not None:
                         count("trace_cache_hits")
                         return out

@@ -26,12 +26,12 @@ class _Counts(threading.local):
             _ALL.append((threading.current_thread(), self.of))
 
 
-_COUNTS = _Counts()
+COUNTS = _Counts()  # this thread's: COUNTS.of[name]
 
 
 def count(name: str, n: int = 1) -> None:
     """Add ``n`` to counter ``name`` (one of :data:`NAMES`) in this thread."""
-    _COUNTS.of[name] += n
+    COUNTS.of[name] += n
 
 
 def stats() -> dict[str, int]:
