@@ -87,9 +87,35 @@ def _look_into(leaf: Node, targets: set[Node], floor: int) -> bool:
         if any(low <= t.seq < born for t in targets):
             gone(leaf)
         return False
-    if leaf in targets:
-        return any(k.seq >= floor for k in origin.src)
-    return origin.seq >= floor
+    if leaf not in targets and origin in targets:
+        return True
+    return _reaches(origin.src, targets, floor)
+
+
+def _reaches(nodes, targets: set[Node], floor: int) -> bool:
+    """Whether a target is among the ancestors of ``nodes`` inside a computing node's
+    graph (not below gradients, ``stop_gradient`` nodes or nodes older than ``floor``,
+    through the graphs of values read); raises as :func:`_look_into` for a freed one."""
+    seen: set[Node] = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if n in seen or n.seq < floor:
+            continue
+        seen.add(n)
+        if n in targets:
+            return True
+        if n.op in ("grad", "stop_gradient"):
+            continue
+        if n.derived is not None:
+            origin = n.derived[0]()
+            if origin is None:
+                _look_into(n, targets, floor)  # an error if it may matter
+            else:
+                stack.append(origin)
+            continue
+        stack.extend(n.src)
+    return False
 
 
 def gone(leaf: Node):
