@@ -141,10 +141,7 @@ class _Entry:
             for o in outs:
                 o.flags.writeable = False
         if self.out_tree == "*":
-            node = Node.leaf(outs[0], site=False)  # (_wrap, inlined: the hot path)
-            if low is not None:
-                node.derived = (JITTED, node.seq, low)
-            return Tensor(node)
+            return _wrap(outs[0], low)
         return unflatten(self.out_tree, [_wrap(a, low) for a in outs])
 
 

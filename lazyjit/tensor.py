@@ -66,7 +66,7 @@ class Tensor:
     @property
     def shape(self) -> tuple[int, ...]:
         """The shape, a tuple of ints; in the user's code, a dimension known only at each
-        call of an ``lj.function`` is an :class:`~lazyjit.trace.replay.UnknownSize`
+        call of an ``lj.function`` is an :class:`~lazyjit.trace.sizes.UnknownSize`
         (lazyjit's own code sees the stand-in numbers, which it recomputes)."""
         shape = self.node.shape
         if UNKNOWN and shape and max(shape) >= FLOOR and not _internal(sys._getframe(1).f_code):
@@ -101,8 +101,9 @@ class Tensor:
         shape = self.node.shape
         if not shape:
             raise TypeError("len() of a 0-d tensor")
-        if type(user_size(shape[0])) is UnknownSize:
-            user_size(shape[0]).__index__()  # raises: the size is known only at each call
+        first = user_size(shape[0])
+        if type(first) is UnknownSize:
+            first.__index__()  # raises: the size is known only at each call
         return shape[0]
 
     @property
