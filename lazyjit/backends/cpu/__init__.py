@@ -33,6 +33,14 @@ def render(module) -> str:
             f"  return e;\n}}\n")
 
 
+def generate(trace: Trace) -> tuple[str, list[int]]:
+    """The C source of ``trace``'s module (without the :func:`prelude`) and its
+    parameter table, without compiling: what the golden snapshots of
+    ``tests/test_golden.py`` record (``trace`` as the rewrites leave it)."""
+    sched = schedule(trace)
+    return render(sched.module)[len(prelude()):], list(sched.module.params)
+
+
 class Program:
     """A compiled trace bound to concrete shapes (its parameter table)."""
 
