@@ -1,0 +1,58 @@
+
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+static void lj_argsort_float32_a(const float* restrict key, int64_t n, int64_t* restrict out,
+                             int64_t* restrict tmp) {
+  int64_t* src = out;
+  int64_t* dst = tmp;
+  for (int64_t i = 0; i < n; i++) out[i] = i;
+  for (int64_t width = 1; width < n; width *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * width) {
+      const int64_t mid = lo + width < n ? lo + width : n;
+      const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int64_t a = lo, b = mid, k = lo;
+      while (a < mid && b < hi) {
+        const float u = key[src[b]], v = key[src[a]];
+        dst[k++] = ((u < v) || (v != v && u == u)) ? src[b++] : src[a++];
+      }
+      while (a < mid) dst[k++] = src[a++];
+      while (b < hi) dst[k++] = src[b++];
+    }
+    int64_t* t = src; src = dst; dst = t;
+  }
+  if (src != out) for (int64_t i = 0; i < n; i++) out[i] = src[i];
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  const float* keys = (const float*)B[0] + P[1];
+  int64_t* out = (int64_t*)B[1] + P[2];
+  const int64_t rows = P[3], n = P[4];
+  int nt = 1;
+#ifdef _OPENMP
+  nt = omp_get_max_threads();
+#endif
+  int64_t* tmp = (int64_t*)malloc((size_t)nt * (size_t)n * sizeof(int64_t));
+  if (!tmp) return 2;
+  #pragma omp parallel if(!P[0] && rows > 1 && rows * n > 262144)
+  {
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+#endif
+    #pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; r++)
+      lj_argsort_float32_a(keys + r * n, n, out + r * n, tmp + (int64_t)t * n);
+  }
+  free(tmp);
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 0, 0, 4, 9
+*/

@@ -1,0 +1,109 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[2] + P[3];
+  const float* p1 = (const float*)B[1] + P[5];
+  const int64_t nL = P[1], bs = P[6], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      const float v1 = (float)(sinf(v0));
+      q0[k] = v1;
+    }
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[2] + P[3];
+  const float* p1 = (const float*)B[1] + P[5];
+  const int64_t nL = P[1], bs = P[6], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[3] + P[11];
+  const float* p1 = (const float*)B[0] + P[14];
+  const float* p2 = (const float*)B[1] + P[17];
+  const float* p3 = (const float*)B[2] + P[20];
+  const int64_t nL = P[8], bs = P[22], nO = P[7];
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    int64_t r_ = o;
+    const int64_t i0 = r_;
+    float* q0 = p0 + i0 * P[9];
+    const float* q1 = p1 + i0 * P[12];
+    const float* q2 = p2 + i0 * P[15];
+    const float* q3 = p3 + i0 * P[18];
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float L2 = q2[k];
+      const float L3 = q3[k];
+      const float v0 = (float)(L1);
+      const float v1 = (float)((float)lj_as_f64(P[21]));
+      const float v2 = (float)((v0 * v1));
+      const float v3 = (float)(L2);
+      const float v4 = (float)((v2 + v3));
+      const float v5 = (float)(tanhf(v4));
+      const float v6 = (float)(expf(v5));
+      const float v7 = (float)(fabsf(v0));
+      const float v8 = (float)(log1pf(v7));
+      const float v9 = (float)(L3);
+      const float v10 = (float)((v8 * v9));
+      const float v11 = (float)((v6 + v10));
+      q0[k] = v11;
+    }
+  }
+}
+static int k1(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[3] + P[11];
+  const float* p1 = (const float*)B[0] + P[14];
+  const float* p2 = (const float*)B[1] + P[17];
+  const float* p3 = (const float*)B[2] + P[20];
+  const int64_t nL = P[8], bs = P[22], nO = P[7];
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k1_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k1_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  if ((e = k1(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 5, 1, 0, 1, 0, 5, 4, 5, 5, 1, 0, 5, 1, 0, 0, 1, 0, 0, 1, 0, 4611686018427387904, 5
+*/

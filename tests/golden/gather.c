@@ -1,0 +1,71 @@
+static int k0(void** restrict B, const int64_t* restrict P) {
+  const int64_t* ix = (const int64_t*)B[1] + P[1];
+  const int64_t A = P[2], N = P[3], C = P[4], I = P[5];
+  const float* x = (const float*)B[0] + P[6];
+  float* out = (float*)B[2] + P[7];
+  int err = 0;
+  #pragma omp parallel for if(!P[0] && A * I * C > 262144) reduction(|:err)
+  for (int64_t w = 0; w < A * I; w++) {
+    const int64_t a = w / I, i = w - a * I;
+    int64_t j = ix[i]; if (j < 0) j += N;
+    if (1 && (j < 0 || j >= N)) {
+      err = 1;
+      memset(out + w * C, 0, C * sizeof(*out));
+      continue;
+    }
+    memcpy(out + w * C, x + (a * N + j) * C, C * sizeof(*out));
+  }
+  if (err) return 1;
+  return 0;
+}
+
+static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[3] + P[10];
+  const float* p1 = (const float*)B[2] + P[12];
+  const int64_t nL = P[8], bs = P[14], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      const float v1 = (float)((float)lj_as_f64(P[13]));
+      const float v2 = (float)((v0 * v1));
+      q0[k] = v2;
+    }
+  }
+}
+static int k1(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[3] + P[10];
+  const float* p1 = (const float*)B[2] + P[12];
+  const int64_t nL = P[8], bs = P[14], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k1_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k1_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  if ((e = k1(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 0, 1, 10, 3, 4, 0, 0, 12, 1, 0, 1, 0, 4611686018427387904, 12
+*/

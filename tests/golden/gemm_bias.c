@@ -1,0 +1,83 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[3] + P[5];
+  const float* p1 = (const float*)B[2] + P[8];
+  const int64_t nL = P[2], bs = P[9], nO = P[1];
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    int64_t r_ = o;
+    const int64_t i0 = r_;
+    float* q0 = p0 + i0 * P[3];
+    const float* q1 = p1 + i0 * P[6];
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[3] + P[5];
+  const float* p1 = (const float*)B[2] + P[8];
+  const int64_t nL = P[2], bs = P[9], nO = P[1];
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static int k1(void** restrict B, const int64_t* restrict P) {
+  const float* pa = (const float*)B[0] + P[10];
+  const float* pb = (const float*)B[1] + P[11];
+  float* pc = (float*)B[3] + P[12];
+  const int64_t M = P[13], N = P[14], K = P[15];
+  const int64_t nB = 1;
+  for (int64_t w = 0; w < nB; w++) {
+    const int64_t oa = 0;
+    const int64_t ob = 0;
+    const int64_t oc = 0;
+    if (K == 0) {
+      continue;
+    }
+    if (lj_sgemm) {
+      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
+      if (small) prev = lj_blas_threads(1);
+      lj_sgemm(101, P[16], P[17], M, N, K, (float)lj_as_f64(P[18]), pa + oa, P[19], pb + ob, P[20], 1, pc + oc, N);
+      if (small) lj_blas_threads(prev);
+      continue;
+    }
+    #pragma omp parallel for if(!P[0] && M * N * K > 262144) schedule(static)
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++) {
+        float acc = 0;
+        for (int64_t l = 0; l < K; l++)
+          acc += (float)pa[oa + i * P[21] + l * P[22]] * (float)pb[ob + l * P[23] + j * P[24]];
+        pc[oc + i * N + j] = (float)(acc + pc[oc + i * N + j]);
+      }
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  if ((e = k1(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 8, 4, 4, 1, 0, 0, 1, 0, 4, 0, 0, 0, 8, 4, 16, 111, 111, 4607182418800017408, 16, 4, 16, 1,
+   4, 1
+*/

@@ -1,0 +1,64 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[2] + P[3];
+  float* p1 = (float*)B[3] + P[5];
+  const float* p2 = (const float*)B[0] + P[7];
+  const float* p3 = (const float*)B[1] + P[9];
+  const int64_t nL = P[1], bs = P[12], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    float* q1 = p1;
+    const float* q2 = p2;
+    const float* q3 = p3;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L2 = q2[k];
+      const float L3 = q3[k];
+      const float v0 = (float)(L2);
+      const float v1 = (float)(expf(v0));
+      const float v2 = (float)(L3);
+      const float v3 = (float)((v1 + v2));
+      const float v4 = (float)((float)lj_as_f64(P[10]));
+      const float v5 = (float)((v3 * v4));
+      const float v6 = (float)(fabsf(v3));
+      const float v7 = (float)(sqrtf(v6));
+      const float v8 = (float)((float)lj_as_f64(P[11]));
+      const float v9 = (float)((v7 - v8));
+      q0[k] = v5;
+      q1[k] = v9;
+    }
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[2] + P[3];
+  float* p1 = (float*)B[3] + P[5];
+  const float* p2 = (const float*)B[0] + P[7];
+  const float* p3 = (const float*)B[1] + P[9];
+  const int64_t nL = P[1], bs = P[12], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 24, 1, 0, 1, 0, 1, 0, 1, 0, 4611686018427387904, 4607182418800017408, 24
+*/

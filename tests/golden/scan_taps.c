@@ -1,0 +1,151 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[1] + P[3];
+  const float* p1 = (const float*)B[0] + P[5];
+  const int64_t nL = P[1], bs = P[6], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[1] + P[3];
+  const float* p1 = (const float*)B[0] + P[5];
+  const int64_t nL = P[1], bs = P[6], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
+  if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[2] + P[9];
+  const float* p1 = (const float*)B[1] + P[11];
+  const float* p2 = (const float*)B[0] + P[13];
+  const int64_t nL = P[7], bs = P[15], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    const float* q2 = p2;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float L2 = q2[k];
+      const float v0 = (float)(L2);
+      const float v1 = (float)(L1);
+      const float v2 = (float)((float)lj_as_f64(P[14]));
+      const float v3 = (float)((v1 * v2));
+      const float v4 = (float)((v0 + v3));
+      q0[k] = v4;
+    }
+  }
+}
+static int k1(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[2] + P[9];
+  const float* p1 = (const float*)B[1] + P[11];
+  const float* p2 = (const float*)B[0] + P[13];
+  const int64_t nL = P[7], bs = P[15], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 1048576) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k1_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k1_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static int k2(void** restrict B, const int64_t* restrict P) {
+  void* Bi[3];
+  const int64_t T = P[16];
+  int e = 0;
+  char* S0 = (char*)B[1]; const int64_t R0 = P[17];
+  for (int64_t t = 0; t < T; t++) {
+    const int64_t row = t;
+    Bi[0] = S0 + ((2 + t + (-2))) * R0;
+    Bi[1] = S0 + ((2 + t + (-1))) * R0;
+    Bi[2] = S0 + ((2 + t)) * R0;
+    if ((e = k1(Bi, P))) return e;
+  }
+  (void)e;
+  return 0;
+}
+
+static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[2] + P[20];
+  const float* p1 = (const float*)B[1] + P[22];
+  const int64_t nL = P[18], bs = P[23], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k3(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[2] + P[20];
+  const float* p1 = (const float*)B[1] + P[22];
+  const int64_t nL = P[18], bs = P[23], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k3_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k3_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  if ((e = k2(B, P))) return e;
+  if ((e = k3(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 6, 1, 0, 1, 0, 6, 3, 1, 0, 1, 0, 1, 0, 4602678819172646912, 3, 6, 12, 18, 1, 0, 1, 6, 18
+*/

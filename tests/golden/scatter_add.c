@@ -1,0 +1,63 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[3] + P[3];
+  const float* p1 = (const float*)B[0] + P[5];
+  const int64_t nL = P[1], bs = P[6], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[3] + P[3];
+  const float* p1 = (const float*)B[0] + P[5];
+  const int64_t nL = P[1], bs = P[6], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
+  if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static int k1(void** restrict B, const int64_t* restrict P) {
+  const int64_t* ix = (const int64_t*)B[1] + P[7];
+  const int64_t A = P[8], N = P[9], C = P[10], I = P[11];
+  float* x = (float*)B[3] + P[12];
+  const float* v = (const float*)B[2] + P[13];
+  for (int64_t a = 0; a < A; a++)
+    for (int64_t i = 0; i < I; i++) {
+      int64_t j = ix[i]; if (j < 0) j += N;
+      if (1 && (j < 0 || j >= N)) return 1;
+      float* q = x + (a * N + j) * C; const float* r = v + (a * I + i) * C;
+      for (int64_t c = 0; c < C; c++) q[c] += r[c];
+    }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  if ((e = k1(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 30, 1, 0, 1, 0, 30, 0, 1, 10, 3, 4, 0, 0
+*/

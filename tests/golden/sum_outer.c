@@ -1,0 +1,51 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  double* p0 = (double*)B[1] + P[5];
+  const double* p1 = (const double*)B[0] + P[8];
+  const int64_t nL = P[2], bs = P[9], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    double* out = p0;
+    for (int64_t k = kb; k < ke; k++) out[k] = 0.0;
+    for (int64_t i0 = 0; i0 < P[1]; i0++) {
+    double* q0 = p0 + i0 * P[3];
+    const double* q1 = p1 + i0 * P[6];
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const double L1 = q1[k];
+      const double v0 = (double)(L1);
+      out[k] = (out[k] + v0);
+    }
+    }
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  double* p0 = (double*)B[1] + P[5];
+  const double* p1 = (const double*)B[0] + P[8];
+  const int64_t nL = P[2], bs = P[9], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL * P[1] > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 6, 7, 0, 1, 0, 7, 1, 0, 7
+*/
