@@ -1,12 +1,16 @@
 """Shared fixtures: every value test runs once per backend.
 
 ``backend`` parametrizes a test over :data:`BACKENDS` and runs its body inside
-``lj.config(backend=name)``.  A backend is skipped only when its module cannot be
-imported (``ImportError``), or is an empty folder without ``__init__.py`` (a namespace
-package: not written yet); any other failure of a backend fails the tests.
+``lj.config(backend=name)``.  A backend is skipped only when one of its own third-party
+dependencies (:data:`DEPENDENCIES`) is not installed: importing it raises
+``ModuleNotFoundError`` naming that package (a ``cuda`` backend without ``cupy``), or
+when it is a folder holding no Python file yet (not written).  Any other failure to
+import it fails the tests loudly: an ``ImportError`` naming a lazyjit module (an import
+inside lazyjit broke), a third-party package not in its row, any other exception.
 """
 from __future__ import annotations
 
+import glob
 import importlib
 import os
 import sys
@@ -20,18 +24,49 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lazyjit as lj  # noqa: E402
 
 BACKENDS = ["numpy", "cpu"]
+# the third-party packages each backend imports (top-level names): the only modules
+# whose absence skips a backend's tests
+DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    "numpy": ("numpy",),
+    "cpu": ("numpy", "cffi", "xxhash"),
+    "cuda": ("numpy", "cupy"),
+}
+
+
+class BackendImportError(RuntimeError):
+    """A backend failed to import for a reason other than a missing dependency of its
+    own: a bug to fix, never a reason to skip."""
 
 
 def _unavailable(name: str) -> str | None:
-    """Why backend ``name`` cannot be tested here, or None when it can."""
-    if name == "numpy":
-        return None
+    """Why backend ``name`` cannot be tested here (a dependency of its own is missing,
+    or it is not written yet), or None when it can.
+
+    Raises
+    ------
+    BackendImportError
+        Importing the backend failed in any other way.
+    """
+    from lazyjit.backends import _MODULES
+    module_name = _MODULES.get(name, f"lazyjit.backends.{name}")
     try:
-        module = importlib.import_module(f"lazyjit.backends.{name}")
-    except ImportError as e:
-        return f"backend {name!r} cannot be imported: {e}"
-    if getattr(module, "__file__", None) is None:
-        return f"backend {name!r} is an empty package (not written yet)"
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        missing = (e.name or "").partition(".")[0]
+        if missing and missing in DEPENDENCIES.get(name, ()):
+            return f"backend {name!r} needs {missing!r}, which is not installed"
+        raise BackendImportError(f"backend {name!r} ({module_name}) failed to import: {e!r}; "
+                                 f"only a missing package of DEPENDENCIES[{name!r}] in "
+                                 "tests/conftest.py skips a backend") from e
+    except Exception as e:
+        raise BackendImportError(f"backend {name!r} ({module_name}) failed to import: "
+                                 f"{e!r}") from e
+    if getattr(module, "__file__", None) is None:  # a folder without __init__.py
+        folders = list(getattr(module, "__path__", []))
+        if any(glob.glob(os.path.join(f, "**", "*.py"), recursive=True) for f in folders):
+            raise BackendImportError(f"backend {name!r} ({module_name}) has Python files "
+                                     f"but no __init__.py: {folders}")
+        return f"backend {name!r} is an empty folder (not written yet)"
     return None
 
 
