@@ -10,7 +10,7 @@ per step).  For each N, on the ``cpu`` backend with a fresh, empty compiled-code
 (``cache_dir`` a new temporary folder), it times the stages a plan-cache miss runs:
 
 * ``optimize``: the rewrite pipeline (:func:`lazyjit.rewrite.optimize`);
-* ``codegen``: scheduling and rendering C (the backend fuses the whole chain into one
+* ``codegen``: lowering to the kernel IR and rendering C (the chain fuses into one
   kernel);
 * ``cc``: the C compiler and loading the module;
 
@@ -37,8 +37,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402
-from lazyjit.backends.cpu import load, render, schedule  # noqa: E402
+from lazyjit.backends.cpu import load, render, render_program, target  # noqa: E402
 from lazyjit.rewrite import optimize  # noqa: E402
+from lazyjit.schedule import lower  # noqa: E402
 from lazyjit.trace.graph import collect  # noqa: E402
 
 SCALE, SHIFT = 1.0001, 0.1
@@ -64,8 +65,7 @@ def time_lazyjit(n: int, size: int) -> dict:
         t0 = time.perf_counter()
         opt = optimize(trace)
         t1 = time.perf_counter()
-        sched = schedule(opt)
-        source = render(sched.module)
+        source = render(render_program(lower(opt, target())))
         t2 = time.perf_counter()
         load(source)
         t3 = time.perf_counter()

@@ -1,11 +1,12 @@
 """The ``cpu`` backend: fused C kernels compiled through cffi, the whole trace one call.
 
-``compile(trace)`` schedules the trace into kernels (:mod:`.schedule`), renders one C
-module whose ``lj_run(B, P)`` runs every kernel in order (buffers ``B``, sizes and
-strides ``P``), and loads it through the code cache (:mod:`.compiler`).  The module's
-source does not depend on sizes, so a new batch size reuses the compiled code and only
-builds a new parameter table.  ``Program.run`` draws output and intermediate buffers
-from the pool and makes one cffi call, which releases the GIL.
+``compile(trace)`` lowers the trace to the kernel IR (:func:`lazyjit.schedule.lower`:
+fusion, views, memory plan), renders the program as one C module (:mod:`.render`) whose
+``lj_run(B, P)`` runs every kernel in order (buffers ``B``, sizes and strides ``P``),
+and loads it through the code cache (:mod:`.compiler`).  The module's source does not
+depend on sizes, so a new batch size reuses the compiled code and only builds a new
+parameter table.  ``Program.run`` draws output and intermediate buffers from the pool
+and makes one cffi call, which releases the GIL.
 """
 from __future__ import annotations
 
@@ -16,29 +17,36 @@ from collections import Counter
 
 import numpy as np
 
-from lazyjit.backends.cpu import pool
+from lazyjit.backends import numpy_backend
+from lazyjit.backends.cpu import conv, pool
 from lazyjit.backends.cpu.compiler import (ffi, is_cached, load, prelude, require_compiler,
                                           settings)
-from lazyjit.backends.cpu.schedule import schedule
+from lazyjit.backends.cpu.kernels import Module
+from lazyjit.backends.cpu.render import render, render_program
+from lazyjit.config import config
+from lazyjit.rewrite import optimize_body
+from lazyjit.schedule import Target, lower
+from lazyjit.schedule.ir import Program as IRProgram
 from lazyjit.stats import COUNTS
-from lazyjit.trace.graph import Trace
+from lazyjit.trace.graph import Trace, collect
+from lazyjit.trace.node import Node
 
 name = "cpu"
 
 
-def render(module) -> str:
-    calls = "\n".join(f"  if ((e = k{i}(B, P))) return e;" for i in module.calls)
-    return (prelude() + "".join(module.helpers) + "\n".join(module.funcs) +
-            f"\nint lj_run(void** B, const int64_t* P) {{\n  int e = 0;\n{calls}\n"
-            f"  return e;\n}}\n")
+def target(forced: str | None = None) -> Target:
+    """What lowering asks of this backend (``forced``: one convolution implementation,
+    while it is timed)."""
+    return Target("cpu", lambda n: conv.plan(n, time_candidate, forced), optimize_body,
+                  checks=config.optimizer != "unsafe")
 
 
 def generate(trace: Trace) -> tuple[str, list[int]]:
     """The C source of ``trace``'s module (without the :func:`prelude`) and its
     parameter table, without compiling: what the golden snapshots of
     ``tests/test_golden.py`` record (``trace`` as the rewrites leave it)."""
-    sched = schedule(trace)
-    return render(sched.module)[len(prelude()):], list(sched.module.params)
+    module = render_program(lower(trace, target()))
+    return render(module)[len(prelude()):], list(module.params)
 
 
 class Program:
@@ -47,18 +55,18 @@ class Program:
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
                  "n_slots", "block", "blocks", "_B", "donors", "messages")
 
-    def __init__(self, sched, lib, source: str):
+    def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
         self.source = source
-        self.params = np.array(sched.module.params or [0], dtype=np.int64)
+        self.params = np.array(module.params or [0], dtype=np.int64)
         self.P = ffi.from_buffer("int64_t[]", self.params)
-        self.n_in = sched.n_inputs
+        self.n_in = prog.n_inputs
         self.slots = [(shape, np.dtype(dt), math.prod(shape) * np.dtype(dt).itemsize)
-                      for shape, dt in sched.slots]
+                      for shape, dt in prog.slots]
         self.n_slots = self.n_in + len(self.slots)
-        self.outputs = sched.outputs
-        self.n_kernels = len(sched.module.funcs)
-        self.block, sizes = sched.memory_plan()
+        self.outputs = prog.outputs
+        self.n_kernels = len(module.funcs)
+        self.block, sizes = prog.block, prog.block_bytes
         # per block: (shape, dtype, bytes) of its array: an output's own, or raw bytes
         self.blocks = [((n,), np.dtype(np.uint8), n) for n in sizes]
         sharing = Counter(self.block)
@@ -69,8 +77,8 @@ class Program:
         # output position -> the input slot its kernel may overwrite (see run's donate);
         # none when a kernel can fail during the call (an index check, an allocation):
         # an update already written in place could not be undone
-        self.donors = {} if sched.module.may_fail else sched.donors()
-        self.messages = sched.module.messages  # of error codes 3, 4, ... (check ops)
+        self.donors = prog.donors  # (none when a kernel may fail)
+        self.messages = prog.messages  # of error codes 3, 4, ... (check ops)
 
     def _donated(self, inputs, donate: dict) -> list[np.ndarray]:
         """The call's memory blocks, each donated output's block being its input array."""
@@ -177,25 +185,25 @@ class Tiered:
     call after that compiles again in the foreground (so a compiler fixed meanwhile is
     used; changed flags make a new plan anyway)."""
 
-    __slots__ = ("interp", "sched", "source", "future", "program")
+    __slots__ = ("interp", "prog", "module", "source", "future", "program")
 
-    def __init__(self, trace: Trace, sched, source: str):
-        from lazyjit.backends import numpy_backend
+    def __init__(self, trace: Trace, prog: IRProgram, module: Module, source: str):
         opts = settings()
         require_compiler(opts[0])
         self.interp = numpy_backend.compile(trace)
-        self.sched, self.source, self.program = sched, source, None
+        self.prog, self.module, self.source, self.program = prog, module, source, None
         self.future = _executor().submit(load, source, opts)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if self.program is None:
             if self.future is None:  # the background compile failed
-                self.program = Program(self.sched, load(self.source), self.source)
+                lib = load(self.source)
             elif not self.future.done():
                 return self.interp.run(inputs)
             else:
                 future, self.future = self.future, None
-                self.program = Program(self.sched, future.result(), self.source)
+                lib = future.result()
+            self.program = Program(self.prog, self.module, lib, self.source)
         return self.program.run(inputs)
 
 
@@ -210,9 +218,33 @@ def _executor():
 
 
 def compile(trace: Trace) -> "Program | Tiered":  # noqa: A001 - the backend interface name
-    from lazyjit.config import config
-    sched = schedule(trace)
-    source = render(sched.module)
+    prog = lower(trace, target())
+    module = render_program(prog)
+    source = render(module)
     if config.optimizer == "o1" and not is_cached(source, settings()):
-        return Tiered(trace, sched, source)
-    return Program(sched, load(source), source)
+        return Tiered(trace, prog, module, source)
+    return Program(prog, module, load(source), source)
+
+
+def time_candidate(n: Node, name: str) -> float:
+    """Seconds that convolution implementation ``name`` takes on node ``n``'s shapes (the
+    best of a few runs of a one-kernel plan on random inputs): the timer of the
+    ``time_once`` policy (:mod:`lazyjit.backends.algorithms`)."""
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s.shape).astype(s.dtype) for s in n.src]
+    leaves = tuple(Node.leaf(a, site=False) for a in arrays)
+    probe = Node.make(n.op, leaves, n.arg, n.shape, n.dtype)
+    prog = lower(collect([probe]), target(forced=name))
+    module = render_program(prog)
+    source = render(module)
+    program = Program(prog, module, load(source), source)
+    program.run(arrays)
+    best, total = math.inf, 0.0
+    for _ in range(5):
+        start = time.perf_counter()
+        program.run(arrays)
+        took = time.perf_counter() - start
+        best, total = min(best, took), total + took
+        if total > 0.2:
+            break
+    return best

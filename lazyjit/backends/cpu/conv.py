@@ -29,14 +29,16 @@ from __future__ import annotations
 
 import math
 import os
-import time
 
 import numpy as np
 
 from lazyjit.backends import algorithms
+from lazyjit.backends.cfamily import ctype, literal
 from lazyjit.backends.cpu import kernels as K
-from lazyjit.backends.cpu.views import View
 from lazyjit.ops.conv import CONV_OPS
+from lazyjit.schedule import WindowPlan, ir
+from lazyjit.schedule.views import View
+from lazyjit.schedule.window import shapes
 from lazyjit.trace.node import Node
 
 # threads a kernel may use: one column buffer each (OpenMP's team is at most this large),
@@ -477,9 +479,9 @@ def _helper(mod: K.Module, code: str, **subst: str) -> None:
 
 def _types(dtype: np.dtype) -> dict[str, str]:
     dtype = np.dtype(dtype)
-    acc = "double" if dtype == np.float32 else K.ctype(dtype)
+    acc = "double" if dtype == np.float32 else ctype(dtype)
     blas = {"float32": "lj_sgemm", "float64": "lj_dgemm"}.get(dtype.name, "0")
-    return {"T": K.ctype(dtype), "S": dtype.name, "A": acc, "BLAS": blas,
+    return {"T": ctype(dtype), "S": dtype.name, "A": acc, "BLAS": blas,
             "MTMIN": f"{K.BLAS_MT_MIN:.1f}"}
 
 
@@ -495,23 +497,13 @@ def _geometry(mod: K.Module, x_shape, w_shape, y_shape, arg) -> str:
 
 
 def _ptr(mod: K.Module, v: View, const: bool = True) -> str:
-    T = K.ctype(v.dtype)
+    T = ctype(v.dtype)
     q = "const " if const else ""
     return f"({q}{T}*)B[{v.slot}] + {mod.p(v.offset)}"
 
 
-def _shapes(n: Node) -> tuple[tuple, tuple, tuple]:
-    """(input, weight, output) shapes of the forward convolution behind node ``n``."""
-    a, b = n.src
-    if n.op == "conv2d":
-        return a.shape, b.shape, n.shape
-    if n.op == "conv2d_grad_input":
-        return n.shape, b.shape, a.shape
-    return a.shape, n.shape, b.shape
-
-
 def _flops(n: Node) -> int:
-    x, w, y = _shapes(n)
+    x, w, y = shapes(n)
     return math.prod(y) * math.prod(w[1:])
 
 
@@ -519,62 +511,17 @@ def _chunk(n: Node) -> int:
     """Samples per GEMM of the gemm implementation: enough for ``GEMM_COLUMNS`` columns
     when images are small, as long as the chunk's column matrix stays within
     ``CHUNK_BYTES`` (so it is still in cache for the GEMM)."""
-    x, w, y = _shapes(n)
+    x, w, y = shapes(n)
     L, cg_k = y[2] * y[3], math.prod(w[1:])
     fit = CHUNK_BYTES // max(1, (cg_k + w[0]) * L * n.dtype.itemsize)
     return max(1, min(x[0], -(-GEMM_COLUMNS // max(L, 1)), fit))
 
 
-def _workspace(s, n: Node, per_thread: int, shared: int = 0) -> tuple[View, int]:
-    """A workspace buffer of ``per_thread`` elements for each thread that may run (all
-    cores, fewer when that would pass ``WORKSPACE_BYTES``: large images) and ``shared``
-    more; returns it and that number of threads."""
+def _threads(n: Node, per_thread: int) -> int:
+    """Threads that may run with a scratch part of ``per_thread`` elements each: all
+    cores, fewer when their parts would pass ``WORKSPACE_BYTES`` (large images)."""
     fit = WORKSPACE_BYTES // max(1, per_thread * n.dtype.itemsize)
-    threads = max(1, min(MAX_THREADS, fit))
-    return s.new_buffer((threads * per_thread + shared,), n.dtype), threads
-
-
-def _emit_gemm(s, n: Node, dst: View, a: View, b: View) -> None:
-    mod = s.mod
-    x, w, y = _shapes(n)
-    cg_k, L, cs = math.prod(w[1:]), y[2] * y[3], _chunk(n)
-    og = w[0] // n.arg[3]
-    per = (cg_k + (og if cs > 1 else 0)) * cs * L
-    work, threads = _workspace(s, n, per, (MAX_THREADS - 1) * w[0] * cg_k)
-    t = _types(n.dtype)
-    _helper(mod, _BASE)
-    _helper(mod, _GEMM, **t)
-    mode = CONV_OPS.index(n.op)
-    mod.add(f"  lj_conv_gemm_{t['S']}({mode}, {_geometry(mod, x, w, y, n.arg)}, "
-            f"{_ptr(mod, a)}, {_ptr(mod, b)}, {_ptr(mod, dst, False)}, "
-            f"{_ptr(mod, work, False)}, {mod.p(cs)}, {mod.p(threads)}, "
-            f"!P[0] && {mod.p(_flops(n))} > {mod.par_min}, (int)P[0]);")
-
-
-def _emit_direct(s, n: Node, dst: View, a: View, b: View) -> None:
-    mod = s.mod
-    x, w, y = _shapes(n)
-    t = _types(n.dtype)
-    _helper(mod, _BASE)
-    if n.arg[0] == (1, 1):  # stride 1: long loops over whole planes on the padded grid
-        dil = n.arg[2]
-        wp, hp = y[3] + dil[1] * (w[3] - 1), y[2] + dil[0] * (w[2] - 1)
-        work, threads = _workspace(s, n, (hp + 1) * wp + y[2] * wp)
-        _helper(mod, _GRID, **t)
-        mod.add(f"  lj_conv_grid_{t['S']}({CONV_OPS.index(n.op)}, "
-                f"{_geometry(mod, x, w, y, n.arg)}, {_ptr(mod, a)}, {_ptr(mod, b)}, "
-                f"{_ptr(mod, dst, False)}, {_ptr(mod, work, False)}, (int){mod.p(threads)}, "
-                f"!P[0] && {mod.p(_flops(n))} > {mod.par_min});")
-        return
-    _helper(mod, _DIRECT, **t)
-    call = {"conv2d": "lj_conv_direct_{}(0, ", "conv2d_grad_input": "lj_conv_direct_{}(1, ",
-            "conv2d_grad_weight": "lj_conv_direct_gw_{}("}[n.op].format(t["S"])
-    mod.add(f"  {call}{_geometry(mod, x, w, y, n.arg)}, {_ptr(mod, a)}, "
-            f"{_ptr(mod, b)}, {_ptr(mod, dst, False)}, "
-            f"!P[0] && {mod.p(_flops(n))} > {mod.par_min});")
-
-
-IMPLEMENTATIONS = {"gemm": _emit_gemm, "direct": _emit_direct}
+    return max(1, min(MAX_THREADS, fit))
 
 
 def candidates(n: Node) -> list[str]:
@@ -587,45 +534,67 @@ def guess(n: Node) -> str:
     with one output channel per group (depthwise, ``avg_pool2d``: each GEMM would be a
     vector product; direct measured 1.3-2.7x faster); im2col + GEMM otherwise (measured
     2.5-10x faster, even for 3x3 kernels on one input channel)."""
-    x, w, y = _shapes(n)
+    x, w, y = shapes(n)
     return "direct" if n.dtype.kind != "f" or w[0] == n.arg[3] else "gemm"
 
 
-_FORCED: list[str] = []  # the implementation being timed (time_once)
+def plan(n: Node, timer, forced: str | None = None) -> WindowPlan:
+    """This backend's implementation of window node ``n`` and the scratch it needs:
+    ``forced``, or the one :func:`lazyjit.backends.algorithms.choose` picks (``timer``
+    times a candidate for the ``time_once`` policy)."""
+    if n.op not in CONV_OPS:
+        return WindowPlan()
+    name = forced or algorithms.choose("cpu", n, candidates(n), guess, timer)
+    x, w, y = shapes(n)
+    if name == "gemm":  # per thread: the chunk's column matrix and its staging matrix
+        cg_k, L, cs = math.prod(w[1:]), y[2] * y[3], _chunk(n)
+        og = w[0] // n.arg[3]
+        per = (cg_k + (og if cs > 1 else 0)) * cs * L
+        # and a partial weight gradient per thread but the first
+        return WindowPlan(name, per, (MAX_THREADS - 1) * w[0] * cg_k, _threads(n, per), cs)
+    if n.arg[0] == (1, 1):  # stride 1: long loops over whole planes on the padded grid
+        dil = n.arg[2]
+        wp, hp = y[3] + dil[1] * (w[3] - 1), y[2] + dil[0] * (w[2] - 1)
+        per = (hp + 1) * wp + y[2] * wp
+        return WindowPlan(name, per, 0, _threads(n, per))
+    return WindowPlan(name)
 
 
-def time_candidate(n: Node, name: str) -> float:
-    """Seconds that implementation ``name`` takes on node ``n``'s shapes (the best of a
-    few runs of a one-kernel plan on random inputs)."""
-    from lazyjit.backends.cpu import Program, render
-    from lazyjit.backends.cpu.compiler import load
-    from lazyjit.backends.cpu.schedule import Scheduler
-    from lazyjit.trace.graph import collect
-    rng = np.random.default_rng(0)
-    arrays = [rng.standard_normal(s.shape).astype(s.dtype) for s in n.src]
-    leaves = tuple(Node.leaf(a, site=False) for a in arrays)
-    probe = Node.make(n.op, leaves, n.arg, n.shape, n.dtype)
-    _FORCED.append(name)
-    try:
-        sched = Scheduler(collect([probe])).run()
-    finally:
-        _FORCED.pop()
-    source = render(sched.module)
-    program = Program(sched, load(source), source)
-    program.run(arrays)
-    best, total = math.inf, 0.0
-    for _ in range(5):
-        start = time.perf_counter()
-        program.run(arrays)
-        took = time.perf_counter() - start
-        best, total = min(best, took), total + took
-        if total > 0.2:
-            break
-    return best
+def _render_gemm(mod: K.Module, k: ir.Window) -> None:
+    n = k.node
+    x, w, y = shapes(n)
+    t = _types(n.dtype)
+    _helper(mod, _BASE)
+    _helper(mod, _GEMM, **t)
+    mode = CONV_OPS.index(n.op)
+    mod.add([f"  lj_conv_gemm_{t['S']}({mode}, {_geometry(mod, x, w, y, n.arg)}, "
+             f"{_ptr(mod, k.a)}, {_ptr(mod, k.b)}, {_ptr(mod, k.dst, False)}, "
+             f"{_ptr(mod, k.scratch, False)}, {mod.p(k.chunk)}, {mod.p(k.threads)}, "
+             f"!P[0] && {mod.p(_flops(n))} > {mod.par_min}, (int)P[0]);"])
 
 
-def _emit_pool(s, n: Node, dst: View, x: View, v: View) -> None:
-    mod = s.mod
+def _render_direct(mod: K.Module, k: ir.Window) -> None:
+    n = k.node
+    x, w, y = shapes(n)
+    t = _types(n.dtype)
+    _helper(mod, _BASE)
+    if k.scratch is not None:  # stride 1: on the padded grid
+        _helper(mod, _GRID, **t)
+        mod.add([f"  lj_conv_grid_{t['S']}({CONV_OPS.index(n.op)}, "
+                 f"{_geometry(mod, x, w, y, n.arg)}, {_ptr(mod, k.a)}, {_ptr(mod, k.b)}, "
+                 f"{_ptr(mod, k.dst, False)}, {_ptr(mod, k.scratch, False)}, "
+                 f"(int){mod.p(k.threads)}, !P[0] && {mod.p(_flops(n))} > {mod.par_min});"])
+        return
+    _helper(mod, _DIRECT, **t)
+    call = {"conv2d": "lj_conv_direct_{}(0, ", "conv2d_grad_input": "lj_conv_direct_{}(1, ",
+            "conv2d_grad_weight": "lj_conv_direct_gw_{}("}[n.op].format(t["S"])
+    mod.add([f"  {call}{_geometry(mod, x, w, y, n.arg)}, {_ptr(mod, k.a)}, "
+             f"{_ptr(mod, k.b)}, {_ptr(mod, k.dst, False)}, "
+             f"!P[0] && {mod.p(_flops(n))} > {mod.par_min});"])
+
+
+def _render_pool(mod: K.Module, k: ir.Window) -> None:
+    n, x, v = k.node, k.a, k.b
     tx, tv = _types(x.dtype), _types(v.dtype)
     _helper(mod, _BASE)
     names = dict(X=tx["T"], XS=tx["S"], T=tv["T"], S=tv["S"])
@@ -637,21 +606,16 @@ def _emit_pool(s, n: Node, dst: View, x: View, v: View) -> None:
     dt = x.dtype
     lowest = -np.inf if dt.kind == "f" else 0 if dt.kind == "b" else np.iinfo(dt).min
     planes = math.prod(n.src[0].shape[:2])
-    mod.add("\n".join(K.parallel(mod.p(n.src[0].size), mod.p(planes), [
+    mod.add([], K.Parallel(mod.p(n.src[0].size), mod.p(planes), [
         f"lj_maxpool_{tx['S']}_{tv['S']}({geom}, {_ptr(mod, x)}, {_ptr(mod, v)}, "
-        f"{_ptr(mod, dst, False)}, {mode}, {K.literal(lowest, dt)}, w);"])))
+        f"{_ptr(mod, k.dst, False)}, {mode}, {literal(lowest, dt)}, w);"]))
 
 
-def emit(s, n: Node) -> View:
-    """The kernel of window node ``n`` in scheduler ``s``; returns its result's view."""
-    a, b = (s.contiguous(src) for src in n.src)
-    dst = s.new_buffer(n.shape, n.dtype)
-    if n.size == 0:
-        return dst
-    if n.op in CONV_OPS:
-        name = _FORCED[-1] if _FORCED else algorithms.choose(
-            "cpu", n, candidates(n), guess, time_candidate)
-        IMPLEMENTATIONS[name](s, n, dst, a, b)
+def render(mod: K.Module, k: ir.Window) -> None:
+    """The kernel of a window record."""
+    if k.algo is None:
+        _render_pool(mod, k)
+    elif k.algo == "gemm":
+        _render_gemm(mod, k)
     else:
-        _emit_pool(s, n, dst, a, b)
-    return dst
+        _render_direct(mod, k)

@@ -1,5 +1,5 @@
-"""C emitters, one per kernel kind: fused elementwise, fused reduction, arg-reduction,
-GEMM, gather and scatter.
+"""C emitters, one per kernel record of the IR (:mod:`lazyjit.schedule.ir`): fused
+elementwise, fused reduction, arg-reduction, GEMM, gather, scatter and check.
 
 Every emitter appends one ``static int kN(void** B, const int64_t* P)`` function to a
 :class:`Module`.  Sizes, strides and offsets are read from ``P`` at indices fixed by the
@@ -11,16 +11,14 @@ libmvec's vector math.
 from __future__ import annotations
 
 import math
-import re
+from dataclasses import dataclass
 
 import numpy as np
 
-from lazyjit.backends.cpu.views import View, collapse
-from lazyjit.ops import REGISTRY
+from lazyjit.backends.cfamily import Body, const_param, ctype, decode, literal, loops
+from lazyjit.schedule import ir
+from lazyjit.schedule.views import View, collapse, gemm_operand
 
-CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
-         "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t",
-         "uint64": "uint64_t", "float32": "float", "float64": "double"}
 PAR_MIN = 1 << 18     # elements below which a kernel runs on one thread
 # ... inside a loop body (a scan step): each parallel region wakes the OpenMP team,
 # which then competes with OpenBLAS's threads for the cores at every step (a medium
@@ -33,53 +31,15 @@ RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
 BLAS_MT_MIN = 2.0 ** 22
 
 
-def ctype(dtype: np.dtype) -> str:
-    return CTYPE[np.dtype(dtype).name]
-
-
-def literal(value, dtype: np.dtype) -> str:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        v = float(value)
-        if math.isnan(v):
-            return "NAN"
-        if math.isinf(v):
-            return "INFINITY" if v > 0 else "(-INFINITY)"
-        return f"{v!r}f" if dtype == np.float32 else repr(v)
-    if dtype.kind == "b":
-        return "1" if value else "0"
-    v = int(value)
-    if v == np.iinfo(np.int64).min:
-        return "(-9223372036854775807LL-1)"
-    return f"(({ctype(dtype)}){v}{'ULL' if dtype.kind == 'u' else 'LL'})"
-
-
-def const_param(mod: "Module", value, dtype: np.dtype) -> str:
-    """A scalar constant read from the parameter table, so that the C source does not
-    depend on its value (a new learning rate or batch-size factor compiles nothing).
-    Floats travel as the bits of a double, integers and bools as int64."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        bits = int(np.array(value, np.float64).view(np.int64))
-        return f"({ctype(dtype)})lj_as_f64({mod.p(bits)})"
-    v = int(value)
-    if v >= 1 << 63:  # uint64 above int64's range: its two's complement bits
-        v -= 1 << 64
-    return f"({ctype(dtype)}){mod.p(v)}"
-
-
-def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
-    tmpl = opdef.c
-    in_dt = np.dtype(srcs_dtypes[-1] if opdef.name == "where" else srcs_dtypes[0])
-    if isinstance(tmpl, dict):  # keyed by operand kind; ">k" keys by result kind
-        tmpl = tmpl.get(">" + np.dtype(out_dtype).kind) or tmpl.get(in_dt.kind, tmpl.get("*"))
-        if tmpl is None:
-            raise NotImplementedError(f"{opdef.name} has no C form for {in_dt}")
-    return tmpl.format(*args, s="f" if in_dt == np.float32 else "", T=ctype(out_dtype),
-                       I=ctype(in_dt), n=in_dt.name)
-
-
-_BUFFER = re.compile(r"\bB\[(\d+)\]")
+@dataclass
+class Parallel:
+    """A kernel's final loop ``for w in [0, count)`` over ``body``: spread over threads
+    by OpenMP when ``work`` (elements) is large and ``guard`` holds, else a plain call
+    (no OpenMP runtime call at all)."""
+    work: str
+    count: str
+    body: list[str]
+    guard: str = "1"
 
 
 class Module:
@@ -93,114 +53,39 @@ class Module:
         # P[0] is set at each call: nonzero when the machine is busy (more runnable
         # processes than cores), so that kernels and BLAS stay on one thread
         self.params: list[int] = [0]
-        # the kernels the current program level calls in order (``lj_run``, or a loop
-        # body: see :mod:`.loops`)
+        # the kernels the current program level calls in order (``lj_run``, a side of a
+        # conditional, or a loop body: see :mod:`.loops`)
         self.calls: list[int] = []
-        self.uses: list[set[int]] = []  # per kernel, the buffers (B[i]) its code names
-        # per elementwise kernel: (output buffer, input buffers it may overwrite in place:
-        # each read only at the very element written)
-        self.inplace: dict[int, tuple[int, set[int]]] = {}
-        self.par_min = PAR_MIN  # raised while a loop body is emitted (see PAR_MIN_LOOP)
-        # run-time checks that guard user input (index bounds): 0 at the ``unsafe``
-        # optimizer level, which removes them
-        from lazyjit.config import config
-        self.checks = int(config.optimizer != "unsafe")
-        # whether a kernel can return an error during the call (an index check, a failed
-        # allocation): then no update is written in place (it could not be undone)
-        self.may_fail = False
-        # messages of the run-time guards (``check`` ops): kernel error ``3 + k`` raises
-        # message ``k`` (in Python: no message text is part of the generated source)
-        self.messages: list[str] = []
+        self.par_min = PAR_MIN  # raised while a loop body is rendered (see PAR_MIN_LOOP)
 
     def p(self, value) -> str:
         self.params.append(int(value))
         return f"P[{len(self.params) - 1}]"
 
-    def add(self, body: str) -> None:
-        """Add kernel ``k<n>``.  A body ending in a :func:`parallel` loop becomes two
-        functions: ``k<n>_loop(B, P, w0, w1)`` runs work items ``[w0, w1)`` (emitted
+    def add(self, lines: list[str], loop: Parallel | None = None) -> None:
+        """Add kernel ``k<n>`` of ``lines``.  With a final parallel ``loop`` it becomes
+        two functions: ``k<n>_loop(B, P, w0, w1)`` runs work items ``[w0, w1)`` (emitted
         once, not inlined), and ``k<n>`` calls it on all items, or per thread chunk
         under OpenMP when the work is large."""
         k = len(self.funcs)
         self.calls.append(k)
-        self.uses.append({int(i) for i in _BUFFER.findall(body)})
         sig = "(void** restrict B, const int64_t* restrict P"
-        lines = body.split("\n")
-        marks = [i for i, line in enumerate(lines) if line.startswith(_MARK)]
-        if not marks:
+        body = "\n".join(lines)
+        if loop is None:
             self.funcs.append(f"static int k{k}{sig}) {{\n{body}\n  return 0;\n}}\n")
             return
-        i = marks[0]
-        pre, (guard, work, count), loop = lines[:i], lines[i][len(_MARK):].split("|"), lines[i + 1:]
-        pre_text = "\n".join(pre)
         self.funcs.append(
             f"static __attribute__((noinline)) void k{k}_loop{sig}, int64_t w0, int64_t w1) "
-            f"{{\n{pre_text}\n  for (int64_t w = w0; w < w1; w++) {{\n"
-            + "\n".join("    " + x for x in loop) + "\n  }\n}\n"
-            f"static int k{k}{sig}) {{\n{pre_text}\n"
-            f"  const int64_t count_ = {count};\n"
-            f"  if (!P[0] && {guard} && {work} > {self.par_min}) {{\n"
+            f"{{\n{body}\n  for (int64_t w = w0; w < w1; w++) {{\n"
+            + "\n".join("    " + x for x in loop.body) + "\n  }\n}\n"
+            f"static int k{k}{sig}) {{\n{body}\n"
+            f"  const int64_t count_ = {loop.count};\n"
+            f"  if (!P[0] && {loop.guard} && {loop.work} > {self.par_min}) {{\n"
             "    #pragma omp parallel\n    {\n      int nt = 1, t = 0;\n"
             "#ifdef _OPENMP\n      nt = omp_get_num_threads(); t = omp_get_thread_num();\n"
             "#endif\n"
             f"      k{k}_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);\n    }}\n"
             f"  }} else {{\n    k{k}_loop(B, P, 0, count_);\n  }}\n  return 0;\n}}\n")
-
-
-class Body:
-    """Statements computing a fused elementwise expression for one innermost index ``k``.
-
-    ``value(x)`` returns a C variable name for ``x``: a node of the fused group, or a
-    leaf (a :class:`View` operand loaded at the current index, or a constant)."""
-
-    def __init__(self, mod, members, leaves, operand_of):
-        self.mod = mod
-        self.members = members          # group nodes, topological order
-        self.leaves = leaves            # node -> View | ("const", value, dtype)
-        self.operand_of = operand_of    # View -> operand number j (pointer q{j})
-        self.stmts: list[str] = []
-        self.names: dict = {}
-
-    def value(self, node) -> str:
-        """The C variable holding ``node``, emitting the statements it needs (an explicit
-        stack, not recursion: fused chains can be thousands of ops long)."""
-        names = self.names
-        stack = [(node, False)]
-        while stack:
-            n, ready = stack.pop()
-            if n in names:
-                continue
-            if ready or n in self.leaves:
-                self._emit(n)
-                continue
-            stack.append((n, True))
-            stack.extend((s, False) for s in reversed(n.src) if s not in names)
-        return names[node]
-
-    def _emit(self, node) -> None:
-        if node in self.leaves:
-            leaf = self.leaves[node]
-            if isinstance(leaf, View):
-                expr = f"L{self.operand_of[leaf]}"
-            else:
-                expr = const_param(self.mod, leaf[1], leaf[2])
-        else:
-            args = [self.names[s] for s in node.src]
-            expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype, args)
-        name = f"v{len(self.names)}"
-        self.stmts.append(f"const {ctype(node.dtype)} {name} = ({ctype(node.dtype)})({expr});")
-        self.names[node] = name
-
-
-def _decode(dims: list[int], sizes: list[str], var: str) -> list[str]:
-    """Statements splitting flat index ``var`` into ``i{d}`` for ``dims`` (C order)."""
-    if not dims:
-        return []
-    out = [f"int64_t r_ = {var};"]
-    for d in reversed(dims[1:]):
-        out.append(f"const int64_t i{d} = r_ % {sizes[d]}; r_ /= {sizes[d]};")
-    out.append(f"const int64_t i{dims[0]} = r_;")
-    return out
 
 
 def _ptrs(operands, strides, dims, const_flags) -> list[str]:
@@ -235,17 +120,6 @@ def _operands(mod: Module, views: list[View], shape, flags=None, n_out: int = 1)
     return list(shape2), sizes, st_params, classes, flags2, decls
 
 
-_MARK = "@@parallel "
-
-
-def parallel(work: str, count: str, body: list[str], guard: str = "1") -> list[str]:
-    """The kernel's final loop ``for w in [0, count)`` over ``body``: spread over
-    threads by OpenMP when ``work`` (elements) is large and ``guard`` holds, else a
-    plain call (no OpenMP runtime call at all).  Must end the kernel's lines;
-    :meth:`Module.add` turns it into a loop function emitted once."""
-    return [f"{_MARK}{guard}|{work}|{count}", *body]
-
-
 def _block_size(outer: int, last: int, min_block: int = 4096) -> int:
     """Block of the innermost dim per work item: whole rows when there are many, else
     about 64 blocks of at least ``min_block`` elements, so that threads share the work."""
@@ -254,41 +128,30 @@ def _block_size(outer: int, last: int, min_block: int = 4096) -> int:
     return max(min_block, -(-last // 64))
 
 
-def elementwise(mod: Module, dst: View, shape, members, root, leaves) -> None:
-    """``dst[idx] = root(idx)`` over ``shape`` (dst may be any strided view)."""
-    elementwise_multi(mod, [dst], shape, members, [root], leaves)
-
-
-def elementwise_multi(mod: Module, dsts: list[View], shape, members, roots, leaves) -> None:
-    """``dsts[j][idx] = roots[j](idx)`` for every ``j`` in one loop over ``shape``: the
+def elementwise(mod: Module, k: ir.Elementwise) -> None:
+    """``dsts[j][idx] = roots[j](idx)`` for every ``j`` in one loop over the shape: the
     fused nodes they share are computed once, the leaves read once (multi-output
-    fusion)."""
-    if math.prod(shape) == 0:
-        return
-    n_out = len(dsts)
-    loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
-    views = dsts + loads
-    dims, sizes, st, cls, _, decls = _operands(mod, views, shape, n_out=n_out)
-    body = Body(mod, members, leaves, {v: j + n_out for j, v in enumerate(loads)})
-    results = [body.value(r) for r in roots]
+    fusion); destinations may be any strided views."""
+    n_out = len(k.dsts)
+    loads = list(k.reads)
+    views = list(k.dsts) + loads
+    dims, sizes, st, cls, _, decls = _operands(mod, views, k.shape, n_out=n_out)
+    body = Body(mod, k.members, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
+    results = [body.value(r) for r in k.roots]
     D = len(dims)
     outer = list(range(D - 1))
     n_outer = math.prod(dims[:-1])
     bs = mod.p(_block_size(n_outer, dims[-1]))
     nO = " * ".join(sizes[:-1]) or "1"
-    geom = lambda v: (v.offset, v.shape, v.strides, v.dtype.itemsize)  # noqa: E731
-    # a copy onto itself (its buffers planned in place: an indexed update of a dead
-    # tensor) does nothing
-    same = n_out == 1 and not members and len(loads) == 1 and \
-        leaves.get(roots[0]) is loads[0] and geom(loads[0]) == geom(dsts[0])
-    count = "(p0 == p1 ? 0 : nO * nb)" if same else "nO * nb"
+    # a copy onto itself (its buffers planned in place) does nothing
+    count = "(p0 == p1 ? 0 : nO * nb)" if k.is_self_copy() else "nO * nb"
     lines = [*("  " + d for d in decls),
              f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
-             "  const int64_t nb = (nL + bs - 1) / bs;",
-             *parallel(count.replace("nb", "nL"), count, [
+             "  const int64_t nb = (nL + bs - 1) / bs;"]
+    mod.add(lines, Parallel(count.replace("nb", "nL"), count, [
                  "const int64_t o = w / nb, kb = (w - o * nb) * bs;",
                  "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
-                 *_decode(outer, sizes, "o"),
+                 *decode(outer, sizes, "o"),
                  *_ptrs(views, st, outer, [j >= n_out for j in range(len(views))]),
                  "#pragma omp simd",
                  "for (int64_t k = kb; k < ke; k++) {",
@@ -297,13 +160,7 @@ def elementwise_multi(mod: Module, dsts: list[View], shape, members, roots, leav
                    for j, v in enumerate(loads)),
                  *("  " + s for s in body.stmts),
                  *(f"  {_load(j, cls[j], st[j][-1])} = {res};" for j, res in enumerate(results)),
-                 "}"])]
-    mod.add("\n".join(lines))
-    if n_out == 1:
-        dst = dsts[0]
-        ok = {v.slot for v in loads if geom(v) == geom(dst)}
-        ok -= {v.slot for v in loads if geom(v) != geom(dst)} | {dst.slot}
-        mod.inplace[len(mod.funcs) - 1] = (dst.slot, ok)
+                 "}"]))
 
 
 _INIT = {"sum": lambda dt: literal(0, dt), "prod": lambda dt: literal(1, dt),
@@ -324,46 +181,37 @@ def _combine(op: str, dt: np.dtype, a: str, b: str) -> str:
     return f"({b} {cmp} {a} ? {b} : {a})"
 
 
-def _loops(dims: list[int], sizes: list[str]) -> tuple[list[str], list[str]]:
-    """Opening and closing lines of nested loops over ``dims``."""
-    return ([f"for (int64_t i{d} = 0; i{d} < {sizes[d]}; i{d}++) {{" for d in dims],
-            ["}" for _ in dims])
-
-
-def reduce(mod: Module, dst: View, node, src_shape, members, root, leaves) -> None:
-    """``dst = op over node.arg axes of root`` (dst contiguous, keepdims shape).
+def reduce(mod: Module, k: ir.Reduce) -> None:
+    """``dst = op over axes of root`` (dst contiguous, keepdims shape).
 
     Loops run over the source shape with the reduced dims collapsed.  When the
     innermost dim is reduced, each output element is one work item and the inner loop
     sums blocks of ``RED_BLOCK`` in SIMD lanes (blocked summation keeps float32 sums
     accurate); otherwise rows are accumulated into blocks of the output."""
-    op, dt, axes = node.op, node.dtype, node.arg
-    if math.prod(dst.shape) == 0:
-        return
+    op, dt, axes, dst, src_shape = k.op, k.dtype, k.axes, k.dst, k.src_shape
     dst_st = tuple(0 if i in axes else dst.strides[i] for i in range(len(src_shape)))
     dstv = View(dst.slot, dst.dtype, dst.offset, tuple(src_shape), dst_st)
-    loads = [v for v in dict.fromkeys(x for x in leaves.values() if isinstance(x, View))]
+    loads = list(k.reads)
     views = [dstv] + loads
     flags = tuple(i in axes for i in range(len(src_shape)))
     dims, sizes, st, cls, flags2, decls = _operands(mod, views, src_shape, flags)
-    body = Body(mod, members, leaves, {v: j + 1 for j, v in enumerate(loads)})
-    res = body.value(root)
+    body = Body(mod, k.members, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
+    res = body.value(k.root)
     kept = [d for d in range(len(dims)) if not flags2[d]]
     red = [d for d in range(len(dims)) if flags2[d]]
     inner = [f"const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
              for j, v in enumerate(loads)] + body.stmts
     ptrs = lambda ds: _ptrs(views, st, ds, [j > 0 for j in range(len(views))])  # noqa: E731
     emit = _reduce_inner if red and red[-1] == len(dims) - 1 else _reduce_outer
-    lines = ["  " + d for d in decls] + emit(mod, op, dt, dims, sizes, st, kept, red, inner,
-                                              res, ptrs, cls[0])
-    mod.add("\n".join(lines))
+    lines, loop = emit(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs, cls[0])
+    mod.add(["  " + d for d in decls] + lines, loop)
 
 
 def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
-                  out_cls) -> list[str]:
+                  out_cls) -> tuple[list[str], Parallel | None]:
     T, init = ctype(dt), _INIT[op](dt)
     simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
-    opened, closed = _loops(red[:-1], sizes)
+    opened, closed = loops(red[:-1], sizes)
     blocks = [f"for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
               f"  const int64_t ke = kb + {RED_BLOCK} < nL ? kb + {RED_BLOCK} : nL;",
               f"  {T} part = {init};",
@@ -376,18 +224,18 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
         return [f"  const int64_t nL = {sizes[-1]};", f"  {T} acc = {init};",
                 *("  " + s for s in ptrs([])),
                 f"  #pragma omp parallel for if(!P[0] && nL > {mod.par_min}) reduction({simd}:acc)",
-                *("  " + s for s in blocks), "  p0[0] = acc;"]
+                *("  " + s for s in blocks), "  p0[0] = acc;"], None
     nK = " * ".join(sizes[d] for d in kept) or "1"
     nR = " * ".join(sizes[d] for d in red)
     off = "".join(f" + i{d} * {st[0][d]}" for d in kept)
-    body = [*_decode(kept, sizes, "w"), f"{T} acc = {init};", *opened,
+    body = [*decode(kept, sizes, "w"), f"{T} acc = {init};", *opened,
             *ptrs(kept + red[:-1]), *blocks, *closed, f"p0[0{off}] = acc;"]
-    return [f"  const int64_t nK = {nK}, nR = {nR}, nL = {sizes[-1]};",
-            *parallel("nK * nR", "nK", body, guard="nK > 1")]
+    return ([f"  const int64_t nK = {nK}, nR = {nR}, nL = {sizes[-1]};"],
+            Parallel("nK * nR", "nK", body, guard="nK > 1"))
 
 
 def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
-                  out_cls) -> list[str]:
+                  out_cls) -> tuple[list[str], Parallel]:
     T, init = ctype(dt), _INIT[op](dt)
     outer = kept[:-1]
     # blocks of whole rows where possible: narrower column blocks over many rows thrash the TLB
@@ -396,31 +244,28 @@ def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
     nO = " * ".join(sizes[d] for d in outer) or "1"
     off = "".join(f" + i{d} * {st[0][d]}" for d in outer)
     out = "out[k]" if out_cls == "c" else f"out[k * {st[0][-1]}]"
-    opened, closed = _loops(red, sizes)
+    opened, closed = loops(red, sizes)
     body = ["const int64_t o = w / nb, kb = (w - o * nb) * bs;",
             "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
-            *_decode(outer, sizes, "o"), f"{T}* out = p0{off};",
+            *decode(outer, sizes, "o"), f"{T}* out = p0{off};",
             f"for (int64_t k = kb; k < ke; k++) {out} = {init};",
             *opened, *ptrs(outer + red), "#pragma omp simd",
             "for (int64_t k = kb; k < ke; k++) {", *("  " + s for s in inner),
             f"  {out} = {_combine(op, dt, out, res)};", "}", *closed]
-    return [f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
-            "  const int64_t nb = (nL + bs - 1) / bs;",
-            *parallel(f"nO * nL * {nR}", "nO * nb", body)]
+    return ([f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
+             "  const int64_t nb = (nL + bs - 1) / bs;"],
+            Parallel(f"nO * nL * {nR}", "nO * nb", body))
 
 
-def argreduce(mod: Module, dst: View, node, src: View) -> None:
-    """Index of the first max/min (first NaN wins, as NumPy) along ``node.arg``."""
-    axis = node.arg
+def argreduce(mod: Module, k: ir.ArgReduce) -> None:
+    """Index of the first max/min (first NaN wins, as NumPy) along ``k.axis``."""
+    axis, dst, src = k.axis, k.dst, k.src
     nd = len(src.shape)
-    n_out = math.prod(dst.shape)
-    if n_out == 0:
-        return
     T = ctype(src.dtype)
     sizes = [mod.p(d) for d in src.shape]
     strides = [mod.p(s) for s in src.strides]
     kept = [d for d in range(nd) if d != axis]
-    cmp = ">" if node.op == "argmax" else "<"
+    cmp = ">" if k.op == "argmax" else "<"
     nK = " * ".join(sizes[d] for d in kept) or "1"
     off = "".join(f" + i{d} * {strides[d]}" for d in kept)
     lines = [f"  const {T}* p = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
@@ -428,7 +273,7 @@ def argreduce(mod: Module, dst: View, node, src: View) -> None:
              f"  const int64_t nK = {nK}, n = {sizes[axis]}, s = {strides[axis]};",
              f"  #pragma omp parallel for if(!P[0] && nK * n > {mod.par_min}) schedule(static)",
              "  for (int64_t w = 0; w < nK; w++) {",
-             *("    " + s for s in _decode(kept, sizes, "w")),
+             *("    " + s for s in decode(kept, sizes, "w")),
              f"    const {T}* q = p{off};",
              f"    {T} best = q[0]; int64_t bi = 0;",
              "    if (best == best) for (int64_t j = 1; j < n; j++) {",
@@ -437,33 +282,16 @@ def argreduce(mod: Module, dst: View, node, src: View) -> None:
              f"      if (v {cmp} best) {{ best = v; bi = j; }}",
              "    }",
              "    out[w] = bi;", "  }"]
-    mod.add("\n".join(lines))
+    mod.add(lines)
 
 
-def gemm_operand(view: View):
-    """``(trans, ld)`` when the last two dims of ``view`` are BLAS-compatible, else None."""
-    rows, cols = view.shape[-2:]
-    sr, sc = view.strides[-2:]
-    if rows == 0 or cols == 0:
-        return 0, max(1, cols)
-    if cols == 1 or sc == 1:
-        if rows == 1 or sr >= max(1, cols):
-            return 0, (sr if rows > 1 else max(1, cols))
-    if rows == 1 or sr == 1:
-        if cols == 1 or sc >= max(1, rows):
-            return 1, (sc if cols > 1 else max(1, rows))
-    return None
-
-
-def gemm(mod: Module, dst: View, a: View, b: View, alpha: float = 1.0,
-         accumulate: bool = False) -> None:
+def gemm(mod: Module, k: ir.Gemm) -> None:
     """Batched ``dst = alpha * (a @ b)`` (``+ dst`` with ``accumulate``: BLAS's beta = 1)
     through BLAS (float) or a plain loop (ints, bool)."""
+    dst, a, b, alpha, accumulate = k.dst, k.a, k.b, k.alpha, k.accumulate
     M, K = a.shape[-2:]
     N = b.shape[-1]
     batch = a.shape[:-2]
-    if math.prod(dst.shape) == 0:
-        return
     T = ctype(dst.dtype)
     nbd = len(batch)
     bsz = [mod.p(d) for d in batch]
@@ -473,7 +301,7 @@ def gemm(mod: Module, dst: View, a: View, b: View, alpha: float = 1.0,
              f"  const int64_t M = {mod.p(M)}, N = {mod.p(N)}, K = {mod.p(K)};",
              f"  const int64_t nB = {' * '.join(bsz) or '1'};",
              "  for (int64_t w = 0; w < nB; w++) {",
-             *("    " + s for s in _decode(list(range(nbd)), bsz, "w"))]
+             *("    " + s for s in decode(list(range(nbd)), bsz, "w"))]
     for name, v in (("a", a), ("b", b), ("c", dst)):
         off = "".join(f" + i{d} * {mod.p(v.strides[d])}" for d in range(nbd))
         lines.append(f"    const int64_t o{name} = 0{off};")
@@ -509,7 +337,7 @@ def gemm(mod: Module, dst: View, a: View, b: View, alpha: float = 1.0,
               f"        pc[oc + i * N + j] = "
               f"({T})({result_expr(result, alpha, accumulate, mod, dst)});",
               "      }", "  }"]
-    mod.add("\n".join(lines))
+    mod.add(lines)
 
 
 def result_expr(result: str, alpha: float, accumulate: bool, mod: Module, dst: View) -> str:
@@ -520,24 +348,20 @@ def result_expr(result: str, alpha: float, accumulate: bool, mod: Module, dst: V
     return f"{scaled} + pc[oc + i * N + j]" if accumulate else scaled
 
 
-def _indexed(mod: Module, base: View, idx: View, axis: int) -> list[str] | None:
+def _indexed(mod: Module, base: View, idx: View, axis: int) -> list[str]:
     """Declarations shared by gather and scatter: ``base`` seen as ``(A, N, C)`` around
-    ``axis``, ``I`` indices at ``ix``; None when there is nothing to do."""
+    ``axis``, ``I`` indices at ``ix``."""
     A, C = math.prod(base.shape[:axis]), math.prod(base.shape[axis + 1:])
     N, n_idx = base.shape[axis], math.prod(idx.shape)
-    if A * n_idx * C == 0:
-        return None
     return [f"  const int64_t* ix = (const int64_t*)B[{idx.slot}] + {mod.p(idx.offset)};",
             f"  const int64_t A = {mod.p(A)}, N = {mod.p(N)}, C = {mod.p(C)}, "
             f"I = {mod.p(n_idx)};"]
 
 
-def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
+def gather(mod: Module, k: ir.Gather) -> None:
     """``dst = take(src, idx, axis)`` (src and idx contiguous); out of range -> error 1."""
-    mod.may_fail = True
-    head = _indexed(mod, src, idx, axis)
-    if head is None:
-        return
+    dst, src = k.dst, k.src
+    head = _indexed(mod, src, k.idx, k.axis)
     T = ctype(src.dtype)
     lines = [*head, f"  const {T}* x = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
              f"  {T}* out = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
@@ -546,46 +370,39 @@ def gather(mod: Module, dst: View, src: View, idx: View, axis: int) -> None:
              "  for (int64_t w = 0; w < A * I; w++) {",
              "    const int64_t a = w / I, i = w - a * I;",
              "    int64_t j = ix[i]; if (j < 0) j += N;",
-             f"    if ({mod.checks} && (j < 0 || j >= N)) {{",
+             f"    if ({int(k.checked)} && (j < 0 || j >= N)) {{",
              "      err = 1;", "      memset(out + w * C, 0, C * sizeof(*out));",
              "      continue;", "    }",
              "    memcpy(out + w * C, x + (a * N + j) * C, C * sizeof(*out));",
              "  }",
              "  if (err) return 1;"]
-    mod.add("\n".join(lines))
+    mod.add(lines)
 
 
-def check(mod: Module, ok: View, message: str) -> None:
-    """Fail the call with ``message`` (error ``3 + k``) when an element of the contiguous
-    bool buffer ``ok`` is false (no check at the ``unsafe`` optimizer level)."""
-    n = math.prod(ok.shape)
-    if not mod.checks or n == 0:
-        return
-    mod.may_fail = True
-    mod.messages.append(message)
-    mod.add("\n".join([
-        f"  const uint8_t* ok = (const uint8_t*)B[{ok.slot}] + {mod.p(ok.offset)};",
-        f"  for (int64_t i = 0, n = {mod.p(n)}; i < n; i++)",
-        f"    if (!ok[i]) return {2 + len(mod.messages)};"]))
+def check(mod: Module, k: ir.Check) -> None:
+    """Fail the call with error ``3 + k.code`` (its message raised in Python) when an
+    element of the contiguous bool buffer ``ok`` is false."""
+    ok = k.ok
+    mod.add([f"  const uint8_t* ok = (const uint8_t*)B[{ok.slot}] + {mod.p(ok.offset)};",
+             f"  for (int64_t i = 0, n = {mod.p(math.prod(ok.shape))}; i < n; i++)",
+             f"    if (!ok[i]) return {3 + k.code};"])
 
 
-def scatter(mod: Module, dst: View, idx: View, vals: View, axis: int, add: bool) -> None:
+def scatter(mod: Module, k: ir.Scatter) -> None:
     """``dst[..., idx, ...] (+)= vals`` along ``axis`` (dst already holds the base)."""
-    mod.may_fail = True
-    head = _indexed(mod, dst, idx, axis)
-    if head is None:
-        return
+    dst, vals = k.dst, k.vals
+    head = _indexed(mod, dst, k.idx, k.axis)
     T = ctype(dst.dtype)
-    op = "+=" if add else "="
-    if add and dst.dtype.kind == "b":
+    op = "+=" if k.add else "="
+    if k.add and dst.dtype.kind == "b":
         op = "|="
     lines = [*head, f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
              f"  const {T}* v = (const {T}*)B[{vals.slot}] + {mod.p(vals.offset)};",
              "  for (int64_t a = 0; a < A; a++)",
              "    for (int64_t i = 0; i < I; i++) {",
              "      int64_t j = ix[i]; if (j < 0) j += N;",
-             f"      if ({mod.checks} && (j < 0 || j >= N)) return 1;",
+             f"      if ({int(k.checked)} && (j < 0 || j >= N)) return 1;",
              f"      {T}* q = x + (a * N + j) * C; const {T}* r = v + (a * I + i) * C;",
              f"      for (int64_t c = 0; c < C; c++) q[c] {op} r[c];",
              "    }"]
-    mod.add("\n".join(lines))
+    mod.add(lines)

@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
+from lazyjit.backends.cfamily import ctype
 from lazyjit.backends.cpu import kernels as K
-from lazyjit.trace.node import Node
+from lazyjit.schedule import ir
 
 _HELPER = r"""
 #include <stdlib.h>
@@ -53,21 +54,16 @@ def _before(dtype: np.dtype, descending: bool) -> str:
     return cmp
 
 
-def emit(s, n: Node) -> "K.View":
-    """Schedule ``argsort(x)`` over the last axis of a contiguous copy of ``x``."""
-    x = s.contiguous(n.src[0])
-    dst = s.new_buffer(n.shape, n.dtype)
-    rows, length = math.prod(n.shape[:-1]), n.shape[-1]
-    if rows * length == 0:
-        return dst
-    mod = s.mod
-    mod.may_fail = True  # its scratch allocation
-    T = K.ctype(x.dtype)
-    name = f"{x.dtype.name}_{'d' if n.arg else 'a'}"
+def render(mod: K.Module, k: ir.Sort) -> None:
+    """The kernel of ``argsort`` over the last axis of the contiguous ``k.src``."""
+    x, dst = k.src, k.dst
+    rows, length = math.prod(dst.shape[:-1]), dst.shape[-1]
+    T = ctype(x.dtype)
+    name = f"{x.dtype.name}_{'d' if k.descending else 'a'}"
     code = _HELPER.replace("$NAME", name).replace("$T", T).replace(
-        "$BEFORE", _before(x.dtype, bool(n.arg)))
+        "$BEFORE", _before(x.dtype, k.descending))
     mod.helpers.setdefault(code, None)
-    mod.add("\n".join([
+    mod.add([
         f"  const {T}* keys = (const {T}*)B[{x.slot}] + {mod.p(x.offset)};",
         f"  int64_t* out = (int64_t*)B[{dst.slot}] + {mod.p(dst.offset)};",
         f"  const int64_t rows = {mod.p(rows)}, n = {mod.p(length)};",
@@ -87,5 +83,4 @@ def emit(s, n: Node) -> "K.View":
         "    for (int64_t r = 0; r < rows; r++)",
         f"      lj_argsort_{name}(keys + r * n, n, out + r * n, tmp + (int64_t)t * n);",
         "  }",
-        "  free(tmp);"]))
-    return dst
+        "  free(tmp);"])

@@ -3,6 +3,8 @@
 A :class:`View` addresses ``shape`` elements of buffer ``slot`` at ``offset +
 sum(i_k * strides[k])`` (in elements).  ``reshape`` of a non-collapsible view returns
 ``None``, meaning the source must be copied to a contiguous buffer first.
+:func:`collapse` merges the loop space of a kernel over several views;
+:func:`gemm_operand` says whether a view is a BLAS matrix as it is.
 """
 from __future__ import annotations
 
@@ -84,3 +86,19 @@ def collapse(shape, stride_lists, flags=None):
     strides2 = [tuple(d[1][j] for d in out) for j in range(len(stride_lists))]
     flags2 = None if flags is None else tuple(d[2] for d in out)
     return shape2, strides2, flags2
+
+
+def gemm_operand(view: View) -> tuple[int, int] | None:
+    """``(trans, ld)`` when the last two dims of ``view`` are a BLAS matrix (row-major,
+    possibly transposed, leading dimension ``ld``), else None."""
+    rows, cols = view.shape[-2:]
+    sr, sc = view.strides[-2:]
+    if rows == 0 or cols == 0:
+        return 0, max(1, cols)
+    if cols == 1 or sc == 1:
+        if rows == 1 or sr >= max(1, cols):
+            return 0, (sr if rows > 1 else max(1, cols))
+    if rows == 1 or sr == 1:
+        if cols == 1 or sc >= max(1, rows):
+            return 1, (sc if cols > 1 else max(1, rows))
+    return None

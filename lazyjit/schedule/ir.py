@@ -1,0 +1,289 @@
+"""The kernel IR: a :class:`Program` of typed kernel records, in no particular language.
+
+Lowering a rewritten trace (:mod:`lazyjit.schedule.lower`) decides fusion, views,
+buffers, loop layout and the memory plan once; a backend only renders the records (C
+for ``cpu``; NumPy for ``ir``, the oracle).  Every record names the buffer views it
+``reads`` and ``writes`` (slot, dtype, offset, shape, strides in elements), so a memory
+plan, a NaN guard or a profiler needs no generated source.
+
+Buffer slots: ``0 .. n_inputs - 1`` are the trace inputs, then one slot per
+materialized value (:attr:`Program.slots`).  A fused expression is a list of the trace's
+own nodes (each op's backend-neutral definition is its :class:`~lazyjit.ops.OpDef`),
+whose leaves are views or constants (:class:`Const`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lazyjit.schedule.views import View
+from lazyjit.trace.node import Node
+
+
+@dataclass(frozen=True)
+class Const:
+    """A scalar constant leaf of a fused expression (its value travels at run time)."""
+    value: object
+    dtype: np.dtype
+
+
+def loads(leaves: dict) -> list[View]:
+    """The distinct views among a fused expression's leaves, in first-use order."""
+    return list(dict.fromkeys(v for v in leaves.values() if isinstance(v, View)))
+
+
+class Kernel:
+    """A kernel record: ``READS`` and ``WRITES`` name its view fields (None: absent)."""
+    READS: tuple[str, ...] = ()
+    WRITES: tuple[str, ...] = ()
+
+    @property
+    def reads(self) -> tuple[View, ...]:
+        return tuple(v for v in (getattr(self, f) for f in self.READS) if v is not None)
+
+    @property
+    def writes(self) -> tuple[View, ...]:
+        return tuple(v for v in (getattr(self, f) for f in self.WRITES) if v is not None)
+
+
+def _geometry(v: View) -> tuple:
+    return (v.offset, v.shape, v.strides, v.dtype.itemsize)
+
+
+@dataclass(eq=False)
+class Elementwise(Kernel):
+    """``dsts[j][idx] = roots[j](idx)`` for every index of ``shape``: one loop computing
+    the fused ``members`` (topological order) once; several ``dsts`` for multi-output
+    fusion.  ``leaves`` maps each node read from outside to its view or constant."""
+    dsts: tuple[View, ...]
+    shape: tuple[int, ...]
+    members: tuple[Node, ...]
+    roots: tuple[Node, ...]
+    leaves: dict
+
+    @property
+    def reads(self) -> tuple[View, ...]:
+        return tuple(loads(self.leaves))
+
+    @property
+    def writes(self) -> tuple[View, ...]:
+        return self.dsts
+
+    def in_place(self) -> tuple[int, set[int]] | None:
+        """``(written slot, slots it may overwrite)``: the inputs read only at the very
+        element written (same geometry as the one destination), never otherwise."""
+        if len(self.dsts) != 1:
+            return None
+        dst, views = self.dsts[0], self.reads
+        same = {v.slot for v in views if _geometry(v) == _geometry(dst)}
+        same -= {v.slot for v in views if _geometry(v) != _geometry(dst)} | {dst.slot}
+        return dst.slot, same
+
+    def is_self_copy(self) -> bool:
+        """A copy of a view onto itself (an indexed update of a dead tensor, planned in
+        place): nothing to do when the buffers coincide at run time."""
+        views = self.reads
+        return (len(self.dsts) == 1 and not self.members and len(views) == 1
+                and self.leaves.get(self.roots[0]) is views[0]
+                and _geometry(views[0]) == _geometry(self.dsts[0]))
+
+
+@dataclass(eq=False)
+class Reduce(Kernel):
+    """``dst = op`` (sum, prod, max, min) over ``axes`` of the fused expression ``root``
+    evaluated over ``src_shape``; ``dst`` is contiguous with kept (size-1) axes."""
+    dst: View
+    op: str
+    axes: tuple[int, ...]
+    src_shape: tuple[int, ...]
+    members: tuple[Node, ...]
+    root: Node
+    leaves: dict
+    dtype: np.dtype
+
+    @property
+    def reads(self) -> tuple[View, ...]:
+        return tuple(loads(self.leaves))
+
+    @property
+    def writes(self) -> tuple[View, ...]:
+        return (self.dst,)
+
+
+@dataclass(eq=False)
+class ArgReduce(Kernel):
+    """``dst = argmax/argmin(src, axis)`` (the first extreme; the first NaN wins)."""
+    READS, WRITES = ("src",), ("dst",)
+    dst: View
+    op: str
+    axis: int
+    src: View
+
+
+@dataclass(eq=False)
+class Gemm(Kernel):
+    """Batched ``dst = alpha * (a @ b)`` (``+ dst`` when ``accumulate``); ``a`` and ``b``
+    of float dtype are BLAS matrices (:func:`~lazyjit.schedule.views.gemm_operand`)."""
+    dst: View
+    a: View
+    b: View
+    alpha: float = 1.0
+    accumulate: bool = False
+
+    @property
+    def reads(self) -> tuple[View, ...]:
+        return (self.a, self.b) + ((self.dst,) if self.accumulate else ())
+
+    @property
+    def writes(self) -> tuple[View, ...]:
+        return (self.dst,)
+
+
+@dataclass(eq=False)
+class Gather(Kernel):
+    """``dst = take(src, idx, axis)`` (contiguous operands); an index out of range fails
+    the call when ``checked``."""
+    READS, WRITES = ("src", "idx"), ("dst",)
+    dst: View
+    src: View
+    idx: View
+    axis: int
+    checked: bool
+
+
+@dataclass(eq=False)
+class Scatter(Kernel):
+    """``dst[..., idx, ...] (+)= vals`` along ``axis`` (``dst`` already holds the base;
+    repeated indices accumulate when ``add``, the last write wins otherwise)."""
+    READS, WRITES = ("dst", "idx", "vals"), ("dst",)
+    dst: View
+    idx: View
+    vals: View
+    axis: int
+    add: bool
+    checked: bool
+
+
+@dataclass(eq=False)
+class Check(Kernel):
+    """Fail the call with message number ``code`` of :attr:`Program.messages` when an
+    element of the contiguous bool view ``ok`` is false."""
+    READS, WRITES = ("ok",), ()
+    ok: View
+    code: int
+
+
+@dataclass(eq=False)
+class Sort(Kernel):
+    """``dst = argsort(src)`` along the last axis (stable; NaN last), ``src`` contiguous."""
+    READS, WRITES = ("src",), ("dst",)
+    dst: View
+    src: View
+    descending: bool
+
+
+@dataclass(eq=False)
+class Window(Kernel):
+    """A convolution or max-pooling node ``node`` on contiguous operands ``a``, ``b``
+    into ``dst``, by implementation ``algo`` (conv: ``gemm`` or ``direct``; pooling:
+    None), with a ``scratch`` buffer of ``threads`` per-thread parts (or None) and
+    ``chunk`` samples per GEMM."""
+    READS, WRITES = ("a", "b"), ("dst", "scratch")
+    node: Node
+    dst: View
+    a: View
+    b: View
+    algo: str | None = None
+    scratch: View | None = None
+    threads: int = 1
+    chunk: int = 1
+
+
+@dataclass(eq=False)
+class If(Kernel):
+    """Run ``then`` when the bool at view ``cond`` is true, else ``orelse`` (``ifelse``:
+    only the side taken is computed; each side ends by copying its values into the
+    results)."""
+    cond: View
+    then: list
+    orelse: list
+
+    @property
+    def reads(self) -> tuple[View, ...]:
+        return (self.cond,) + tuple(v for k in self.then + self.orelse for v in k.reads)
+
+    @property
+    def writes(self) -> tuple[View, ...]:
+        return tuple(v for k in self.then + self.orelse for v in k.writes)
+
+
+@dataclass(eq=False)
+class State:
+    """A scan state's buffer: ``lag`` initial rows then one row per step (``buf`` holds
+    ``lag + T`` rows), or a ring of ``lag + 1`` rows whose last ``lag`` rows are copied
+    to ``final`` after the loop."""
+    buf: View
+    lag: int
+    taps: tuple[int, ...]
+    final: View | None
+
+
+@dataclass(eq=False)
+class Loop(Kernel):
+    """A scan: ``n_steps`` runs of ``body`` (a :class:`Program` of its own slots), step
+    ``t`` reading row ``t`` (``T - 1 - t`` when ``reverse``) of each sequence, the tap
+    rows of each state, and the invariants whole.  ``workspace`` maps body slots to outer
+    buffers; a body output in ``direct`` is computed straight into its destination row
+    (else copied there)."""
+    n_steps: int
+    reverse: bool
+    body: "Program"
+    seqs: list[View]
+    invs: list[View]
+    inv_first: int
+    tap_slots: list[list[int]]
+    states: list[State]
+    plains: list[View]
+    workspace: dict[int, View]
+    direct: set[int]
+
+    @property
+    def reads(self) -> tuple[View, ...]:
+        return tuple(self.invs) + tuple(self.seqs) + tuple(s.buf for s in self.states)
+
+    @property
+    def writes(self) -> tuple[View, ...]:
+        return (tuple(self.workspace.values()) + tuple(s.buf for s in self.states)
+                + tuple(self.plains) + tuple(s.final for s in self.states if s.final))
+
+
+KERNELS = (Elementwise, Reduce, ArgReduce, Gemm, Gather, Scatter, Check, Sort, Window,
+           If, Loop)
+
+
+@dataclass(eq=False)
+class Program:
+    """Kernel records in order, over buffer slots: ``n_inputs`` inputs, then ``slots``
+    (shape, dtype of each materialized value); ``outputs`` gives (slot, shape) per trace
+    output.  The memory plan (:mod:`lazyjit.schedule.memory`) fills ``block`` (the memory
+    block of each non-input slot), ``block_bytes`` and ``donors``."""
+    steps: list
+    n_inputs: int
+    slots: list[tuple[tuple[int, ...], np.dtype]]
+    outputs: list[tuple[int, tuple[int, ...]]]
+    messages: list[str] = field(default_factory=list)
+    may_fail: bool = False
+    block: list[int] = field(default_factory=list)
+    block_bytes: list[int] = field(default_factory=list)
+    donors: dict[int, int] = field(default_factory=dict)
+
+    def slot_bytes(self, i: int) -> int:
+        """Bytes of non-input slot ``i``."""
+        shape, dt = self.slots[i]
+        return math.prod(shape) * np.dtype(dt).itemsize
+
+    def uses(self, step) -> set[int]:
+        """The slots a top-level step names (reads or writes)."""
+        return {v.slot for v in step.reads} | {v.slot for v in step.writes}
