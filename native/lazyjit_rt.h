@@ -13,6 +13,10 @@
 #include <math.h>
 
 #define LJ_INLINE static inline __attribute__((always_inline))
+/* a##_##b after expanding both: the names of a type-generic header's functions in one
+ * instantiation (lazyjit_conv_gemm.h: LJ_CAT(lj_im2col, LJ_S) is lj_im2col_float32) */
+#define LJ_CAT_(a, b) a##_##b
+#define LJ_CAT(a, b) LJ_CAT_(a, b)
 
 /* A double whose bits travel in an int64 parameter slot (constants are parameters). */
 LJ_INLINE double lj_as_f64(int64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }

@@ -1,29 +1,10 @@
-
-#include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
+#ifndef LJ_HAVE_ARGSORT_float32_a
+#define LJ_HAVE_ARGSORT_float32_a
+#define LJ_T float
+#define LJ_S float32_a
+#define LJ_BEFORE(u, v) ((u < v) || (v != v && u == u))
+#include "lazyjit_sort.h"
 #endif
-static void lj_argsort_float32_a(const float* restrict key, int64_t n, int64_t* restrict out,
-                             int64_t* restrict tmp) {
-  int64_t* src = out;
-  int64_t* dst = tmp;
-  for (int64_t i = 0; i < n; i++) out[i] = i;
-  for (int64_t width = 1; width < n; width *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * width) {
-      const int64_t mid = lo + width < n ? lo + width : n;
-      const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int64_t a = lo, b = mid, k = lo;
-      while (a < mid && b < hi) {
-        const float u = key[src[b]], v = key[src[a]];
-        dst[k++] = ((u < v) || (v != v && u == u)) ? src[b++] : src[a++];
-      }
-      while (a < mid) dst[k++] = src[a++];
-      while (b < hi) dst[k++] = src[b++];
-    }
-    int64_t* t = src; src = dst; dst = t;
-  }
-  if (src != out) for (int64_t i = 0; i < n; i++) out[i] = src[i];
-}
 static int k0(void** restrict B, const int64_t* restrict P) {
   const float* keys = (const float*)B[0] + P[1];
   int64_t* out = (int64_t*)B[1] + P[2];

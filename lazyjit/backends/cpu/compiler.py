@@ -1,7 +1,8 @@
 """Compiling generated C: gcc through a subprocess, loaded with cffi, cached on disk.
 
-The code cache key is an xxhash of the source, the compiler command line and the
-machine (``-march=native`` code is not portable).  Modules live in the disk cache of
+The code cache key is an xxhash of the source, the headers of ``native/`` it may
+include, the compiler command line and the machine (``-march=native`` code is not
+portable).  Modules live in the disk cache of
 :mod:`.codecache`, which loads only the user's own, verified libraries and lets one
 process compile a module while the others wait for it; a module is compiled in a
 per-process work folder and renamed into place (atomic), so a failed or interrupted
@@ -151,8 +152,13 @@ _BLAS = None
 
 
 def _header_text() -> str:
-    with open(os.path.join(_NATIVE, "lazyjit_rt.h")) as f:
-        return f.read()
+    """The name and text of every header in ``native/`` (the runtime and the type-generic
+    helpers a module may include), for the code cache key: editing one recompiles."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(_NATIVE, "*.h"))):
+        with open(path) as f:
+            parts.append(f"{os.path.basename(path)}\0{f.read()}")
+    return "\0".join(parts)
 
 
 _HEADER = None

@@ -17,32 +17,15 @@ from lazyjit.backends.cfamily import ctype
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.schedule import ir
 
-_HELPER = r"""
-#include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
+# the helper is the type-generic native/lazyjit_sort.h, included once per key dtype and
+# direction in a module
+_HELPER = r"""#ifndef LJ_HAVE_ARGSORT_$NAME
+#define LJ_HAVE_ARGSORT_$NAME
+#define LJ_T $T
+#define LJ_S $NAME
+#define LJ_BEFORE(u, v) ($BEFORE)
+#include "lazyjit_sort.h"
 #endif
-static void lj_argsort_$NAME(const $T* restrict key, int64_t n, int64_t* restrict out,
-                             int64_t* restrict tmp) {
-  int64_t* src = out;
-  int64_t* dst = tmp;
-  for (int64_t i = 0; i < n; i++) out[i] = i;
-  for (int64_t width = 1; width < n; width *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * width) {
-      const int64_t mid = lo + width < n ? lo + width : n;
-      const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int64_t a = lo, b = mid, k = lo;
-      while (a < mid && b < hi) {
-        const $T u = key[src[b]], v = key[src[a]];
-        dst[k++] = ($BEFORE) ? src[b++] : src[a++];
-      }
-      while (a < mid) dst[k++] = src[a++];
-      while (b < hi) dst[k++] = src[b++];
-    }
-    int64_t* t = src; src = dst; dst = t;
-  }
-  if (src != out) for (int64_t i = 0; i < n; i++) out[i] = src[i];
-}
 """
 
 
