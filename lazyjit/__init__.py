@@ -28,7 +28,7 @@ from lazyjit import optim  # noqa: F401  (lj.optim: SGD, Adam, AdamW as shared u
 from lazyjit import nn  # noqa: F401  (lj.nn: layers on the public API)
 from lazyjit.realize import realize as _realize
 from lazyjit.stats import reset_stats, stats
-from lazyjit.trace.node import LazyjitError
+from lazyjit.errors import LazyjitError
 
 __version__ = "0.1.0"
 

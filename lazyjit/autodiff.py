@@ -13,11 +13,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.errors import LazyjitError, op_error
+from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
-from lazyjit.ops import REGISTRY
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.node import Node
 from lazyjit.trace.through import keeping_read_values, see_through
 
 

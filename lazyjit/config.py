@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, fields
 from typing import Any, Iterator
 
-from lazyjit.trace.node import op_error
+from lazyjit.errors import op_error
 
 
 def _bool(v: Any) -> bool:
@@ -45,11 +45,16 @@ def _optimizer(v: Any) -> str:
     return _OPTIMIZERS[s]
 
 
+# the values of the conv_algo flag (lazyjit.backends.algorithms): how a convolution's
+# implementation is chosen per shape, or the name of an implementation a backend may offer
+CONV_POLICIES = ("guess_once", "time_once")
+CONV_ALGORITHMS = ("gemm", "direct")
+
+
 def _conv_algo(v: Any) -> str:
-    from lazyjit.backends.algorithms import ALGORITHMS, POLICIES
     s = str(v).strip().lower()
-    if s not in POLICIES + ALGORITHMS:
-        raise ValueError(f"expected one of {list(POLICIES + ALGORITHMS)}, got {v!r}")
+    if s not in CONV_POLICIES + CONV_ALGORITHMS:
+        raise ValueError(f"expected one of {list(CONV_POLICIES + CONV_ALGORITHMS)}, got {v!r}")
     return s
 
 

@@ -11,10 +11,10 @@ from collections import Counter
 import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.errors import op_error
 from lazyjit.rewrite import PIPELINE, TOTAL, rewrite_outputs, summary_of
 from lazyjit.tensor import Tensor, apply
 from lazyjit.trace.graph import collect
-from lazyjit.trace.node import op_error
 from lazyjit.trace.state import STATE
 
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 import lazyjit.functions as F
+from lazyjit.errors import LazyjitError
 from lazyjit.tensor import Tensor
-from lazyjit.trace.node import LazyjitError
 
 __all__ = ["log", "cos_2pi"]
 

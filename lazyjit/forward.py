@@ -25,13 +25,14 @@ from typing import Any, Callable
 import numpy as np
 
 from lazyjit import functions as F
-from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable,
-                              disconnected_zeros, expand_grads, grad, leaf_paths, mapped,
-                              reached_targets, reverse, split_aux, toposort, wrt_leaves)
+from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable, disconnected_zeros,
+                              expand_grads, grad, leaf_paths, mapped, reached_targets, reverse,
+                              split_aux, toposort, wrt_leaves)
+from lazyjit.errors import op_error
 from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.tensor import Tensor
-from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.node import Node
 from lazyjit.trace.through import keeping_read_values, see_through
 
 _POLICIES = ("raise", "warn", "ignore")

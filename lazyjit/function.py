@@ -19,12 +19,13 @@ import numpy as np
 
 from lazyjit import functions as F
 from lazyjit.config import config
+from lazyjit.errors import UNKNOWN, LazyjitError, describe, op_error
 from lazyjit.jit import Jitted
 from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable
 from lazyjit.tensor import Tensor, check_dtype
-from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.node import Node
 from lazyjit.trace.replay import Sizes, graph_leaves, instantiate
-from lazyjit.trace.sizes import PLACEHOLDERS, UNKNOWN, describe, unknown_dim
+from lazyjit.trace.sizes import PLACEHOLDERS, unknown_dim
 
 _ids = itertools.count()
 

@@ -13,9 +13,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from lazyjit.errors import op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.tensor import Tensor, apply, check_dtype
-from lazyjit.trace.node import Node, op_error, site_lines
+from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, exact, plain, user_size
 
 Scalar = (bool, int, float, np.generic)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.errors import op_error
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, reachable
-from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.node import Node
 
 
 def ifelse(cond, then_branch, else_branch, name: str | None = None):

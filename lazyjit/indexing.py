@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
+from lazyjit.errors import op_error
 from lazyjit.tensor import Tensor
-from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import UnknownSize, plain
 
 

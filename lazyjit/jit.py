@@ -17,15 +17,16 @@ import numpy as np
 
 from lazyjit import functions as F
 from lazyjit.config import config
+from lazyjit.errors import LazyjitError
+from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.realize import backend_key, plan_for
-from lazyjit.stats import count
-from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.shared import _PENDING, OWNER, SharedVariable, realize_pending
+from lazyjit.stats import count
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
+from lazyjit.trace.node import Node
 from lazyjit.trace.replay import recompute_stateful
-from lazyjit.trace.node import LazyjitError, Node
 from lazyjit.trace.state import STATE, UPDATING
 from lazyjit.trace.through import JITTED
 

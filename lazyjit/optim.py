@@ -24,8 +24,8 @@ from typing import Sequence
 import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.errors import LazyjitError
 from lazyjit.shared import SharedVariable, realize_pending, shared
-from lazyjit.trace.node import LazyjitError
 from lazyjit.trace.state import STATE
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]

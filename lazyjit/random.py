@@ -28,8 +28,8 @@ import numpy as np
 
 import lazyjit.functions as F
 from lazyjit import exactmath
+from lazyjit.errors import LazyjitError
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import LazyjitError
 from lazyjit.trace.sizes import has_unknown, plain
 from lazyjit.trace.state import UPDATING
 

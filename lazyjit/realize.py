@@ -14,10 +14,11 @@ import numpy as np
 
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
+from lazyjit.errors import LazyjitError, creation_site, format_site
 from lazyjit.rewrite import optimize, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable
-from lazyjit.trace.node import LazyjitError, Node, creation_site, derived, format_site
+from lazyjit.trace.node import Node, derived
 from lazyjit.trace.sizes import size_dependence
 from lazyjit.trace.state import STATE, UPDATING
 

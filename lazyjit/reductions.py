@@ -11,12 +11,12 @@ import math
 
 import numpy as np
 
+from lazyjit.errors import op_error
 from lazyjit.functions import (_axes, asarray, astype, exp, isinf, log, ones, size_value, sqrt,
                                where, zeros, zeros_like)
-from lazyjit.shape_ops import _squeeze_axes, reshape
 from lazyjit.ops import REGISTRY, ref_dtype
+from lazyjit.shape_ops import _squeeze_axes, reshape
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import op_error
 
 
 # reductions

@@ -31,11 +31,12 @@ import numpy as np
 import xxhash
 
 from lazyjit import functions as F
+from lazyjit.errors import LazyjitError, op_error
 from lazyjit.ifelse import ungated
 from lazyjit.scan_pushout import push_in, push_out
 from lazyjit.tensor import Tensor
 from lazyjit.trace.graph import Trace, collect
-from lazyjit.trace.node import LazyjitError, Node, _leaf_ids, op_error
+from lazyjit.trace.node import Node, _leaf_ids
 from lazyjit.trace.sizes import plain
 from lazyjit.trace.state import STATE, UPDATING
 

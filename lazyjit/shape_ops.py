@@ -12,12 +12,12 @@ from typing import Sequence
 
 import numpy as np
 
+from lazyjit.errors import op_error
 from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarray, astype,
                                broadcast_shapes, full, where, zeros)
 from lazyjit.tensor import Tensor, apply
-from lazyjit.trace.node import Node, op_error
+from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import FLOOR, plain
-
 
 # movement
 # ---------------------------------------------------------------------------------------

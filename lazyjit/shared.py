@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from lazyjit.errors import LazyjitError, op_error
 from lazyjit.tensor import Tensor, check_dtype
-from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import PLACEHOLDERS
 from lazyjit.trace.state import STATE, UPDATING
 

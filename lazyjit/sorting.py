@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit import functions as F
-from lazyjit import shape_ops as S
+from lazyjit import functions as F, shape_ops as S
+from lazyjit.errors import op_error
 from lazyjit.tensor import Tensor
-from lazyjit.trace.node import op_error
 
 __all__ = ["cumsum", "cumprod", "sort", "argsort", "products_of_others"]
 

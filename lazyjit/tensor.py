@@ -11,9 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from lazyjit.config import config
+from lazyjit.errors import UNKNOWN, LazyjitError, describe, is_internal, op_error
 from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
-from lazyjit.trace.node import LazyjitError, Node, _internal, op_error
-from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UNKNOWN, UnknownSize, user_size
+from lazyjit.trace.graph import collect
+from lazyjit.trace.node import Node
+from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, user_size
 
 
 def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
@@ -69,7 +72,7 @@ class Tensor:
         call of an ``lj.function`` is an :class:`~lazyjit.trace.sizes.UnknownSize`
         (lazyjit's own code sees the stand-in numbers, which it recomputes)."""
         shape = self.node.shape
-        if UNKNOWN and shape and max(shape) >= FLOOR and not _internal(sys._getframe(1).f_code):
+        if UNKNOWN and shape and max(shape) >= FLOOR and not is_internal(sys._getframe(1).f_code):
             return tuple(user_size(d) for d in shape)
         return shape
 
@@ -84,7 +87,7 @@ class Tensor:
     @property
     def size(self) -> int:
         size = self.node.size
-        if UNKNOWN and size >= FLOOR and not _internal(sys._getframe(1).f_code):
+        if UNKNOWN and size >= FLOOR and not is_internal(sys._getframe(1).f_code):
             dims = [user_size(d) for d in self.node.shape]
             out = dims[0]
             for d in dims[1:]:
@@ -94,7 +97,6 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        from lazyjit.config import config
         return config.backend
 
     def __len__(self) -> int:
@@ -162,8 +164,6 @@ class Tensor:
         if size is not None:  # lj.tensor(n) of an unknown size: no value before a call
             return f"tensor(<{size}, known at each call>, dtype={self.dtype.name})"
         if self.node.buffer is None:
-            from lazyjit.trace.graph import collect
-            from lazyjit.trace.sizes import describe
             params = [n for n in collect([self.node]).inputs if n.op == "param"]
             if params:  # no value outside a call (lj.function, lj.jit, a scan step)
                 names = [repr(n.arg[2]) for n in params if n.arg[0] == "input"]

@@ -21,10 +21,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Sequence
 
+from lazyjit.config import CONV_POLICIES as POLICIES
 from lazyjit.trace.node import Node
-
-POLICIES = ("guess_once", "time_once")
-ALGORITHMS = ("gemm", "direct")   # names a backend may offer; the flag may force one
 
 _CHOSEN: dict[tuple, str] = {}
 TIMED: Counter = Counter()        # signature -> times its candidates were timed

@@ -30,10 +30,10 @@ import math
 import numpy as np
 
 from lazyjit import functions as F
+from lazyjit.errors import op_error
 from lazyjit.nn.basic import batch_norm, cross_entropy, dropout, embedding
 from lazyjit.ops.conv import conv, pool
 from lazyjit.tensor import Tensor
-from lazyjit.trace.node import op_error
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "lstm_cell", "lstm", "dropout", "batch_norm",
            "embedding", "cross_entropy"]

@@ -36,10 +36,10 @@ from typing import Callable
 
 import numpy as np
 
+from lazyjit.errors import LazyjitError, describe, format_site
 from lazyjit.trace.graph import reachable
-from lazyjit.trace.node import LazyjitError, Node, format_site, origin_of
-from lazyjit.trace.sizes import (_EPS, _MAX_COEF, _MAX_OFFSET, FLOOR, describe,
-                                 has_unknown)
+from lazyjit.trace.node import Node, origin_of
+from lazyjit.trace.sizes import _EPS, _MAX_COEF, _MAX_OFFSET, FLOOR, has_unknown
 
 
 class Sizes:

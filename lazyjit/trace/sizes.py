@@ -13,7 +13,8 @@ import weakref
 
 import numpy as np
 
-from lazyjit.trace.node import LazyjitError, Node, op_error
+from lazyjit.errors import UNKNOWN, LazyjitError, op_error
+from lazyjit.trace.node import Node
 
 
 def _primes() -> list[int]:
@@ -37,7 +38,6 @@ _MAX_OFFSET = 4096  # nor with |b| above this (b: x[:-1], ddof, taps)
 _EPS = {4: 2.5e-7, 8: 1e-15}  # a float constant's relative rounding, by its itemsize
 _BY_NAME: dict[str, int] = {}   # a named unknown dimension -> its sentinel
 PLACEHOLDERS = [0]  # lj.function placeholders created in this process (none: no checks)
-UNKNOWN: dict[int, str] = {}    # sentinel -> its name, for messages
 
 
 def unknown_dim(name: str) -> int:
@@ -51,12 +51,6 @@ def unknown_dim(name: str) -> int:
         s = _BY_NAME[name] = _SENTINELS[len(_BY_NAME)]
         UNKNOWN[s] = name
     return s
-
-
-def describe(shape: tuple) -> str:
-    """``shape`` with sentinels shown by name: ``(batch, 784)``."""
-    parts = [UNKNOWN.get(d, str(d)) if isinstance(d, int) else str(d) for d in shape]
-    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
 def has_unknown(shape: tuple) -> bool:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from lazyjit.trace.node import Node, format_site, op_error
+from lazyjit.errors import format_site, op_error
+from lazyjit.trace.node import Node
 from lazyjit.trace.state import STATE
 
 _OUT, _ORIGIN, _INSIDE = 0, 1, 2  # walking the graph itself, a computing node, below it

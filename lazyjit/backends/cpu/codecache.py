@@ -51,8 +51,8 @@ from typing import Callable, Iterator
 
 import xxhash
 
+from lazyjit.errors import op_error
 from lazyjit.stats import count
-from lazyjit.trace.node import op_error
 
 # the layout of an entry (a library and its sidecar), part of every key: entries of
 # another layout are never looked up (no warning about them after an upgrade)

@@ -30,8 +30,8 @@ import xxhash
 
 from lazyjit.backends.cpu import codecache
 from lazyjit.config import config
+from lazyjit.errors import op_error
 from lazyjit.stats import count
-from lazyjit.trace.node import op_error
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(_HERE))), "native")
