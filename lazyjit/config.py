@@ -60,8 +60,8 @@ def _conv_algo(v: Any) -> str:
 
 def _backend(v: Any) -> str:
     s = str(v).strip().lower()
-    if s not in ("cpu", "numpy"):
-        raise ValueError(f"expected 'cpu' or 'numpy', got {v!r}")
+    if s not in ("cpu", "numpy", "ir"):
+        raise ValueError(f"expected 'cpu', 'numpy' or 'ir', got {v!r}")
     return s
 
 

@@ -23,11 +23,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import lazyjit as lj  # noqa: E402
 
-BACKENDS = ["numpy", "cpu"]
+BACKENDS = ["numpy", "ir", "cpu"]
 # the third-party packages each backend imports (top-level names): the only modules
 # whose absence skips a backend's tests
 DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "numpy": ("numpy",),
+    "ir": ("numpy",),
     "cpu": ("numpy", "cffi", "xxhash"),
     "cuda": ("numpy", "cupy"),
 }

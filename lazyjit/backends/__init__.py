@@ -7,8 +7,9 @@ Interface (each backend is one module or folder):
 * ``Executable.run(inputs) -> outputs``: ``inputs`` are C-contiguous arrays in
   ``trace.inputs`` order; returns C-contiguous arrays in ``trace.outputs`` order.
 
-``numpy`` is the reference interpreter; ``cpu`` renders fused C kernels compiled through
-cffi.  A CUDA backend will be a third folder with the same interface.
+``numpy`` is the reference interpreter of traces; ``ir`` runs the lowered kernel IR
+(:mod:`lazyjit.schedule`) with NumPy, the oracle of schedules; ``cpu`` renders the IR as
+C compiled through cffi.  A CUDA backend will be another folder with the same interface.
 """
 from __future__ import annotations
 
@@ -30,12 +31,13 @@ class Backend(Protocol):
     def compile(self, trace: Trace) -> Executable: ...
 
 
-_MODULES = {"numpy": "lazyjit.backends.numpy_backend", "cpu": "lazyjit.backends.cpu"}
+_MODULES = {"numpy": "lazyjit.backends.numpy_backend", "ir": "lazyjit.backends.ir",
+            "cpu": "lazyjit.backends.cpu"}
 _LOADED: dict[str, Backend] = {}
 
 
 def get_backend(name: str) -> Backend:
-    """Return the backend module for ``name`` (``'numpy'`` or ``'cpu'``)."""
+    """Return the backend module for ``name`` (``'numpy'``, ``'ir'`` or ``'cpu'``)."""
     backend = _LOADED.get(name)
     if backend is None:
         if name not in _MODULES:

@@ -68,14 +68,13 @@ def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
 class Body:
     """Statements computing a fused elementwise expression for one innermost index.
 
-    ``value(x)`` returns a C variable name for ``x``: a node of the fused group, or a
-    leaf (a :class:`View` operand loaded at the current index as ``L<j>``, or a
-    :class:`~lazyjit.schedule.ir.Const`)."""
+    ``value(x)`` returns a C variable name for :class:`~lazyjit.schedule.ir.Expr` ``x``:
+    an op of the fused expression, or a leaf (a :class:`View` operand loaded at the
+    current index as ``L<j>``, or a :class:`~lazyjit.schedule.ir.Const`)."""
 
-    def __init__(self, table, members, leaves, operand_of):
+    def __init__(self, table, leaves, operand_of):
         self.table = table
-        self.members = members          # group nodes, topological order
-        self.leaves = leaves            # node -> View | Const
+        self.leaves = leaves            # leaf Expr -> View | Const
         self.operand_of = operand_of    # View -> operand number j (loaded as L{j})
         self.stmts: list[str] = []
         self.names: dict = {}

@@ -7,9 +7,10 @@ for ``cpu``; NumPy for ``ir``, the oracle).  Every record names the buffer views
 plan, a NaN guard or a profiler needs no generated source.
 
 Buffer slots: ``0 .. n_inputs - 1`` are the trace inputs, then one slot per
-materialized value (:attr:`Program.slots`).  A fused expression is a list of the trace's
-own nodes (each op's backend-neutral definition is its :class:`~lazyjit.ops.OpDef`),
-whose leaves are views or constants (:class:`Const`).
+materialized value (:attr:`Program.slots`).  A fused expression is a small DAG of
+:class:`Expr` (each op's backend-neutral definition is its
+:class:`~lazyjit.ops.OpDef`), whose leaves are views or constants (:class:`Const`).  A
+program holds no graph node: it keeps no trace alive and can be saved.
 """
 from __future__ import annotations
 
@@ -20,6 +21,39 @@ import numpy as np
 
 from lazyjit.schedule.views import View
 from lazyjit.trace.node import Node
+
+
+@dataclass(frozen=True, eq=False)
+class Expr:
+    """One op of a fused expression (``op``, its ``arg``, result ``dtype``, operands
+    ``src``); ``op == "leaf"`` for an operand read from memory or a constant."""
+    op: str
+    arg: object
+    dtype: np.dtype
+    src: tuple["Expr", ...] = ()
+
+
+def expressions(roots: list[Node], leaves: dict) -> tuple[tuple[Expr, ...], dict]:
+    """The fused expression computing graph nodes ``roots`` from the nodes of ``leaves``
+    (node -> view or constant): the roots' :class:`Expr` and the leaf map (Expr -> view
+    or constant, in the same order).  An explicit stack: fused chains can be long."""
+    memo: dict[Node, Expr] = {}
+    out: dict[Expr, object] = {}
+    for node, value in leaves.items():
+        memo[node] = e = Expr("leaf", None, node.dtype)
+        out[e] = value
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n in memo:
+                continue
+            if ready:
+                memo[n] = Expr(n.op, n.arg, n.dtype, tuple(memo[s] for s in n.src))
+                continue
+            stack.append((n, True))
+            stack.extend((s, False) for s in n.src if s not in memo)
+    return tuple(memo[r] for r in roots), out
 
 
 @dataclass(frozen=True)
@@ -55,12 +89,11 @@ def _geometry(v: View) -> tuple:
 @dataclass(eq=False)
 class Elementwise(Kernel):
     """``dsts[j][idx] = roots[j](idx)`` for every index of ``shape``: one loop computing
-    the fused ``members`` (topological order) once; several ``dsts`` for multi-output
-    fusion.  ``leaves`` maps each node read from outside to its view or constant."""
+    each op of the fused expressions once; several ``dsts`` for multi-output fusion.
+    ``leaves`` maps each leaf :class:`Expr` to its view or constant."""
     dsts: tuple[View, ...]
     shape: tuple[int, ...]
-    members: tuple[Node, ...]
-    roots: tuple[Node, ...]
+    roots: tuple[Expr, ...]
     leaves: dict
 
     @property
@@ -85,7 +118,7 @@ class Elementwise(Kernel):
         """A copy of a view onto itself (an indexed update of a dead tensor, planned in
         place): nothing to do when the buffers coincide at run time."""
         views = self.reads
-        return (len(self.dsts) == 1 and not self.members and len(views) == 1
+        return (len(self.dsts) == 1 and len(views) == 1
                 and self.leaves.get(self.roots[0]) is views[0]
                 and _geometry(views[0]) == _geometry(self.dsts[0]))
 
@@ -98,8 +131,7 @@ class Reduce(Kernel):
     op: str
     axes: tuple[int, ...]
     src_shape: tuple[int, ...]
-    members: tuple[Node, ...]
-    root: Node
+    root: Expr
     leaves: dict
     dtype: np.dtype
 
@@ -186,12 +218,15 @@ class Sort(Kernel):
 
 @dataclass(eq=False)
 class Window(Kernel):
-    """A convolution or max-pooling node ``node`` on contiguous operands ``a``, ``b``
+    """A convolution or max-pooling op (``op``, ``arg`` as in :mod:`lazyjit.ops.conv`;
+    ``same_src`` when both operands are one value) on contiguous operands ``a``, ``b``
     into ``dst``, by implementation ``algo`` (conv: ``gemm`` or ``direct``; pooling:
     None), with a ``scratch`` buffer of ``threads`` per-thread parts (or None) and
     ``chunk`` samples per GEMM."""
     READS, WRITES = ("a", "b"), ("dst", "scratch")
-    node: Node
+    op: str
+    arg: object
+    same_src: bool
     dst: View
     a: View
     b: View

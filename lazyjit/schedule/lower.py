@@ -68,8 +68,13 @@ class Lowerer:
 
     def copy(self, dst: View, shape, node: Node, value) -> None:
         """``dst = value`` of ``node`` over ``shape`` (an elementwise copy)."""
+        self.fused((dst,), shape, [node], {node: value})
+
+    def fused(self, dsts, shape, roots: list[Node], leaves: dict) -> None:
+        """``dsts[j] = roots[j]`` over ``shape``, computed from ``leaves``."""
         if math.prod(shape):
-            self.add(ir.Elementwise((dst,), tuple(shape), (), (node,), {node: value}))
+            exprs, leaves = ir.expressions(roots, leaves)
+            self.add(ir.Elementwise(tuple(dsts), tuple(shape), exprs, leaves))
 
     def materialize(self, node: Node) -> View:
         """The value of ``node`` as a view of a buffer (copying a constant if needed)."""
@@ -138,11 +143,9 @@ class Lowerer:
                 if roots is None:
                     self.vals[n] = self.emit(n)
                 elif n is roots[-1]:  # a multi-output kernel, emitted at its last root
-                    members, leaves = fusion.leaves(roots, self.vals)
+                    _, leaves = fusion.leaves(roots, self.vals)
                     dsts = tuple(self.new_buffer(r.shape, r.dtype) for r in roots)
-                    if math.prod(n.shape):
-                        self.add(ir.Elementwise(dsts, n.shape, tuple(members), tuple(roots),
-                                                leaves))
+                    self.fused(dsts, n.shape, roots, leaves)
                     self.vals.update(zip(roots, dsts))
 
     def branch(self, n: Node) -> list[View]:
@@ -172,15 +175,14 @@ class Lowerer:
             members, leaves = self.fusion.leaves([n], self.vals)
             dst = self.new_buffer(n.shape, n.dtype)
             if kind == "elementwise":
-                if math.prod(n.shape):
-                    self.add(ir.Elementwise((dst,), n.shape, tuple(members), (n,), leaves))
+                self.fused((dst,), n.shape, [n], leaves)
                 return dst
             src = n.src[0]
             if src not in members:
                 leaves = {src: self.vals[src]}
             if math.prod(n.shape):
-                self.add(ir.Reduce(dst, n.op, n.arg, src.shape, tuple(members), src, leaves,
-                                   n.dtype))
+                (root,), leaves = ir.expressions([src], leaves)
+                self.add(ir.Reduce(dst, n.op, n.arg, src.shape, root, leaves, n.dtype))
             return dst
         if kind == "arg":
             dst = self.new_buffer(n.shape, n.dtype)
@@ -285,9 +287,9 @@ class Lowerer:
         if n.op == "set_slice":
             self.copy(region, v.shape, v, self.vals[v])
         elif math.prod(v.shape):  # inc_slice: region = region + v
-            total = Node.make("add", (x, v), None, v.shape, n.dtype)
-            self.add(ir.Elementwise((region,), v.shape, (), (total,),
-                                    {x: region, v: self.vals[v]}))
+            (lx, lv), leaves = ir.expressions([x, v], {x: region, v: self.vals[v]})
+            total = ir.Expr("add", None, n.dtype, (lx, lv))
+            self.add(ir.Elementwise((region,), v.shape, (total,), leaves))
         return dst
 
 

@@ -26,14 +26,19 @@ class WindowPlan:
     chunk: int = 1
 
 
+def conv_shapes(op: str, a: tuple, b: tuple, out: tuple) -> tuple[tuple, tuple, tuple]:
+    """(input, weight, output) shapes of the forward convolution behind convolution op
+    ``op`` with operand shapes ``a``, ``b`` and result shape ``out``."""
+    if op == "conv2d":
+        return a, b, out
+    if op == "conv2d_grad_input":
+        return out, b, a
+    return a, out, b
+
+
 def shapes(n: Node) -> tuple[tuple, tuple, tuple]:
     """(input, weight, output) shapes of the forward convolution behind node ``n``."""
-    a, b = n.src
-    if n.op == "conv2d":
-        return a.shape, b.shape, n.shape
-    if n.op == "conv2d_grad_input":
-        return n.shape, b.shape, a.shape
-    return a.shape, n.shape, b.shape
+    return conv_shapes(n.op, n.src[0].shape, n.src[1].shape, n.shape)
 
 
 def lower_window(s, n: Node) -> View:
@@ -46,5 +51,6 @@ def lower_window(s, n: Node) -> View:
     scratch = None
     if plan.per_thread:
         scratch = s.new_buffer((plan.threads * plan.per_thread + plan.shared,), n.dtype)
-    s.add(ir.Window(n, dst, a, b, plan.algo, scratch, plan.threads, plan.chunk))
+    s.add(ir.Window(n.op, n.arg, n.src[0] is n.src[1], dst, a, b, plan.algo, scratch,
+                    plan.threads, plan.chunk))
     return dst

@@ -38,7 +38,7 @@ from lazyjit.backends.cpu import kernels as K
 from lazyjit.ops.conv import CONV_OPS
 from lazyjit.schedule import WindowPlan, ir
 from lazyjit.schedule.views import View
-from lazyjit.schedule.window import shapes
+from lazyjit.schedule.window import conv_shapes, shapes
 from lazyjit.trace.node import Node
 
 # threads a kernel may use: one column buffer each (OpenMP's team is at most this large),
@@ -107,8 +107,8 @@ def _ptr(mod: K.Module, v: View, const: bool = True) -> str:
     return f"({q}{T}*)B[{v.slot}] + {mod.p(v.offset)}"
 
 
-def _flops(n: Node) -> int:
-    x, w, y = shapes(n)
+def _flops(x, w, y) -> int:
+    """Multiply-adds of a convolution of input, weight and output shapes ``x, w, y``."""
     return math.prod(y) * math.prod(w[1:])
 
 
@@ -166,52 +166,51 @@ def plan(n: Node, timer, forced: str | None = None) -> WindowPlan:
 
 
 def _render_gemm(mod: K.Module, k: ir.Window) -> None:
-    n = k.node
-    x, w, y = shapes(n)
-    t = _types(n.dtype)
+    x, w, y = conv_shapes(k.op, k.a.shape, k.b.shape, k.dst.shape)
+    t = _types(k.dst.dtype)
     _helper(mod, _BASE)
     _helper(mod, _GEMM, **t)
-    mode = CONV_OPS.index(n.op)
-    mod.add([f"  lj_conv_gemm_{t['S']}({mode}, {_geometry(mod, x, w, y, n.arg)}, "
+    mode = CONV_OPS.index(k.op)
+    mod.add([f"  lj_conv_gemm_{t['S']}({mode}, {_geometry(mod, x, w, y, k.arg)}, "
              f"{_ptr(mod, k.a)}, {_ptr(mod, k.b)}, {_ptr(mod, k.dst, False)}, "
              f"{_ptr(mod, k.scratch, False)}, {mod.p(k.chunk)}, {mod.p(k.threads)}, "
-             f"!P[0] && {mod.p(_flops(n))} > {mod.par_min}, (int)P[0]);"])
+             f"!P[0] && {mod.p(_flops(x, w, y))} > {mod.par_min}, (int)P[0]);"])
 
 
 def _render_direct(mod: K.Module, k: ir.Window) -> None:
-    n = k.node
-    x, w, y = shapes(n)
-    t = _types(n.dtype)
+    x, w, y = conv_shapes(k.op, k.a.shape, k.b.shape, k.dst.shape)
+    t = _types(k.dst.dtype)
     _helper(mod, _BASE)
+    flops = f"!P[0] && {{}} > {mod.par_min}"
     if k.scratch is not None:  # stride 1: on the padded grid
         _helper(mod, _GRID, **t)
-        mod.add([f"  lj_conv_grid_{t['S']}({CONV_OPS.index(n.op)}, "
-                 f"{_geometry(mod, x, w, y, n.arg)}, {_ptr(mod, k.a)}, {_ptr(mod, k.b)}, "
+        mod.add([f"  lj_conv_grid_{t['S']}({CONV_OPS.index(k.op)}, "
+                 f"{_geometry(mod, x, w, y, k.arg)}, {_ptr(mod, k.a)}, {_ptr(mod, k.b)}, "
                  f"{_ptr(mod, k.dst, False)}, {_ptr(mod, k.scratch, False)}, "
-                 f"(int){mod.p(k.threads)}, !P[0] && {mod.p(_flops(n))} > {mod.par_min});"])
+                 f"(int){mod.p(k.threads)}, {flops.format(mod.p(_flops(x, w, y)))});"])
         return
     _helper(mod, _DIRECT, **t)
     call = {"conv2d": "lj_conv_direct_{}(0, ", "conv2d_grad_input": "lj_conv_direct_{}(1, ",
-            "conv2d_grad_weight": "lj_conv_direct_gw_{}("}[n.op].format(t["S"])
-    mod.add([f"  {call}{_geometry(mod, x, w, y, n.arg)}, {_ptr(mod, k.a)}, "
+            "conv2d_grad_weight": "lj_conv_direct_gw_{}("}[k.op].format(t["S"])
+    mod.add([f"  {call}{_geometry(mod, x, w, y, k.arg)}, {_ptr(mod, k.a)}, "
              f"{_ptr(mod, k.b)}, {_ptr(mod, k.dst, False)}, "
-             f"!P[0] && {mod.p(_flops(n))} > {mod.par_min});"])
+             f"{flops.format(mod.p(_flops(x, w, y)))});"])
 
 
 def _render_pool(mod: K.Module, k: ir.Window) -> None:
-    n, x, v = k.node, k.a, k.b
+    x, v = k.a, k.b
     tx, tv = _types(x.dtype), _types(v.dtype)
     _helper(mod, _BASE)
     names = dict(X=tx["T"], XS=tx["S"], T=tv["T"], S=tv["S"])
     _helper(mod, _POOL, **names)
-    kernel, stride, pads, dilation = n.arg
-    geom = _geometry(mod, n.src[0].shape, (0, 0, *kernel), n.shape if n.op == "max_pool2d"
-                     else n.src[1].shape, (stride, pads, dilation, 1))
-    mode = 2 if n.op == "max_pool2d_grad" else 0 if n.src[0] is n.src[1] else 1
+    kernel, stride, pads, dilation = k.arg
+    geom = _geometry(mod, x.shape, (0, 0, *kernel), k.dst.shape if k.op == "max_pool2d"
+                     else v.shape, (stride, pads, dilation, 1))
+    mode = 2 if k.op == "max_pool2d_grad" else 0 if k.same_src else 1
     dt = x.dtype
     lowest = -np.inf if dt.kind == "f" else 0 if dt.kind == "b" else np.iinfo(dt).min
-    planes = math.prod(n.src[0].shape[:2])
-    mod.add([], K.Parallel(mod.p(n.src[0].size), mod.p(planes), [
+    planes = math.prod(x.shape[:2])
+    mod.add([], K.Parallel(mod.p(math.prod(x.shape)), mod.p(planes), [
         f"lj_maxpool_{tx['S']}_{tv['S']}({geom}, {_ptr(mod, x)}, {_ptr(mod, v)}, "
         f"{_ptr(mod, k.dst, False)}, {mode}, {literal(lowest, dt)}, w);"]))
 

@@ -136,7 +136,7 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     loads = list(k.reads)
     views = list(k.dsts) + loads
     dims, sizes, st, cls, _, decls = _operands(mod, views, k.shape, n_out=n_out)
-    body = Body(mod, k.members, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
+    body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     D = len(dims)
     outer = list(range(D - 1))
@@ -195,7 +195,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
     views = [dstv] + loads
     flags = tuple(i in axes for i in range(len(src_shape)))
     dims, sizes, st, cls, flags2, decls = _operands(mod, views, src_shape, flags)
-    body = Body(mod, k.members, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
+    body = Body(mod, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(k.root)
     kept = [d for d in range(len(dims)) if not flags2[d]]
     red = [d for d in range(len(dims)) if flags2[d]]

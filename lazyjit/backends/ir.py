@@ -1,0 +1,242 @@
+"""The ``ir`` backend: runs a lowered :class:`~lazyjit.schedule.ir.Program` kernel by
+kernel with NumPy, no compiler.
+
+It executes exactly what a compiled backend renders: the same records, over the same
+memory plan.  Buffers are raw bytes: the memory blocks of the plan (shared by slots
+whose lifetimes do not overlap, written in place where the plan says so, an input
+donated to an output), views addressed by offset and strides in them, scan rows and
+ring buffers by pointer arithmetic as the C does.  Fresh blocks are filled with 0xFF
+bytes (NaN for floats), so a kernel reading memory no kernel wrote shows up in the
+results, and a view reaching outside its buffer raises.  It is therefore the oracle
+for fusion, memory plans, in-place writes and ring buffers, and the way a GPU schedule
+is tested on a machine without a GPU (:func:`run_program` runs any target's program).
+Each kernel computes with the ops' NumPy references (:mod:`lazyjit.ops`), as the
+``numpy`` backend does.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lazyjit.config import config
+from lazyjit.ops import REGISTRY
+from lazyjit.rewrite import optimize_body
+from lazyjit.schedule import Target, WindowPlan, ir, lower
+from lazyjit.schedule.views import View
+from lazyjit.stats import count
+from lazyjit.trace.graph import Trace
+
+name = "ir"
+
+# a buffer table entry: (the bytes of a memory block or an input, byte offset in them)
+Pointer = tuple[np.ndarray, int]
+
+
+def target() -> Target:
+    """A target with no preference of its own: no convolution implementation or scratch
+    (each window kernel runs its op's reference)."""
+    return Target("ir", lambda n: WindowPlan(), optimize_body,
+                  checks=config.optimizer != "unsafe")
+
+
+def _bytes(a: np.ndarray) -> np.ndarray:
+    return a.reshape(-1).view(np.uint8)
+
+
+def view(table: list[Pointer], v: View) -> np.ndarray:
+    """The array that view ``v`` addresses (raises if it reaches outside its block)."""
+    base, off = table[v.slot]
+    isz = v.dtype.itemsize
+    return np.ndarray(v.shape, v.dtype, buffer=base, offset=off + v.offset * isz,
+                      strides=tuple(s * isz for s in v.strides))
+
+
+def _store(table, dst: View, value) -> None:
+    view(table, dst)[...] = np.asarray(value).astype(dst.dtype, copy=False)
+
+
+def _evaluate(roots, leaves, table) -> list[np.ndarray]:
+    """The values of a fused expression's roots, leaves loaded whole; each node computed
+    once, when first needed (an explicit stack: fused chains can be long)."""
+    vals = {}
+    for node, leaf in leaves.items():
+        vals[node] = view(table, leaf) if isinstance(leaf, View) else \
+            np.asarray(leaf.value).astype(leaf.dtype)
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n in vals:
+                continue
+            if ready:
+                out = REGISTRY[n.op].ref(*[vals[s] for s in n.src], n.arg)
+                vals[n] = np.asarray(out).astype(n.dtype, copy=False)
+                continue
+            stack.append((n, True))
+            stack.extend((s, False) for s in n.src if s not in vals)
+    return [vals[r] for r in roots]
+
+
+def _copy(dst: Pointer, src: Pointer, nbytes: int) -> None:
+    (db, do), (sb, so) = dst, src
+    db[do:do + nbytes] = sb[so:so + nbytes]
+
+
+class Executor:
+    """Runs records over a buffer table; check failures name ``messages``."""
+
+    def __init__(self, messages: list[str]):
+        self.messages = messages
+        self.kernels = 0
+
+    def steps(self, steps: list, table: list[Pointer]) -> None:
+        for k in steps:
+            self.kernels += 1
+            _RUN[type(k)](self, k, table)
+
+    def elementwise(self, k: ir.Elementwise, table) -> None:
+        values = _evaluate(k.roots, k.leaves, table)
+        for dst, value in zip(k.dsts, values):
+            _store(table, dst, np.broadcast_to(value, dst.shape))
+
+    def reduce(self, k: ir.Reduce, table) -> None:
+        (x,) = _evaluate((k.root,), k.leaves, table)
+        x = np.broadcast_to(x, k.src_shape)
+        _store(table, k.dst, np.reshape(REGISTRY[k.op].ref(x, k.axes), k.dst.shape))
+
+    def argreduce(self, k: ir.ArgReduce, table) -> None:
+        out = REGISTRY[k.op].ref(view(table, k.src), k.axis)
+        _store(table, k.dst, np.reshape(out, k.dst.shape))
+
+    def gemm(self, k: ir.Gemm, table) -> None:
+        out = np.matmul(view(table, k.a), view(table, k.b))
+        if k.alpha != 1.0:
+            out = np.asarray(k.alpha * out).astype(k.dst.dtype)
+        if k.accumulate:
+            out = view(table, k.dst) + out
+        _store(table, k.dst, out)
+
+    def gather(self, k: ir.Gather, table) -> None:
+        out = REGISTRY["take"].ref(view(table, k.src), view(table, k.idx), k.axis)
+        _store(table, k.dst, out)
+
+    def scatter(self, k: ir.Scatter, table) -> None:
+        ref = REGISTRY["put_add" if k.add else "put"].ref
+        out = ref(view(table, k.dst), view(table, k.idx), view(table, k.vals), k.axis)
+        _store(table, k.dst, out)
+
+    def check(self, k: ir.Check, table) -> None:
+        if not view(table, k.ok).all():
+            raise ValueError(self.messages[k.code])
+
+    def sort(self, k: ir.Sort, table) -> None:
+        _store(table, k.dst, REGISTRY["argsort"].ref(view(table, k.src), k.descending))
+
+    def window(self, k: ir.Window, table) -> None:
+        _store(table, k.dst, REGISTRY[k.op].ref(view(table, k.a), view(table, k.b), k.arg))
+
+    def branch(self, k: ir.If, table) -> None:
+        self.steps(k.then if view(table, k.cond).item() else k.orelse, table)
+
+    def loop(self, k: ir.Loop, table) -> None:
+        """Steps as the C loop takes them: pointers to rows set per step, outputs
+        computed in their destination rows or copied there, ring rows modulo."""
+        body, T = k.body, k.n_steps
+        bi: list = [None] * (body.n_inputs + len(body.slots))
+        for slot, w in k.workspace.items():
+            bi[slot] = table[w.slot]
+        for m, v in enumerate(k.invs):
+            base, off = table[v.slot]
+            bi[k.inv_first + m] = (base, off + v.offset * v.dtype.itemsize)
+
+        def row(j: int, r: int) -> Pointer:
+            st = k.states[j]
+            base, off = table[st.buf.slot]
+            if st.final is not None:
+                r %= st.lag + 1
+            return base, off + r * _row_bytes(st.buf)
+        out_slots = [slot for slot, _ in body.outputs]
+        sizes = [_row_bytes(st.buf) for st in k.states] + [_row_bytes(v) for v in k.plains]
+        for t in range(T):
+            r = T - 1 - t if k.reverse else t
+            for q, v in enumerate(k.seqs):
+                base, off = table[v.slot]
+                isz = v.dtype.itemsize
+                bi[q] = (base, off + v.offset * isz + r * v.strides[0] * isz)
+            for j, slots in enumerate(k.tap_slots):
+                for slot, tau in zip(slots, k.states[j].taps):
+                    bi[slot] = row(j, k.states[j].lag + t + tau)
+            dests = [row(j, st.lag + t) for j, st in enumerate(k.states)]
+            for v in k.plains:
+                base, off = table[v.slot]
+                dests.append((base, off + r * _row_bytes(v)))
+            for slot, dest in zip(out_slots, dests):
+                if slot in k.direct:
+                    bi[slot] = dest
+            self.steps(body.steps, bi)
+            for slot, dest, size in zip(out_slots, dests, sizes):
+                if slot not in k.direct:
+                    _copy(dest, bi[slot], size)
+        for j, st in enumerate(k.states):
+            if st.final is not None:
+                base, off = table[st.final.slot]
+                size = _row_bytes(st.buf)
+                for r in range(st.lag):
+                    _copy((base, off + r * size), row(j, T + r), size)
+
+
+_RUN = {ir.Elementwise: Executor.elementwise, ir.Reduce: Executor.reduce,
+        ir.ArgReduce: Executor.argreduce, ir.Gemm: Executor.gemm, ir.Gather: Executor.gather,
+        ir.Scatter: Executor.scatter, ir.Check: Executor.check, ir.Sort: Executor.sort,
+        ir.Window: Executor.window, ir.If: Executor.branch, ir.Loop: Executor.loop}
+
+
+def _row_bytes(v: View) -> int:
+    return math.prod(v.shape[1:]) * v.dtype.itemsize
+
+
+class Plan:
+    """A trace lowered for this backend; ``run`` executes it on fresh memory blocks."""
+
+    def __init__(self, prog: ir.Program):
+        self.prog = prog
+        self.donors = prog.donors
+
+    def run(self, inputs: list[np.ndarray], donate: dict | None = None) -> list[np.ndarray]:
+        return run_program(self.prog, inputs, donate)
+
+
+def run_program(prog: ir.Program, inputs: list[np.ndarray],
+                donate: dict | None = None) -> list[np.ndarray]:
+    """Execute ``prog`` (lowered for any target) on C-contiguous ``inputs``; ``donate``
+    (``{output position: input slot}`` among ``prog.donors``) lets those outputs be
+    written over those inputs.  Returns read-only C-contiguous outputs."""
+    n_in = prog.n_inputs
+    blocks = [np.full(n, 0xFF, np.uint8) for n in prog.block_bytes]
+    for j, a in (donate or {}).items():
+        s, shape = prog.outputs[j]
+        arr = inputs[a]
+        if prog.donors.get(j) == a and arr.nbytes == prog.slot_bytes(s - n_in) and \
+                arr.dtype == prog.slots[s - n_in][1] and arr.flags.c_contiguous:
+            blocks[prog.block[s - n_in]] = _bytes(arr)
+    table: list[Pointer] = [(_bytes(a), 0) for a in inputs]
+    table += [(blocks[b], 0) for b in prog.block]
+    ex = Executor(prog.messages)
+    with np.errstate(all="ignore"):
+        ex.steps(prog.steps, table)
+    count("kernels_run", ex.kernels)
+    outs = []
+    for s, shape in prog.outputs:
+        if s < n_in:
+            a = inputs[s].view()  # an input passed through: a read-only view
+        else:
+            dt = prog.slots[s - n_in][1]
+            a = np.ndarray(shape, dt, buffer=blocks[prog.block[s - n_in]])
+        a.flags.writeable = False
+        outs.append(a)
+    return outs
+
+
+def compile(trace: Trace) -> Plan:  # noqa: A001 - the backend interface name
+    return Plan(lower(trace, target()))
