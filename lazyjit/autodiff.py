@@ -18,6 +18,7 @@ from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.tensor import Tensor, apply
+from lazyjit.trace.graph import toposort
 from lazyjit.trace.node import Node
 from lazyjit.trace.through import keeping_read_values, see_through
 
@@ -41,27 +42,6 @@ def stop_gradient(x) -> Tensor:
     """
     x = F.asarray(x)
     return Tensor(apply("stop_gradient", (x.node,)))
-
-
-def toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
-    order, done = [], set()
-    append, add = order.append, done.add
-    for root in roots:
-        if root in done:
-            continue
-        stack = [(root, iter(root.src if root not in stop else ()))]
-        add(root)
-        while stack:
-            node, it = stack[-1]
-            for child in it:
-                if child not in done:
-                    add(child)
-                    stack.append((child, iter(child.src if child not in stop else ())))
-                    break
-            else:
-                stack.pop()
-                append(node)
-    return order
 
 
 def differentiable(node: Node) -> bool:

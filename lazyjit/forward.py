@@ -27,7 +27,8 @@ import numpy as np
 from lazyjit import functions as F
 from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable, disconnected_zeros,
                               expand_grads, grad, leaf_paths, mapped, reached_targets, reverse,
-                              split_aux, toposort, wrt_leaves)
+                              split_aux, wrt_leaves)
+from lazyjit.trace.graph import toposort
 from lazyjit.errors import op_error
 from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten

@@ -25,7 +25,8 @@ from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable
 from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.node import Node
 from lazyjit.trace.replay import Sizes, graph_leaves, instantiate
-from lazyjit.trace.sizes import PLACEHOLDERS, unknown_dim
+from lazyjit.trace.sizes import unknown_dim
+from lazyjit.trace.state import CONTEXT
 
 _ids = itertools.count()
 
@@ -69,7 +70,7 @@ def placeholder(name: str | None = None, dtype: Any = "float64",
     """
     dt = check_dtype(dtype, "placeholder")
     uid = next(_ids)
-    PLACEHOLDERS[0] += 1
+    CONTEXT.placeholders += 1
     name = f"input{uid}" if name is None else str(name)
     dims = []
     for k, d in enumerate(shape):

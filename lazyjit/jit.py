@@ -27,11 +27,10 @@ from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.trace.replay import recompute_stateful
-from lazyjit.trace.state import STATE, UPDATING
+from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 from lazyjit.trace.through import JITTED
 
 _trace_ids = itertools.count()
-_EPOCH = [0]  # bumped by invalidate_traces: part of every jitted function's cache keys
 
 
 def invalidate_traces() -> None:
@@ -40,7 +39,7 @@ def invalidate_traces() -> None:
     For Python state a trace depends on that is not an argument, such as a layer's
     train/eval mode (``lj.nn.Module.train`` calls this when a mode changes).  Compiled
     code is reused: a new trace of a known structure compiles nothing."""
-    _EPOCH[0] += 1
+    CONTEXT.epoch += 1
 
 
 def _held_once() -> int:
@@ -220,7 +219,7 @@ class Jitted:
                     low = node.low
             else:
                 entry = self._fast.get((tuple([(b.shape, b.dtype) for b in arrays]),
-                                        config._version, _EPOCH[0]))
+                                        config._version, CONTEXT.epoch))
                 if entry is not None:
                     out = entry.call(arrays, low)
                     if out is not None:
@@ -259,7 +258,7 @@ class Jitted:
                 arr.flags.writeable = False
             arrays.append(arr)
             sig.append((arr.shape, arr.dtype))
-        key = (tuple(sig), tree, static, backend_key(), _EPOCH[0])
+        key = (tuple(sig), tree, static, backend_key(), CONTEXT.epoch)
         try:
             entry = self._cache.get(key)
         except TypeError:
@@ -270,7 +269,7 @@ class Jitted:
         if out is None:  # new, or a shared variable it reads changed shape or dtype
             count("trace_cache_misses")
             entry = self._trace(args, leaves, arrays, tree, static)
-            epoch = _EPOCH[0]  # entries of earlier epochs (train/eval switches) go
+            epoch = CONTEXT.epoch  # entries of earlier epochs (train/eval switches) go
             keys = list(self._cache)  # (a copy made at once: other threads insert)
             if any(k[-1] != epoch for k in keys):
                 self._cache = {k: v for k, v in list(self._cache.items()) if k[-1] == epoch}
@@ -281,9 +280,9 @@ class Jitted:
         else:
             count("trace_cache_hits")
         if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
-            if len(self._fast) > 64 or any(k[2] != _EPOCH[0] for k in list(self._fast)):
+            if len(self._fast) > 64 or any(k[2] != CONTEXT.epoch for k in list(self._fast)):
                 self._fast.clear()  # stale config versions and epochs
-            self._fast[(tuple(sig), config._version, _EPOCH[0])] = entry
+            self._fast[(tuple(sig), config._version, CONTEXT.epoch)] = entry
         return out
 
     def _trace(self, args, leaves, arrays, tree, static) -> _Entry:

@@ -12,31 +12,29 @@ from collections import OrderedDict
 
 import numpy as np
 
+from lazyjit.autodiff import expand_grads
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, creation_site, format_site
-from lazyjit.rewrite import optimize, remember, rewrite_outputs
+from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
 from lazyjit.stats import count
-from lazyjit.trace.graph import Trace, collect, reachable
+from lazyjit.trace.graph import Trace, collect, reachable, toposort
 from lazyjit.trace.node import Node, derived
 from lazyjit.trace.sizes import size_dependence
-from lazyjit.trace.state import STATE, UPDATING
+from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
 
 
-_KEY_CACHE: list = [(None, None)]  # (config version, key): one tuple, read at once
-
-
 def backend_key() -> tuple:
     """The flags that change what a plan computes or how it is compiled."""
     version = config._version
-    cached = _KEY_CACHE[0]
+    cached = CONTEXT.backend_key
     if cached[0] != version:
-        cached = _KEY_CACHE[0] = (version, (config.backend, config.openmp, config.optimizer,
-                                            config.compiler, config.cflags,
-                                            config.conv_algo))
+        cached = CONTEXT.backend_key = (version, (
+            config.backend, config.openmp, config.optimizer, config.compiler, config.cflags,
+            config.conv_algo))
     return cached[1]
 
 
@@ -82,7 +80,6 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
     unexpanded trace's key: not when the expansion reached values that the unexpanded
     trace does not show (nodes below an already computed node), since another trace
     of the same key would bring other values there."""
-    from lazyjit.autodiff import expand_grads
     first_new_leaf = Node.leaf(np.empty(0), site=False).arg
     inputs = set(trace.inputs)
     mapping = expand_grads([n for n in trace.nodes if n not in inputs])
@@ -101,7 +98,6 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
     cacheable = all(n.op == "buffer" and n.arg > first_new_leaf or _of_constants(n)
                     for n in extras)
     if cacheable:
-        from lazyjit.autodiff import toposort
         roots = [s for n in trace.nodes if n.op == "grad" for s in n.src]
         cacheable = not any(n.buffer is not None and n.src for n in toposort(roots, set()))
     return (_WithExtras(plan, [n.buffer for n in extras]) if extras else plan), cacheable
@@ -111,6 +107,16 @@ def _of_constants(node: Node) -> bool:
     """Whether ``node`` (computed earlier, found again by hash-consing) is computed from
     scalar literals only (a broadcast constant): its value is fixed by the structure."""
     return all(n.op == "const" for n in reachable([node], lambda n: n.src) if not n.src)
+
+
+def body_plan(spec, backend: str) -> Executable:
+    """The body trace of the loop ``spec`` optimized and compiled by ``backend`` (cached
+    on the spec): the NumPy reference of ``scan`` runs its body with it."""
+    key = (backend, config.optimizer)
+    plan = spec._compiled.get(key)
+    if plan is None:
+        plan = spec._compiled[key] = get_backend(backend).compile(optimize_body(spec.trace()))
+    return plan
 
 
 def realize(*tensors) -> None:
@@ -170,3 +176,7 @@ def realize(*tensors) -> None:
             derived(t.node, t._origin)  # weakly: no chain of old graphs kept
             if STATE.keep:  # (while a function is differentiated: until it is)
                 STATE.keep[-1].append(t._origin)
+
+
+# the calls up the layers: tensors and loop references below compute values through these
+CONTEXT.realize, CONTEXT.body_plan = realize, body_plan

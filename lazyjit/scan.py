@@ -35,7 +35,7 @@ from lazyjit.errors import LazyjitError, op_error
 from lazyjit.ifelse import ungated
 from lazyjit.scan_pushout import push_in, push_out
 from lazyjit.tensor import Tensor
-from lazyjit.trace.graph import Trace, collect
+from lazyjit.trace.graph import Trace, collect, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
 from lazyjit.trace.sizes import plain
 from lazyjit.trace.state import STATE, UPDATING
@@ -146,24 +146,7 @@ class ScanSpec:
 
 def _walk(roots: list[Node]) -> list[Node]:
     """All nodes below ``roots`` (sources first), not descending below computed leaves."""
-    from lazyjit.autodiff import toposort
     return toposort(roots, set())
-
-
-def substitute(outputs: Sequence[Node], mapping: dict[Node, Node],
-               memo: dict | None = None) -> list[Node]:
-    """``outputs`` rebuilt with the nodes of ``mapping`` replaced (hash-consed); ``memo``
-    (if given) receives the map from every rebuilt node to its new node."""
-    from lazyjit.autodiff import toposort
-    memo = memo if memo is not None else {}
-    memo.update(mapping)
-    for n in toposort(list(outputs), set(mapping)):
-        if n in memo or not n.src:
-            continue
-        src = tuple(memo.get(s, s) for s in n.src)
-        if any(a is not b for a, b in zip(src, n.src)):
-            memo[n] = Node.make(n.op, src, n.arg, n.shape, n.dtype)
-    return [memo.get(o, o) for o in outputs]
 
 
 def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int
@@ -218,7 +201,6 @@ def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int
 def _check_strict(outputs: list[Node], allowed: set[Node], first_leaf: int, name: str):
     """Raise for a tensor the body reads that is not one of its placeholders (``allowed``)
     nor a constant created while tracing it."""
-    from lazyjit.autodiff import toposort
     for n in toposort(outputs, allowed):
         if n in allowed or n.src:
             continue
@@ -563,4 +545,4 @@ def _apply(updates: dict) -> None:
         sv.assign(v)
 
 
-__all__ = ["scan", "ScanSpec", "build_scan", "substitute", "LazyjitError"]
+__all__ = ["scan", "ScanSpec", "build_scan", "LazyjitError"]

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from lazyjit import functions as F
 from lazyjit.autodiff import backprop, reached_targets
-from lazyjit.scan import build_scan, results_of, substitute
+from lazyjit.scan import build_scan, results_of
 from lazyjit.tensor import Tensor
+from lazyjit.trace.graph import substitute, toposort
 from lazyjit.trace.node import Node
 
 
@@ -251,7 +252,6 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
 def _invariant_gemms(spec, slots: list[int]) -> tuple[list[Node], set[int]]:
     """The body's products ``x @ W`` (both 2-d) of an invariant ``W`` among ``slots`` by a
     float ``x`` that depends on the step, and the slots of the invariants used only so."""
-    from lazyjit.autodiff import toposort
     ph = {spec.inputs[s]: s for s in slots}
     found, other = [], set()
     for n in toposort(list(spec.outputs), set(spec.inputs)):

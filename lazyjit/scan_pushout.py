@@ -18,8 +18,9 @@ out: a pure elementwise chain gains nothing (it is fused into the body's kernels
 from __future__ import annotations
 
 from lazyjit.ops import REGISTRY
-from lazyjit.rewrite.engine import const_of, const_shaped
 from lazyjit.tensor import apply
+from lazyjit.trace.consts import const_of, const_shaped
+from lazyjit.trace.graph import substitute, toposort
 from lazyjit.trace.node import Node
 
 _MAX_PUSH_IN = 32  # nodes of one pushed-in expression at most
@@ -77,7 +78,6 @@ def push_out(outputs: list[Node], seqs: dict[Node, Node], states: set[Node],
     -------
     The new body outputs, the new sequence placeholders and their outer sequences.
     """
-    from lazyjit.autodiff import toposort
     order = toposort(outputs, set(seqs) | states | set(invariants))
     on_seq: dict[Node, bool] = {}
     ok: dict[Node, bool] = {}     # batchable, depends on sequences, not on states
@@ -112,7 +112,6 @@ def push_out(outputs: list[Node], seqs: dict[Node, Node], states: set[Node],
         if ok[n] and n not in outer:
             src = tuple(outer[s] if on_seq[s] else invariants.get(s, s) for s in n.src)
             outer[n] = _batched(n, src, tuple(on_seq[s] for s in n.src), T)
-    from lazyjit.scan import substitute
     new_ph = [make_placeholder(r.shape, r.dtype) for r in roots]
     body = substitute(outputs, dict(zip(roots, new_ph)))
     return body, new_ph, [outer[r] for r in roots]
@@ -132,7 +131,6 @@ def push_in(outputs: list[Node], placeholders: list[Node], seqs: list[Node]) -> 
             mapping[ph] = row
     if not mapping:
         return outputs
-    from lazyjit.scan import substitute
     return substitute(outputs, mapping)
 
 

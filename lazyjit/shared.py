@@ -21,9 +21,9 @@ import numpy as np
 
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.tensor import Tensor, check_dtype
+from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
-from lazyjit.trace.sizes import PLACEHOLDERS
-from lazyjit.trace.state import STATE, UPDATING
+from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
@@ -38,7 +38,6 @@ SYMBOLIC: "dict[int, tuple[weakref.ref, frozenset]]" = {}
 
 def placeholders_of(node: Node) -> list[Node]:
     """The ``lj.function`` placeholders the graph of ``node`` depends on."""
-    from lazyjit.trace.graph import collect
     return [n for n in collect([node]).inputs if n.op == "param" and n.arg[0] == "input"]
 
 
@@ -191,7 +190,7 @@ class SharedVariable(Tensor):
             frame[self] = v
             return
         phs: list = []
-        if PLACEHOLDERS[0]:  # (graph walks only once lj.function placeholders exist)
+        if CONTEXT.placeholders:  # (graph walks only once lj.function placeholders exist)
             along = along if isinstance(along, (list, tuple)) else [along]
             phs = placeholders_of(v.node) if v.node.buffer is None else []
             for t in along:
@@ -251,11 +250,10 @@ def _settle(variables: list) -> None:
     """Compute the pending values of ``variables`` (in one trace) and make them their
     leaves: each the value its variable held when this began (another thread may assign
     it meanwhile: that newer value is left pending, not overwritten)."""
-    from lazyjit.realize import realize
     nodes = [(s, s.node) for s in variables]
     todo = [Tensor(n) for _, n in nodes if n.buffer is None]
     if todo:
-        realize(*todo)
+        CONTEXT.realize(*todo)
     for s, n in nodes:
         if s.node is n and n.buffer is not None:
             s._set_leaf(n.buffer)

@@ -2,7 +2,8 @@
 
 Operations on tensors only record nodes; the value is computed when it is needed
 (``.numpy()``, ``np.asarray``, ``.item()``, ``float``, ``int``, ``bool``, ``repr``) by
-:func:`lazyjit.realize.realize`.  Shape, dtype, ndim and size are known without computing.
+:func:`lazyjit.realize.realize` (called through :data:`lazyjit.trace.state.CONTEXT`).
+Shape, dtype, ndim and size are known without computing.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, user_size
+from lazyjit.trace.state import CONTEXT
 
 
 def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
@@ -116,8 +118,7 @@ class Tensor:
 
     # ---- realization ----
     def realize(self) -> "Tensor":
-        from lazyjit.realize import realize
-        realize(self)
+        CONTEXT.realize(self)
         return self
 
     def numpy(self) -> np.ndarray:

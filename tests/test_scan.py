@@ -378,7 +378,7 @@ def test_rnn_matmul(backend, rng):
 
 
 def _scan_nodes(*tensors):
-    from lazyjit.autodiff import toposort
+    from lazyjit.trace.graph import toposort
     return [n for n in toposort([t.node for t in tensors], set()) if n.op == "scan"]
 
 

@@ -11,19 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from lazyjit.ops.registry import OpDef, register
-
-
-def body_plan(spec, backend: str):
-    """The body trace of ``spec`` optimized and compiled by ``backend`` (cached on the
-    spec)."""
-    from lazyjit.backends import get_backend
-    from lazyjit.config import config
-    from lazyjit.rewrite import optimize_body
-    key = (backend, config.optimizer)
-    plan = spec._compiled.get(key)
-    if plan is None:
-        plan = spec._compiled[key] = get_backend(backend).compile(optimize_body(spec.trace()))
-    return plan
+from lazyjit.trace.state import CONTEXT
 
 
 def run_ifelse(cond, *branches_n):
@@ -36,7 +24,7 @@ def run_ifelse(cond, *branches_n):
 def run_scan(*arrays_spec):
     """The reference loop: ``(S_j..., P_i...)`` from ``(X_k..., init_j..., W_m...)``."""
     *arrays, spec = arrays_spec
-    plan = body_plan(spec, "numpy")
+    plan = CONTEXT.body_plan(spec, "numpy")
     T, lags = spec.n_steps, spec.lags()
     seqs = arrays[:spec.n_seq]
     inits = arrays[spec.n_seq:spec.n_seq + spec.n_states]

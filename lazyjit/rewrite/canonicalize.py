@@ -4,8 +4,8 @@ from __future__ import annotations
 import math
 
 from lazyjit.ops import REGISTRY
-from lazyjit.rewrite.engine import (const_like, const_of, const_shaped, ew, is_const, op_of,
-                                    rule)
+from lazyjit.rewrite.engine import ew, op_of, rule
+from lazyjit.trace.consts import const_like, const_of, const_shaped, is_const
 from lazyjit.trace.node import Node
 
 RULES: list = []

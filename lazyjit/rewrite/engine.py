@@ -12,9 +12,9 @@ cyclic garbage collector is paused during a run: its full collections, triggered
 allocations of a pass over a large graph, scan every live object and made the time
 per node grow with the graph, 2.5x from 3,000 to 48,000 nodes).
 
-Helpers for rules: :func:`const_of` recognises "``x`` is a constant ``c``" through the
-``expand(reshape(const))`` chains the API builds for broadcast scalars,
-:func:`const_like` builds such a chain, :func:`ew` builds an elementwise node.
+Helpers for rules: :func:`op_of` (a pattern never looks inside an input),
+:func:`single_use`, :func:`ew` builds an elementwise node; the broadcast constants the
+API builds are recognized and built by :mod:`lazyjit.trace.consts`.
 """
 from __future__ import annotations
 
@@ -32,10 +32,6 @@ MAX_FIRES = 8  # rule applications on one node per phase (bounds the work per no
 
 # rule name -> times applied, over the whole process (see lj.debug.rewrite_summary)
 TOTAL: Counter = Counter()
-
-
-# movement ops that keep "every element equals c"
-_CONST_VIEWS = frozenset(("reshape", "expand", "permute", "slice"))
 
 
 @dataclass(frozen=True)
@@ -138,37 +134,6 @@ def _toposort(outputs: list[Node]) -> list[Node]:
 def op_of(n: Node) -> str | None:
     """``n.op``, or ``None`` for an input (a pattern must not look inside it)."""
     return None if is_input(n) else n.op
-
-
-def const_of(n: Node) -> Any:
-    """The scalar ``c`` when every element of ``n`` is the constant ``c``, else ``None``.
-
-    Looks through ``reshape``, ``expand``, ``permute`` and ``slice`` of a ``const``."""
-    while n.op in _CONST_VIEWS and n.buffer is None:
-        n = n.src[0]
-    return n.const_value if n.op == "const" else None
-
-
-def is_const(n: Node, value: float) -> bool:
-    """True when every element of ``n`` equals ``value``."""
-    c = const_of(n)
-    return c is not None and c == value
-
-
-def const_like(value: Any, like: Node) -> Node:
-    """The constant ``value`` broadcast to the shape and dtype of ``like``, built as the
-    API builds it: ``expand(reshape(const))`` (only the parts that are needed)."""
-    return const_shaped(value, like.shape, like.dtype)
-
-
-def const_shaped(value: Any, shape: tuple, dtype) -> Node:
-    """The constant ``value`` as a node of ``shape`` and ``dtype`` (see :func:`const_like`)."""
-    c = Node.const(value, dtype)
-    if not shape:
-        return c
-    ones = (1,) * len(shape)
-    r = Node.make("reshape", (c,), ones, ones, c.dtype)
-    return r if shape == ones else Node.make("expand", (r,), shape, shape, c.dtype)
 
 
 def ew(op: str, *srcs: Node) -> Node:

@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 from lazyjit.ops import REGISTRY
-from lazyjit.rewrite.engine import const_like, const_of, np_scalar, rule
+from lazyjit.rewrite.engine import np_scalar, rule
+from lazyjit.trace.consts import const_like, const_of
 from lazyjit.trace.node import Node
 
 RULES: list = []

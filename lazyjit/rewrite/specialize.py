@@ -1,7 +1,8 @@
 """Specialization: general ops on special constants become cheaper ops."""
 from __future__ import annotations
 
-from lazyjit.rewrite.engine import const_like, const_of, ew, is_const, op_of, rule, single_use
+from lazyjit.rewrite.engine import ew, op_of, rule, single_use
+from lazyjit.trace.consts import const_like, const_of, is_const
 from lazyjit.trace.node import Node
 
 RULES: list = []

@@ -1,7 +1,8 @@
 """Stabilization: replace formulas that lose digits or overflow by stable equivalents."""
 from __future__ import annotations
 
-from lazyjit.rewrite.engine import ew, is_const, op_of, rule
+from lazyjit.rewrite.engine import ew, op_of, rule
+from lazyjit.trace.consts import is_const
 from lazyjit.trace.node import Node
 
 RULES: list = []

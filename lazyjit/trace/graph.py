@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import marshal
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import xxhash
 
@@ -64,6 +65,44 @@ def reachable(roots: list[Node], children) -> dict[Node, None]:
             seen[n] = None
             stack.extend(children(n))
     return seen
+
+
+def toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
+    """The nodes of the graph of ``roots``, sources first, not looking below the nodes of
+    ``stop`` (nor below leaves: computed nodes are looked through)."""
+    order, done = [], set()
+    append, add = order.append, done.add
+    for root in roots:
+        if root in done:
+            continue
+        stack = [(root, iter(root.src if root not in stop else ()))]
+        add(root)
+        while stack:
+            node, it = stack[-1]
+            for child in it:
+                if child not in done:
+                    add(child)
+                    stack.append((child, iter(child.src if child not in stop else ())))
+                    break
+            else:
+                stack.pop()
+                append(node)
+    return order
+
+
+def substitute(outputs: Sequence[Node], mapping: dict[Node, Node],
+               memo: dict | None = None) -> list[Node]:
+    """``outputs`` rebuilt with the nodes of ``mapping`` replaced (hash-consed); ``memo``
+    (if given) receives the map from every rebuilt node to its new node."""
+    memo = memo if memo is not None else {}
+    memo.update(mapping)
+    for n in toposort(list(outputs), set(mapping)):
+        if n in memo or not n.src:
+            continue
+        src = tuple(memo.get(s, s) for s in n.src)
+        if any(a is not b for a, b in zip(src, n.src)):
+            memo[n] = Node.make(n.op, src, n.arg, n.shape, n.dtype)
+    return [memo.get(o, o) for o in outputs]
 
 
 def collect(outputs: list[Node], through_values: bool = False) -> Trace:

@@ -37,7 +37,6 @@ _MAX_COEF = 2**22  # nor are numbers a * P + b with |a| above this (a: known siz
 _MAX_OFFSET = 4096  # nor with |b| above this (b: x[:-1], ddof, taps)
 _EPS = {4: 2.5e-7, 8: 1e-15}  # a float constant's relative rounding, by its itemsize
 _BY_NAME: dict[str, int] = {}   # a named unknown dimension -> its sentinel
-PLACEHOLDERS = [0]  # lj.function placeholders created in this process (none: no checks)
 
 
 def unknown_dim(name: str) -> int:

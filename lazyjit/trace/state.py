@@ -1,4 +1,4 @@
-"""The state of the graph being built, one per thread.
+"""The state of tracing: one per thread, and one for the process.
 
 Tracing a function (``@lj.jit``, ``lj.scan``'s step), rewriting a graph and building a
 plan keep a little state while they run: the assignments of shared variables recorded
@@ -6,11 +6,14 @@ so far, how deep in scan bodies the code is, the rewrite in progress.  Each thre
 its own (:data:`STATE`, a ``threading.local``), so that two threads tracing at once never
 see each other's: an update recorded by one trace is never taken by another.
 :data:`UPDATING` is the one lock that orders updates of shared variables across threads.
+:data:`CONTEXT` holds what the whole process shares (the jit epoch, a cached key), and
+the engine's entry points that the layers below it call (computing a value).
 """
 from __future__ import annotations
 
 import threading
 from collections import Counter
+from typing import Any, Callable
 
 # Held by every call that updates shared variables, for its whole run (so such calls run
 # one at a time, none lost, and an update written in place into a variable's memory is
@@ -55,3 +58,38 @@ class TraceState(threading.local):
 
 
 STATE = TraceState()
+
+
+def _not_ready(*args: Any) -> Any:
+    raise RuntimeError("lazyjit's engine is not loaded: import lazyjit")
+
+
+class Context:
+    """Process-wide state of tracing, and the engine's entry points (one instance).
+
+    Attributes
+    ----------
+    epoch : bumped by ``lj.invalidate_traces``: part of every jitted function's cache
+        keys (so every thread's functions trace again).
+    backend_key : ``(config version, key)``: the flags that change a plan, cached for
+        the flags last in effect (a tuple, read and replaced at once).
+    placeholders : how many ``lj.function`` placeholders this process created (while
+        none, no graph walk looks for them).
+    realize : ``realize(*tensors)``, computing tensors (a value read by ``repr``,
+        ``bool``, ``.numpy()``): the one call up the layers, set by
+        :mod:`lazyjit.engine.realize` when lazyjit is imported.
+    body_plan : ``body_plan(spec, backend)``, a loop body compiled by a backend (the
+        NumPy reference of ``scan`` runs its body with it), set there too.
+    """
+
+    __slots__ = ("epoch", "backend_key", "placeholders", "realize", "body_plan")
+
+    def __init__(self) -> None:
+        self.epoch = 0
+        self.backend_key: tuple = (None, None)
+        self.placeholders = 0
+        self.realize: Callable[..., None] = _not_ready
+        self.body_plan: Callable[[Any, str], Any] = _not_ready
+
+
+CONTEXT = Context()
