@@ -37,9 +37,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402
-from lazyjit.backends.cpu import load, render, render_program, target  # noqa: E402
+from lazyjit.backends.cpu.backend import load, render, render_program, target  # noqa: E402
 from lazyjit.rewrite import optimize  # noqa: E402
-from lazyjit.schedule import lower  # noqa: E402
+from lazyjit.schedule.lower import lower  # noqa: E402
 from lazyjit.trace.graph import collect  # noqa: E402
 
 SCALE, SHIFT = 1.0001, 0.1

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import lazyjit as lj
-from lazyjit.backends import cpu
+from lazyjit.backends.cpu import backend as cpu
 from lazyjit.backends.cpu import codecache, compiler, pool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -315,8 +315,7 @@ def test_no_compiler_is_a_clear_error(tmp_path, monkeypatch, where):
 
 
 def _wait_background_compiles() -> None:
-    executor = cpu._EXECUTOR.pop()  # the next background compile starts a new one
-    executor.shutdown(wait=True)
+    cpu.COMPILES.wait()
 
 
 def test_fast_compile_recovers_when_the_compiler_is_fixed(tmp_path):

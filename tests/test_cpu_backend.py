@@ -145,7 +145,7 @@ def test_scan_state_read_only_at_the_end_lives_in_a_ring(cpu, rng):
 def test_fast_compile_runs_before_the_compile_and_after(cpu, rng):
     """At ``fast_compile`` a new trace runs at once on the reference interpreter while gcc
     compiles in the background; once the module is ready, it runs it; values agree."""
-    from lazyjit.backends.cpu import Tiered
+    from lazyjit.backends.cpu.backend import Tiered
     from lazyjit.realize import plan_for
     from lazyjit.trace.graph import collect
     x = lj.tensor(rng.standard_normal((64, 33)).astype(np.float32))
@@ -259,21 +259,21 @@ def test_index_checks_kept_except_unsafe(cpu):
 def test_busy_machine_runs_single_threaded(cpu, rng, monkeypatch):
     """When other processes hold the cores, calls run every kernel and GEMM on one
     thread (the flag P[0]); results are the same either way."""
-    backend = sys.modules["lazyjit.backends.cpu"]
+    backend = sys.modules["lazyjit.backends.cpu.backend"]
     x = rng.standard_normal((600, 600)).astype(np.float32)
     f = lj.jit(lambda a: lj.tanh(a @ a).sum(axis=0))
     quiet = np.asarray(f(x)).copy()
     monkeypatch.setattr(backend, "_others_running", lambda: 64)
-    monkeypatch.setattr(backend, "_LOAD", [0.0, 0.0, False])
+    monkeypatch.setattr(backend, "_MACHINE", backend._Machine())
     for _ in range(3):
-        backend._LOAD[0] = 0.0  # sample again now
+        backend._MACHINE.sampled = 0.0  # sample again now
         backend.busy()
     assert backend.busy()
     loaded = np.asarray(f(x))
     np.testing.assert_allclose(loaded, quiet, rtol=1e-5, atol=1e-4)
     monkeypatch.setattr(backend, "_others_running", lambda: 0)
     for _ in range(12):  # the moving average decays
-        backend._LOAD[0] = 0.0
+        backend._MACHINE.sampled = 0.0
         backend.busy()
     assert not backend.busy()
 

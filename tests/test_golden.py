@@ -3,7 +3,7 @@
 Each case below builds a small canonical computation from the public API, takes the trace
 the ``cpu`` backend would be handed to compile (after the rewrites, and after ``lj.grad``'s
 deferred gradients are expanded), and renders it with
-:func:`lazyjit.backends.cpu.generate`, which compiles nothing.  The module's source
+:func:`lazyjit.backends.cpu.backend.generate`, which compiles nothing.  The module's source
 (without the prelude: includes, vector-math and BLAS declarations) and its parameter
 table are compared with ``tests/golden/<case>.c``, the table being the trailing
 ``/* params: ... */`` comment.
@@ -42,7 +42,7 @@ import pytest
 
 import lazyjit as lj
 import lazyjit.nn.functional as F
-from lazyjit.backends import cpu
+from lazyjit.backends.cpu import backend as cpu
 from lazyjit.backends.cpu import conv
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")

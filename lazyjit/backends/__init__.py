@@ -32,7 +32,7 @@ class Backend(Protocol):
 
 
 _MODULES = {"numpy": "lazyjit.backends.numpy_backend", "ir": "lazyjit.backends.ir",
-            "cpu": "lazyjit.backends.cpu"}
+            "cpu": "lazyjit.backends.cpu.backend"}
 _LOADED: dict[str, Backend] = {}
 
 

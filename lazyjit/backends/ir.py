@@ -22,8 +22,10 @@ import numpy as np
 from lazyjit.config import config
 from lazyjit.ops import REGISTRY
 from lazyjit.rewrite import optimize_body
-from lazyjit.schedule import Target, WindowPlan, ir, lower
+from lazyjit.schedule import ir
+from lazyjit.schedule.lower import Target, lower
 from lazyjit.schedule.views import View
+from lazyjit.schedule.window import WindowPlan
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace
 

@@ -36,9 +36,9 @@ from lazyjit.backends import algorithms
 from lazyjit.backends.cfamily import ctype, literal
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.ops.conv import CONV_OPS
-from lazyjit.schedule import WindowPlan, ir
+from lazyjit.schedule import ir
 from lazyjit.schedule.views import View
-from lazyjit.schedule.window import conv_shapes, shapes
+from lazyjit.schedule.window import WindowPlan, conv_shapes, shapes
 from lazyjit.trace.node import Node
 
 # threads a kernel may use: one column buffer each (OpenMP's team is at most this large),
