@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lazyjit.schedule.views import View
+from lazyjit.schedule.views import View, collapse
 from lazyjit.trace.node import Node
 
 
@@ -82,6 +82,26 @@ class Kernel:
         return tuple(v for v in (getattr(self, f) for f in self.WRITES) if v is not None)
 
 
+@dataclass(frozen=True)
+class Space:
+    """The loop space of a kernel over ``views``: ``shape`` with size-1 dims dropped and
+    dims contiguous in every view merged (:func:`~lazyjit.schedule.views.collapse`), each
+    view's ``strides`` over it, and per dim whether it is reduced (``flags``)."""
+    views: tuple[View, ...]
+    shape: tuple[int, ...]
+    strides: list[tuple[int, ...]]
+    flags: tuple[bool, ...] | None
+
+
+def space(shape, views: list[View], flags=None) -> Space:
+    """The collapsed loop space of ``views`` over ``shape`` (at least one dim)."""
+    shape2, strides2, flags2 = collapse(shape, [v.strides for v in views], flags)
+    if not shape2:
+        shape2, strides2 = (1,), [(0,) for _ in views]
+        flags2 = None if flags is None else (False,)
+    return Space(tuple(views), shape2, strides2, flags2)
+
+
 def _geometry(v: View) -> tuple:
     return (v.offset, v.shape, v.strides, v.dtype.itemsize)
 
@@ -103,6 +123,10 @@ class Elementwise(Kernel):
     @property
     def writes(self) -> tuple[View, ...]:
         return self.dsts
+
+    def space(self) -> Space:
+        """The loop space over the destinations, then the views read."""
+        return space(self.shape, list(self.dsts) + list(self.reads))
 
     def in_place(self) -> tuple[int, set[int]] | None:
         """``(written slot, slots it may overwrite)``: the inputs read only at the very
@@ -142,6 +166,14 @@ class Reduce(Kernel):
     @property
     def writes(self) -> tuple[View, ...]:
         return (self.dst,)
+
+    def space(self) -> Space:
+        """The loop space over the source shape: the destination seen with stride 0 on
+        the reduced axes, then the views read; ``flags`` marks reduced dims."""
+        dst, n = self.dst, len(self.src_shape)
+        strides = tuple(0 if i in self.axes else dst.strides[i] for i in range(n))
+        out = View(dst.slot, dst.dtype, dst.offset, tuple(self.src_shape), strides)
+        return space(self.src_shape, [out, *self.reads], tuple(i in self.axes for i in range(n)))
 
 
 @dataclass(eq=False)

@@ -17,7 +17,7 @@ import numpy as np
 
 from lazyjit.backends.cfamily import Body, const_param, ctype, decode, literal, loops
 from lazyjit.schedule import ir
-from lazyjit.schedule.views import View, collapse, gemm_operand
+from lazyjit.schedule.views import View, gemm_operand
 
 PAR_MIN = 1 << 18     # elements below which a kernel runs on one thread
 # ... inside a loop body (a scan step): each parallel region wakes the OpenMP team,
@@ -101,13 +101,11 @@ def _load(j: int, cls: str, st_last: str) -> str:
     return {"c": f"q{j}[k]", "b": f"q{j}[0]", "s": f"q{j}[k * {st_last}]"}[cls]
 
 
-def _operands(mod: Module, views: list[View], shape, flags=None, n_out: int = 1):
-    """Collapse the loop space; return (sizes, per-operand stride params, classes, flags,
-    pointer declarations); the first ``n_out`` views are written."""
-    shape2, strides2, flags2 = collapse(shape, [v.strides for v in views], flags)
-    if not shape2:
-        shape2, strides2 = (1,), [(0,) for _ in views]
-        flags2 = None if flags is None else (False,)
+def _operands(mod: Module, sp: ir.Space, n_out: int = 1):
+    """For the loop space ``sp``: (dims, size params, per-operand stride params, load
+    classes, reduced flags, pointer declarations); the first ``n_out`` views are
+    written."""
+    views, shape2, strides2, flags2 = sp.views, sp.shape, sp.strides, sp.flags
     sizes = [mod.p(d) for d in shape2]
     st_params, classes, decls = [], [], []
     for j, (v, st) in enumerate(zip(views, strides2)):
@@ -135,7 +133,7 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     n_out = len(k.dsts)
     loads = list(k.reads)
     views = list(k.dsts) + loads
-    dims, sizes, st, cls, _, decls = _operands(mod, views, k.shape, n_out=n_out)
+    dims, sizes, st, cls, _, decls = _operands(mod, k.space(), n_out=n_out)
     body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     D = len(dims)
@@ -188,13 +186,10 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
     innermost dim is reduced, each output element is one work item and the inner loop
     sums blocks of ``RED_BLOCK`` in SIMD lanes (blocked summation keeps float32 sums
     accurate); otherwise rows are accumulated into blocks of the output."""
-    op, dt, axes, dst, src_shape = k.op, k.dtype, k.axes, k.dst, k.src_shape
-    dst_st = tuple(0 if i in axes else dst.strides[i] for i in range(len(src_shape)))
-    dstv = View(dst.slot, dst.dtype, dst.offset, tuple(src_shape), dst_st)
-    loads = list(k.reads)
-    views = [dstv] + loads
-    flags = tuple(i in axes for i in range(len(src_shape)))
-    dims, sizes, st, cls, flags2, decls = _operands(mod, views, src_shape, flags)
+    op, dt = k.op, k.dtype
+    sp = k.space()
+    loads, views = list(sp.views[1:]), sp.views
+    dims, sizes, st, cls, flags2, decls = _operands(mod, sp)
     body = Body(mod, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(k.root)
     kept = [d for d in range(len(dims)) if not flags2[d]]
