@@ -31,6 +31,7 @@ Snapshots do not depend on the machine or on the tests run before:
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import os
@@ -192,9 +193,10 @@ CASES = {f.__name__: f for f in [
 
 # --- generating, recording and comparing ---
 
-def generated(name: str, monkeypatch) -> str:
-    """The snapshot text of case ``name``: the module's source, then its parameter table
-    as a C comment."""
+@contextlib.contextmanager
+def case_trace(name: str, monkeypatch):
+    """The trace case ``name`` gives the cpu backend (nothing compiled), inside the flags
+    it is generated with."""
     captured = []
 
     def capture(trace):
@@ -209,7 +211,14 @@ def generated(name: str, monkeypatch) -> str:
         with lj.config(**flags):
             with pytest.raises(_Captured):
                 lj.realize(*outputs)
-            source, params = cpu.generate(captured[0])
+            yield captured[0]
+
+
+def generated(name: str, monkeypatch) -> str:
+    """The snapshot text of case ``name``: the module's source, then its parameter table
+    as a C comment."""
+    with case_trace(name, monkeypatch) as trace:
+        source, params = cpu.generate(trace)
     table = textwrap.fill(", ".join(map(str, params)), 96, initial_indent="   ",
                           subsequent_indent="   ")
     return f"{source}/* params:\n{table}\n*/\n"
