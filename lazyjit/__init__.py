@@ -6,22 +6,22 @@
 >>> float(y)                      # compiled (once) and run
 """
 from lazyjit.config import config
-from lazyjit.tensor import Tensor
-from lazyjit.functions import *  # noqa: F401,F403
-from lazyjit.functions import (  # noqa: F401  (names shadowing builtins)
-    abs, all, any, max, min, sum, tensor,
+from lazyjit.api.tensor import Tensor
+from lazyjit.api.functions import *  # noqa: F401,F403
+from lazyjit.api.functions import (  # noqa: F401  (names shadowing builtins)
+    abs, all, any, max, min, stop_gradient, sum, tensor,
 )
-from lazyjit.indexing import getitem, inc_subtensor, set_subtensor
-from lazyjit.autodiff import DisconnectedInputError, grad, stop_gradient, value_and_grad
+from lazyjit.api.indexing import getitem, inc_subtensor, set_subtensor
+from lazyjit.autodiff import DisconnectedInputError, grad, value_and_grad
 from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.jit import invalidate_traces, jit
-from lazyjit.shared import SharedVariable, shared
+from lazyjit.api.shared import SharedVariable, shared
 from lazyjit.function import (  # noqa: F401  (Theano-style compiled functions)
     Function, Placeholder, function, matrix, placeholder, scalar, tensor3, tensor4, vector,
 )
-from lazyjit.scan import scan
-from lazyjit.sorting import argsort, cumprod, cumsum, sort
-from lazyjit.ifelse import ifelse
+from lazyjit.api.scan import scan
+from lazyjit.api.sorting import argsort, cumprod, cumsum, sort
+from lazyjit.api.ifelse import ifelse
 from lazyjit import debug  # noqa: F401
 from lazyjit import random  # noqa: F401  (lj.random: counter-based random numbers)
 from lazyjit import optim  # noqa: F401  (lj.optim: SGD, Adam, AdamW as shared updates)

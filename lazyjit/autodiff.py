@@ -12,12 +12,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from lazyjit import functions as F
+import lazyjit.api.functions as F
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
-from lazyjit.tensor import Tensor, apply
+from lazyjit.api.tensor import Tensor
 from lazyjit.trace.graph import toposort
 from lazyjit.trace.node import Node
 from lazyjit.trace.through import keeping_read_values, see_through
@@ -25,23 +25,6 @@ from lazyjit.trace.through import keeping_read_values, see_through
 
 class DisconnectedInputError(LazyjitError):
     """``wrt`` is not part of the graph of ``cost``."""
-
-
-def stop_gradient(x) -> Tensor:
-    """Return ``x`` unchanged, with a zero derivative in both modes: :func:`grad` treats it
-    as a constant and forward mode gives it a zero tangent (JAX's ``stop_gradient``,
-    Theano's ``zero_grad``).
-
-    Parameters
-    ----------
-    x : tensor or array-like, any shape and dtype.
-
-    Returns
-    -------
-    A tensor equal to ``x`` (same shape and dtype).
-    """
-    x = F.asarray(x)
-    return Tensor(apply("stop_gradient", (x.node,)))
 
 
 def differentiable(node: Node) -> bool:
@@ -430,4 +413,4 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
     return _grad_fn(fn, argnums, with_value=True, has_aux=has_aux)
 
 
-__all__ = ["grad", "value_and_grad", "stop_gradient", "backprop", "DisconnectedInputError"]
+__all__ = ["grad", "value_and_grad", "backprop", "DisconnectedInputError"]

@@ -10,10 +10,10 @@ from collections import Counter
 
 import numpy as np
 
-from lazyjit import functions as F
+import lazyjit.api.functions as F
 from lazyjit.errors import op_error
 from lazyjit.rewrite import PIPELINE, TOTAL, rewrite_outputs, summary_of
-from lazyjit.tensor import Tensor, apply
+from lazyjit.api.tensor import apply, Tensor
 from lazyjit.trace.graph import collect
 from lazyjit.trace.state import STATE
 
@@ -76,7 +76,7 @@ def rewrite_summary(fn_or_tensor) -> dict[str, int]:
         For anything but a jitted function or a tensor.
     """
     from lazyjit.jit import Jitted
-    from lazyjit.tensor import Tensor
+    from lazyjit.api.tensor import Tensor
     if isinstance(fn_or_tensor, Jitted):
         total: Counter = Counter()
         for entry in fn_or_tensor._cache.values():

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lazyjit import functions as F
+import lazyjit.api.functions as F
 from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable, disconnected_zeros,
                               expand_grads, grad, leaf_paths, mapped, reached_targets, reverse,
                               split_aux, wrt_leaves)
@@ -32,7 +32,7 @@ from lazyjit.trace.graph import toposort
 from lazyjit.errors import op_error
 from lazyjit.ops import REGISTRY
 from lazyjit.pytree import flatten, unflatten
-from lazyjit.tensor import Tensor
+from lazyjit.api.tensor import Tensor
 from lazyjit.trace.node import Node
 from lazyjit.trace.through import keeping_read_values, see_through
 

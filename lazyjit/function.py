@@ -17,12 +17,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from lazyjit import functions as F
+import lazyjit.api.functions as F
 from lazyjit.config import config
 from lazyjit.errors import UNKNOWN, LazyjitError, describe, op_error
 from lazyjit.jit import Jitted
-from lazyjit.shared import OWNER, SYMBOLIC, SharedVariable
-from lazyjit.tensor import Tensor, check_dtype
+from lazyjit.api.shared import OWNER, SharedVariable, SYMBOLIC
+from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.node import Node
 from lazyjit.trace.replay import Sizes, graph_leaves, instantiate
 from lazyjit.trace.sizes import unknown_dim

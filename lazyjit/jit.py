@@ -15,15 +15,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lazyjit import functions as F
+import lazyjit.api.functions as F
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.realize import backend_key, plan_for
-from lazyjit.shared import _PENDING, OWNER, SharedVariable, realize_pending
+from lazyjit.api.shared import _PENDING, OWNER, realize_pending, SharedVariable
 from lazyjit.stats import count
-from lazyjit.tensor import Tensor, check_dtype
+from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.trace.replay import recompute_stateful

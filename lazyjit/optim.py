@@ -23,9 +23,9 @@ from typing import Sequence
 
 import numpy as np
 
-from lazyjit import functions as F
+import lazyjit.api.functions as F
 from lazyjit.errors import LazyjitError
-from lazyjit.shared import SharedVariable, realize_pending, shared
+from lazyjit.api.shared import realize_pending, shared, SharedVariable
 from lazyjit.trace.state import STATE
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
@@ -65,7 +65,7 @@ class Optimizer:
                 for i, p in enumerate(self.params)]
 
     def _check(self, grads) -> list:
-        from lazyjit.tensor import Tensor
+        from lazyjit.api.tensor import Tensor
         if isinstance(grads, (Tensor, np.ndarray)):
             raise LazyjitError("optim.step: pass a list of gradients, one per parameter "
                                "(lj.grad(cost, opt.params) gives one), not a single tensor")

@@ -10,11 +10,11 @@ and cuRAND) of counter ``c + i`` under the key ``seed``, where ``c`` is the stre
 64-bit counter, which then advances by ``k``.  So successive draws differ, streams of
 different seeds differ, and every backend draws the same bits: every distribution here
 is computed with integer ops and correctly rounded float ops only (``normal``'s ``log``
-and ``cos`` are :mod:`lazyjit.exactmath`'s, not libm's), and the ``cpu`` backend
+and ``cos`` are :mod:`lazyjit.api.exactmath`'s, not libm's), and the ``cpu`` backend
 compiles without fused multiply-adds, so its draws equal the ``numpy`` backend's bit
 for bit.
 
-The counter is a shared variable (:func:`lazyjit.shared`): inside ``@lj.jit`` a draw
+The counter is a shared variable (:func:`lazyjit.shared` (``lj.shared``)): inside ``@lj.jit`` a draw
 reads it at every call and advances it by an update applied after the call, so a
 jitted function draws new numbers at each call, the same ones as the eager draws it
 replaces.
@@ -26,10 +26,10 @@ import operator
 
 import numpy as np
 
-import lazyjit.functions as F
-from lazyjit import exactmath
+import lazyjit.api.functions as F
+from lazyjit.api import exactmath
 from lazyjit.errors import LazyjitError
-from lazyjit.tensor import Tensor, apply
+from lazyjit.api.tensor import apply, Tensor
 from lazyjit.trace.sizes import has_unknown, plain
 from lazyjit.trace.state import UPDATING
 
@@ -132,7 +132,7 @@ class RandomStream:
             raise LazyjitError(f"random.RandomStream: seed must be an int in [0, 2**64), "
                                f"got {seed!r}")
         self.seed = int(seed)
-        from lazyjit.shared import shared
+        from lazyjit.api.shared import shared
         self.state = shared(np.uint64(int(counter) % (1 << 64)), name="random counter")
         self.state.counter = True
 
@@ -152,7 +152,7 @@ class RandomStream:
         """Output words ``0..n-1`` of the blocks of the next ``prod(shape)`` counters."""
         shape = _shape(shape, where)
         k = math.prod(shape)
-        from lazyjit.shared import current, recording
+        from lazyjit.api.shared import current, recording
         with UPDATING:  # a draw reads the counter and advances it in one step: threads
             # drawing from one stream at once (eagerly or in jitted calls, which update
             # it under this lock too) never draw the same numbers, as NumPy's Generator
@@ -209,8 +209,8 @@ class RandomStream:
         log(v)) cos(2 pi u)`` with ``v = 1 - u1`` in ``[2**-53, 1]`` (``u1`` from words 0-1)
         and ``u`` in ``[0, 1)`` (words 2-3), both 53-bit uniforms, for either ``dtype``.
         It is computed in float64, ``mean + std * z`` too, and rounded once to ``dtype``.
-        ``log`` and ``cos`` are :func:`lazyjit.exactmath.log` and
-        :func:`~lazyjit.exactmath.cos_2pi` (fdlibm's method with an exact range
+        ``log`` and ``cos`` are :func:`lazyjit.api.exactmath.log` and
+        :func:`~lazyjit.api.exactmath.cos_2pi` (fdlibm's method with an exact range
         reduction, each below 1 ulp), graphs of correctly rounded operations only, so
         the draws are bit-identical on every backend (libm's and NumPy's SIMD ``log``
         and ``cos`` differ in the last bits); the float64 ``z`` is within about 3 ulp
@@ -280,7 +280,7 @@ class RandomStream:
         argsort of ``n`` random 64-bit keys (:func:`lazyjit.argsort`, a sorting network:
         O(n log^2 n) work).  Raises ``LazyjitError`` for a negative ``n``.
         """
-        from lazyjit.sorting import argsort
+        from lazyjit.api.sorting import argsort
         (n,) = _shape(n, "permutation")
         w0, w1 = (F.astype(w, _U64) for w in self._words((n,), 2, "permutation"))
         return argsort(w1 * (1 << 32) + w0)

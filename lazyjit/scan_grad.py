@@ -1,7 +1,7 @@
 """Derivatives of scan: the VJP is one reverse scan (back-propagation through time), the
 JVP one forward scan (Theano's ``scan`` gradient and ``R_op``).
 
-Notation of :mod:`lazyjit.scan`: sequences ``X_k``, states ``S_j`` (taps ``tau``, lag
+Notation of :mod:`lazyjit.api.scan`: sequences ``X_k``, states ``S_j`` (taps ``tau``, lag
 ``L_j``, buffer rows ``L_j + t``), invariants ``W_m``, plain outputs ``P_i``.
 
 **Reverse scan.** It runs ``t = T-1 .. 0`` (a scan with ``reverse`` set, reading and
@@ -23,10 +23,10 @@ forward (:func:`lazyjit.forward.push_tangents`).
 """
 from __future__ import annotations
 
-from lazyjit import functions as F
+import lazyjit.api.functions as F
 from lazyjit.autodiff import backprop, reached_targets
-from lazyjit.scan import build_scan, results_of
-from lazyjit.tensor import Tensor
+from lazyjit.api.scan import build_scan, results_of
+from lazyjit.api.tensor import Tensor
 from lazyjit.trace.graph import substitute, toposort
 from lazyjit.trace.node import Node
 

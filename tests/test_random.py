@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import lazyjit as lj
-from lazyjit import exactmath
+from lazyjit.api import exactmath
 
 KAT = [((0, 0, 0, 0), (0, 0), (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8)),
        ((0xffffffff,) * 4, (0xffffffff,) * 2, (0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd)),
@@ -79,7 +79,7 @@ def test_bit_identical_across_backends():
             lj.realize(*d.values())
             got[name] = {k: v.numpy() for k, v in d.items()}
     a, b = got["numpy"], got["cpu"]
-    for k in a:  # normal: lazyjit.exactmath; aff: no fused multiply-add in C
+    for k in a:  # normal: lazyjit.api.exactmath; aff: no fused multiply-add in C
         assert a[k].dtype == b[k].dtype
         np.testing.assert_array_equal(a[k], b[k], err_msg=k)
 
@@ -109,7 +109,7 @@ def _normal_draws(dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_normal_bit_identical_across_backends(dtype):
     """README: every backend draws the same numbers.  normal's log and cos are computed
-    by lazyjit.exactmath (only IEEE-exact operations), not by libm or NumPy's SIMD
+    by lazyjit.api.exactmath (only IEEE-exact operations), not by libm or NumPy's SIMD
     loops, which round differently in the last bit."""
     got = {}
     for name in ("numpy", "cpu"):

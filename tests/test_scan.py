@@ -387,7 +387,7 @@ def test_rnn_rewrites_keep_values(backend, rng, monkeypatch):
     product left inside: ``h @ U``), and the reverse scan carries no accumulator for
     ``U`` (its products are summed after the loop); values and gradients equal those
     without the push-out."""
-    scan_module = sys.modules["lazyjit.scan"]  # (lj.scan is the function)
+    scan_module = sys.modules["lazyjit.api.scan"]  # (lj.scan is the function)
     T, B, D, H = 6, 3, 4, 5
     Xv, Wv = rng.standard_normal((T, B, D)), rng.standard_normal((D, H)) * 0.5
     Uv, h0v = rng.standard_normal((H, H)) * 0.5, rng.standard_normal((B, H)) * 0.1

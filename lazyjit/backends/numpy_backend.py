@@ -20,7 +20,7 @@ class Interpreter:
     step holds the steps of each of its sides."""
 
     def __init__(self, trace: Trace):
-        from lazyjit.ifelse import gates
+        from lazyjit.trace.gates import gates
         index = trace.index
         slots = {n: i for i, n in enumerate(trace.inputs)}
         gate = gates(trace)

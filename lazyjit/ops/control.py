@@ -1,5 +1,5 @@
-"""Control-flow ops: ``scan`` (a loop; :mod:`lazyjit.scan`), ``scan_out`` (selects one
-result of a multi-result node), ``ifelse`` (evaluates one branch; :mod:`lazyjit.ifelse`)
+"""Control-flow ops: ``scan`` (a loop; :mod:`lazyjit.api.scan`), ``scan_out`` (selects one
+result of a multi-result node), ``ifelse`` (evaluates one branch; :mod:`lazyjit.api.ifelse`)
 and ``check`` (a run-time guard: an error when a condition computed in the graph fails).
 
 Their NumPy references define the semantics and serve the ``numpy`` backend: the scan
@@ -16,7 +16,7 @@ from lazyjit.trace.state import CONTEXT
 
 def run_ifelse(cond, *branches_n):
     """The reference conditional: the ``a`` values if ``cond``, else the ``b`` values
-    (the backend computes only the side taken: :func:`lazyjit.ifelse.gates`)."""
+    (the backend computes only the side taken: :func:`lazyjit.trace.gates.gates`)."""
     *branches, n = branches_n
     return tuple(branches[:n] if bool(cond) else branches[n:])
 
@@ -62,12 +62,12 @@ def _scan_jvp(ts, out, *srcs_spec):
 
 
 def _ifelse_vjp(g, out, *srcs_spec):
-    from lazyjit.ifelse import ifelse_vjp
+    from lazyjit.api.ifelse import ifelse_vjp
     return ifelse_vjp(g, out, *srcs_spec)
 
 
 def _ifelse_jvp(ts, out, *srcs_spec):
-    from lazyjit.ifelse import ifelse_jvp
+    from lazyjit.api.ifelse import ifelse_jvp
     return ifelse_jvp(ts, out, *srcs_spec)
 
 
@@ -81,9 +81,9 @@ def _select_jvp(ts, out, src, i):
 
 
 register(OpDef("scan", "loop", run_scan, vjp=_scan_vjp, jvp=_scan_jvp,
-               doc="a loop over an inner graph (see lazyjit.scan)"))
+               doc="a loop over an inner graph (see lazyjit.api.scan)"))
 register(OpDef("ifelse", "branch", run_ifelse, vjp=_ifelse_vjp, jvp=_ifelse_jvp,
-               doc="a conditional running one of two inner graphs (see lazyjit.ifelse)"))
+               doc="a conditional running one of two inner graphs (see lazyjit.api.ifelse)"))
 register(OpDef("scan_out", "select", lambda parts, i: parts[i], vjp=_select_vjp,
                jvp=_select_jvp, doc="result i of a multi-result node"))
 

@@ -160,7 +160,7 @@ def _grad_weight_shape(srcs, arg):
 
 
 def _tensor(op: str, a, b, arg):
-    from lazyjit.tensor import Tensor, apply
+    from lazyjit.api.tensor import apply, Tensor
     return Tensor(apply(op, (a.node, b.node), arg))
 
 

@@ -101,7 +101,7 @@ class _Functions:
     graphs with the public functions, defined after the registry)."""
 
     def __getattr__(self, name: str):
-        import lazyjit.functions as functions
+        import lazyjit.api.functions as functions
         return getattr(functions, name)
 
 
@@ -133,7 +133,7 @@ def linear_jvp(ts, out, *srcs_arg):
     """The JVP rule of an op that is linear in its floating-point operands (sums, views,
     indexed reads and writes, concatenation): the same op applied to the tangents, zeros
     standing for symbolic zeros and integer operands (indices) passed unchanged."""
-    from lazyjit.tensor import Tensor, apply
+    from lazyjit.api.tensor import apply, Tensor
     *srcs, arg = srcs_arg
     if all(t is None for t in ts):
         return None

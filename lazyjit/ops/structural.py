@@ -1,6 +1,6 @@
 """Reductions, movement (view) ops, indexing, concatenation and matmul primitives.
 
-Conventions at the primitive level, which the API in :mod:`lazyjit.functions` maps
+Conventions at the primitive level, which the API in :mod:`lazyjit.api.functions` maps
 NumPy's calls onto:
 
 * reductions take a sorted tuple of axes and keep reduced dims (size 1);
@@ -67,7 +67,7 @@ register(OpDef("sum", "reduce", lambda x, axes: np.sum(x, axis=axes, keepdims=Tr
                jvp=linear_jvp))
 def _others(out, x, axes):
     """d prod / d x: the product of the other elements (exact at zeros; not out / x)."""
-    from lazyjit.sorting import products_of_others
+    from lazyjit.api.sorting import products_of_others
     return products_of_others(x, axes)
 
 

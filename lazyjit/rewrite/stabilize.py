@@ -85,8 +85,8 @@ def logsumexp(n: Node) -> Node | None:
     e = s.src[0]
     if op_of(e) != "exp" or _shifted_by_own_max(e.src[0]):
         return None
-    from lazyjit.reductions import logsumexp as lse  # composite, built from primitives
-    from lazyjit.tensor import Tensor
+    from lazyjit.api.reductions import logsumexp as lse  # composite, built from primitives
+    from lazyjit.api.tensor import Tensor
     out = lse(Tensor(e.src[0]), axis=s.arg, keepdims=True).node
     for v in reversed(views):
         out = Node.make(v.op, (out,), v.arg, v.shape, v.dtype)

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from lazyjit.ifelse import gates
+from lazyjit.trace.gates import gates
 from lazyjit.ops import REGISTRY
 from lazyjit.schedule import ir, memory
 from lazyjit.schedule.fusion import Fusion

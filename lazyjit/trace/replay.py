@@ -255,7 +255,7 @@ def _scan_spec(spec, sizes: Sizes, src: tuple):
     """The scan's spec rebuilt: its body's placeholders and graph at ``sizes``, and as
     many steps as the rebuilt sequences have rows (a count computed from a sentinel,
     or ``n_steps`` larger than a sequence now shorter, is cut as the API cuts it)."""
-    from lazyjit.scan import ScanSpec
+    from lazyjit.api.scan import ScanSpec
     inner = {p: Node.make("param", (), p.arg, sizes.shape(p.shape), p.dtype)
              for p in spec.inputs}
     outs = instantiate(list(spec.outputs), inner, sizes)

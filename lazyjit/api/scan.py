@@ -29,15 +29,15 @@ from typing import Callable, Sequence
 
 import numpy as np
 import xxhash
-
-from lazyjit import functions as F
+import lazyjit.api.core as C
+import lazyjit.api.shape_ops as S
+from lazyjit.api.scan_pushout import push_in, push_out
+from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
-from lazyjit.ifelse import ungated
-from lazyjit.scan_pushout import push_in, push_out
-from lazyjit.tensor import Tensor
+from lazyjit.trace.gates import ungated
 from lazyjit.trace.graph import Trace, collect, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
-from lazyjit.trace.sizes import plain
+from lazyjit.trace.sizes import FLOOR, plain
 from lazyjit.trace.state import STATE, UPDATING
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
@@ -262,7 +262,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     for k, r in enumerate(res):
         if not isinstance(r, Tensor):
             try:
-                r = F.asarray(r)
+                r = C.asarray(r)
             except Exception:
                 raise op_error(name, f"output {k} of the step function is a "
                                f"{type(r).__name__}, not a tensor") from None
@@ -278,7 +278,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
                     raise op_error(name, f"output {k} of the step function has dtype "
                                    f"{r.dtype}, but its initial value has {init.dtype}",
                                    (r.node, init.node))
-                r = F.astype(r, init.dtype)
+                r = C.astype(r, init.dtype)
         outs.append(r.node)
     if strict:
         _check_strict(outs, set(ph) | set(ns_ph), first_leaf, name)
@@ -419,7 +419,7 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     name = name or "scan"
     seq_items = _as_list(sequences)
     info = _as_list(outputs_info) if outputs_info is not None else []
-    nonseqs = [F.asarray(x) for x in _as_list(non_sequences)]
+    nonseqs = [C.asarray(x) for x in _as_list(non_sequences)]
     steps = _steps(n_steps)
     # sequences: each (sequence, tap) becomes one internal sequence (a slice)
     seq_parts = []
@@ -428,7 +428,7 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
             x, taps = item.get("input"), _taps(item.get("taps"), [0], f"sequences[{k}]")
         else:
             x, taps = item, (0,)
-        x = F.asarray(x)
+        x = C.asarray(x)
         if x.ndim == 0:
             raise op_error(name, f"sequences[{k}] is 0-d: a sequence needs a first axis to "
                            "iterate over", (x.node,))
@@ -452,16 +452,16 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
             if item.get("initial") is None:
                 roles.append(("plain", 0))
                 continue
-            init = F.asarray(item["initial"])
+            init = C.asarray(item["initial"])
             taps = _taps(item.get("taps"), [-1], f"outputs_info[{k}]")
         else:
-            init, taps = F.asarray(item), (-1,)
+            init, taps = C.asarray(item), (-1,)
         if any(t >= 0 for t in taps):
             raise op_error(name, f"outputs_info[{k}]: output taps must be negative, got "
                            f"{list(taps)}")
         lag = -min(taps)
         if lag == 1:  # the initial value is the state itself
-            init = F.reshape(init, (1, *init.shape))
+            init = S.reshape(init, (1, *init.shape))
         else:
             if init.ndim == 0 or init.shape[0] < lag:
                 raise op_error(name, f"outputs_info[{k}]: taps {list(taps)} need an initial "
@@ -505,13 +505,25 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     return (result[0] if len(result) == 1 else result), updates
 
 
+def size_range(n: int, dtype=np.int64) -> Tensor:
+    """``arange(n)`` in ``dtype``: a constant, or, when ``n`` is a size unknown until an
+    ``lj.function`` call, a scan counting ``n`` steps (no constant of the sentinel size),
+    which the call replays at its size."""
+    if abs(n) < FLOOR:
+        return C.arange(n, dtype=dtype)
+    one = C.full((), 1, dtype)
+    out, _ = scan(lambda c: c + one, outputs_info=C.astype(C.full((), -1, np.int64), dtype),
+                  n_steps=n)
+    return out
+
+
 def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, name):
     """Build the scan again with each shared variable the step assigns as a state
     (initial value: the variable's value before the loop): inside the step, reading the
     variable gives its value at that step, and assigning it gives the next one (Theano's
     scan updates)."""
     n_args = len(seqs) + sum(len(taps) for _, taps in states)
-    extra = [(F.reshape(sv, (1, *sv.shape)), (-1,)) for sv in updated]
+    extra = [(S.reshape(sv, (1, *sv.shape)), (-1,)) for sv in updated]
 
     def step(*args):
         rows = args[n_args:n_args + len(updated)]
@@ -545,4 +557,4 @@ def _apply(updates: dict) -> None:
         sv.assign(v)
 
 
-__all__ = ["scan", "ScanSpec", "build_scan", "LazyjitError"]
+__all__ = ["scan", "ScanSpec", "build_scan", "size_range", "LazyjitError"]

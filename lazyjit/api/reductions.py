@@ -12,11 +12,11 @@ import math
 import numpy as np
 
 from lazyjit.errors import op_error
-from lazyjit.functions import (_axes, asarray, astype, exp, isinf, log, ones, size_value, sqrt,
-                               where, zeros, zeros_like)
+from lazyjit.api.core import (_axes, arange, asarray, astype, exp, isinf, log, ones, size_value,
+                              sqrt, stop_gradient, where, zeros, zeros_like)
 from lazyjit.ops import REGISTRY, ref_dtype
-from lazyjit.shape_ops import _squeeze_axes, reshape
-from lazyjit.tensor import Tensor, apply
+from lazyjit.api.shape_ops import _squeeze_axes, expand_dims, reshape
+from lazyjit.api.tensor import apply, Tensor
 
 
 # reductions
@@ -216,7 +216,6 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
             bad = labels[(labels < 0) | (labels >= n)].flat[0]
             raise IndexError(f"softmax_cross_entropy: label {bad} is out of range for "
                              f"{n} classes (axis {axis})")
-        from lazyjit.shape_ops import arange, expand_dims
         # int64 class numbers: arange in a narrow label dtype (uint8 with 300 classes)
         # would wrap and match a label twice
         iota = reshape(arange(n, dtype=np.int64), tuple(n if i == axis else 1
@@ -232,12 +231,6 @@ def softmax(x, axis=-1) -> Tensor:
     x = asarray(x)
     e = exp(x - _finite_max(x, axis))
     return e / sum(e, axis, keepdims=True)
-
-
-def stop_gradient(x) -> Tensor:
-    """The same value, treated as a constant by ``lj.grad``."""
-    from lazyjit.autodiff import stop_gradient as sg
-    return sg(x)
 
 
 # ---------------------------------------------------------------------------------------

@@ -16,8 +16,11 @@ import math
 
 import numpy as np
 
+import lazyjit.api.core as C
+import lazyjit.api.shape_ops as S
+from lazyjit.api.scan import size_range
+from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
-from lazyjit.tensor import Tensor
 from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import UnknownSize, plain
 
@@ -97,17 +100,38 @@ def _broadcast_or_none(shapes: list) -> tuple:
         return ()
 
 
-def check_bounds(idx: np.ndarray, axis: int, n: int) -> None:
-    """Raise NumPy's ``IndexError`` for a constant index array with an entry outside
-    ``[-n, n)`` (indices that are tensors are checked when computed)."""
-    if idx.size and idx.dtype.kind in "iu" and (idx.min() < -n or idx.max() >= n):
-        bad = idx[(idx < -n) | (idx >= n)].flat[0]
-        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+def take_along_axis(x, indices, axis: int) -> Tensor:
+    """Gather values along ``axis`` at ``indices`` (same ndim as ``x``), as
+    ``np.take_along_axis``."""
+    x, idx = C.asarray(x), C.astype(C.asarray(indices), np.int64)
+    if idx.ndim != x.ndim:
+        raise op_error("take_along_axis", "indices and arr must have the same number of "
+                       "dimensions", (x.node, idx.node))
+    (axis,) = C._axes(axis, x.ndim, "take_along_axis")
+    shape = tuple(idx.shape[i] if i == axis else
+                  C.broadcast_shapes((x.shape[i],), (idx.shape[i],), op="take_along_axis")[0]
+                  for i in range(x.ndim))
+    idx = C.broadcast_to(idx, shape)
+    n = x.shape[axis]
+    idx = C.where(idx < 0, idx + n, idx)
+    bad = (idx < 0) | (idx >= n)
+    linear = C.zeros(shape, np.int64)
+    stride = 1
+    for i in reversed(range(x.ndim)):
+        if i == axis:
+            comp = idx
+        else:
+            comp = S.reshape(size_range(shape[i]),
+                             tuple(shape[i] if j == i else 1 for j in range(x.ndim)))
+        linear = linear + comp * stride
+        stride *= x.shape[i] if i == axis else shape[i]
+    src = C.broadcast_to(x, tuple(x.shape[i] if i == axis else shape[i] for i in range(x.ndim)))
+    linear = C.where(bad, -(src.size + 1), linear)
+    return S.take(S.ravel(src), linear, 0)
 
 
 def getitem(x: Tensor, key) -> Tensor:
     """``x[key]`` with NumPy semantics (see the module docstring)."""
-    from lazyjit import functions as F
     key = _normalize(key, x.ndim)
     has_array = any(_is_array(k) for k in key)
     # NumPy checks the bounds of index arrays only when their broadcast shape selects
@@ -123,7 +147,7 @@ def getitem(x: Tensor, key) -> Tensor:
         n = x.shape[dim]
         if _is_array(k) or (has_array and isinstance(k, (int, np.integer))):
             if not isinstance(k, Tensor) and not (empty and _is_array(k)):
-                check_bounds(np.asarray(k), dim, n)
+                S._check_bounds(np.asarray(k), dim, n)
             slices.append((0, n, 1))
             adv.append((len(after), k))
             after.append(("keep", dim))
@@ -141,14 +165,14 @@ def getitem(x: Tensor, key) -> Tensor:
             raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
                              f"arrays are valid indices, got {type(k).__name__}")
         dim += 1
-    out = F.get_slice(x, tuple(slices))
+    out = S.get_slice(x, tuple(slices))
     shape = []
     for a in after:
         if a[0] == "new":
             shape.append(1)
         elif a[0] == "keep":
             shape.append(out.shape[a[1]])
-    out = F.reshape(out, tuple(shape))
+    out = S.reshape(out, tuple(shape))
     if not adv:
         return _tag(out, x, key)
     return _tag(_advanced(out, adv), x, key)
@@ -156,29 +180,28 @@ def getitem(x: Tensor, key) -> Tensor:
 
 def _advanced(x: Tensor, adv) -> Tensor:
     """Apply integer-array indices at positions ``adv`` (NumPy placement rules)."""
-    from lazyjit import functions as F
     pos = [p for p, _ in adv]
-    idxs = [F.astype(F.asarray(k), np.int64) for _, k in adv]
-    bshape = F.broadcast_shapes(*[i.shape for i in idxs], op="getitem")
-    idxs = [F.broadcast_to(i, bshape) for i in idxs]
+    idxs = [C.astype(C.asarray(k), np.int64) for _, k in adv]
+    bshape = C.broadcast_shapes(*[i.shape for i in idxs], op="getitem")
+    idxs = [C.broadcast_to(i, bshape) for i in idxs]
     if len(adv) == 1:
-        return F.take(x, idxs[0], pos[0])
+        return S.take(x, idxs[0], pos[0])
     adjacent = pos == list(range(pos[0], pos[0] + len(pos)))
     rest = [i for i in range(x.ndim) if i not in pos]
-    moved = F.transpose(x, tuple(pos) + tuple(rest))
+    moved = S.transpose(x, tuple(pos) + tuple(rest))
     dims = [x.shape[p] for p in pos]
-    flat = F.reshape(moved, (math.prod(dims),) + tuple(x.shape[r] for r in rest))
-    linear, bad, stride = F.zeros(bshape, np.int64), F.zeros(bshape, np.bool_), 1
+    flat = S.reshape(moved, (math.prod(dims),) + tuple(x.shape[r] for r in rest))
+    linear, bad, stride = C.zeros(bshape, np.int64), C.zeros(bshape, np.bool_), 1
     for i, n in reversed(list(zip(idxs, dims))):
         bad = bad | (i < -n) | (i >= n)
-        linear = linear + F.where(i < 0, i + n, i) * stride
+        linear = linear + C.where(i < 0, i + n, i) * stride
         stride *= n
-    linear = F.where(bad, -(flat.shape[0] + 1), linear)
-    out = F.take(flat, linear, 0)
+    linear = C.where(bad, -(flat.shape[0] + 1), linear)
+    out = S.take(flat, linear, 0)
     if adjacent and pos[0] > 0:
         nb = len(bshape)
         perm = list(range(nb, nb + pos[0])) + list(range(nb)) + list(range(nb + pos[0], out.ndim))
-        out = F.transpose(out, tuple(perm))
+        out = S.transpose(out, tuple(perm))
     return out
 
 
@@ -192,30 +215,28 @@ def _tag(out: Tensor, base: Tensor, key) -> Tensor:
 def _write(node: Node, base: Node, value: Tensor, add: bool) -> Tensor:
     """Rebuild ``base`` with ``node`` (a chain of view/take ops over ``base``) replaced by
     ``value`` (or incremented by it, at the innermost slice or take)."""
-    from lazyjit import functions as F
     if node is base:
-        return F.asarray(value) + Tensor(base) if add else value
+        return C.asarray(value) + Tensor(base) if add else value
     src = Tensor(node.src[0])
     if node.op == "reshape":
-        return _write(node.src[0], base, F.reshape(value, src.shape), add)
+        return _write(node.src[0], base, S.reshape(value, src.shape), add)
     if node.op == "permute":
         inv = tuple(int(i) for i in np.argsort(node.arg))
-        return _write(node.src[0], base, F.transpose(value, inv), add)
+        return _write(node.src[0], base, S.transpose(value, inv), add)
     if node.op == "slice":
-        new = (F.inc_slice if add else F.set_slice)(src, value, node.arg)
+        new = (S.inc_slice if add else S.set_slice)(src, value, node.arg)
         return _write(node.src[0], base, new, False)
     if node.op == "take":
-        new = (F.put_add if add else F.put)(src, Tensor(node.src[1]), value, node.arg)
+        new = (S.put_add if add else S.put)(src, Tensor(node.src[1]), value, node.arg)
         return _write(node.src[0], base, new, False)
     raise op_error("set_subtensor", f"cannot write through a {node.op!r} node")
 
 
 def _update(sub: Tensor, value, add: bool) -> Tensor:
-    from lazyjit import functions as F
     if not isinstance(sub, Tensor) or sub._index is None:
         raise op_error("set_subtensor" if not add else "inc_subtensor",
                        "the first argument must be an indexed tensor x[idx]")
-    v = F.broadcast_to(F.astype(F.asarray(value), sub.dtype), sub.shape)
+    v = C.broadcast_to(C.astype(C.asarray(value), sub.dtype), sub.shape)
     return _write(sub.graph_node, sub._index, v, add)  # (the view chain, even once read)
 
 

@@ -1,10 +1,10 @@
-"""NumPy-named functions over lazy tensors (``lj.exp``, ``lj.sum``, ``lj.matmul``, ...).
+"""NumPy-named functions over lazy tensors: creation, broadcasting and type promotion,
+elementwise arithmetic (``lj.tensor``, ``lj.zeros``, ``lj.exp``, ``lj.where``, ...).
 
 Semantics follow NumPy 2: broadcasting, type promotion with weakly typed Python scalars
-(NEP 50: ``float32 * 2.0`` stays float32), reductions with ``axis`` tuples and
-``keepdims``.  Every function only records nodes; nothing is computed here.
-Composite functions (``mean``, ``var``, ``softmax``, ``logsumexp``, ...) are written in
-primitives, so they need no rules of their own.
+(NEP 50: ``float32 * 2.0`` stays float32).  Every function only records nodes; nothing
+is computed here.  What every other module of the API builds on; the one namespace of
+all the functions is :mod:`lazyjit.api.functions`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from lazyjit.errors import op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
-from lazyjit.tensor import Tensor, apply, check_dtype
+from lazyjit.api.tensor import apply, check_dtype, Tensor
 from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, exact, plain, user_size
 
@@ -268,6 +268,23 @@ def _broadcast_node(node: Node, shape: tuple[int, ...]) -> Node:
 
 
 _SAME_TYPE_OUT: dict = {}  # (op, dtype) -> result dtype, when no operand needs a cast
+
+
+def broadcast_to(x, shape) -> Tensor:
+    """Broadcast to ``shape`` (a view, no copy), as ``np.broadcast_to``."""
+    x = asarray(x)
+    shape = _shape_arg(shape)
+    if x.shape == shape:
+        return x
+    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape, op="broadcast_to") != shape:
+        raise op_error("broadcast_to", f"cannot broadcast shape {x.shape} to {shape}", (x.node,))
+    return Tensor(_broadcast_node(x.node, shape))
+
+
+def broadcast_arrays(*xs) -> list[Tensor]:
+    xs = [asarray(x) for x in xs]
+    shape = broadcast_shapes(*[x.shape for x in xs])
+    return [broadcast_to(x, shape) for x in xs]
 
 
 def elementwise(name: str, *operands) -> Tensor:
@@ -528,17 +545,18 @@ def reciprocal(x) -> Tensor:
     return 1.0 / asarray(x)
 
 
-# ---------------------------------------------------------------------------------------
-# reductions, movement and linear algebra, and indexing live in their own modules;
-# re-exported here so that ``lazyjit.functions`` is the one namespace of functions
-from lazyjit.shape_ops import *  # noqa: E402,F401,F403
-from lazyjit.shape_ops import (_squeeze_axes, broadcast_to, get_slice,  # noqa: E402,F401
-                               inc_slice, set_slice)
-from lazyjit.reductions import *  # noqa: E402,F401,F403
-from lazyjit.reductions import all, any, max, min, stop_gradient, sum  # noqa: E402,F401
-from lazyjit.indexing import getitem, set_subtensor, inc_subtensor  # noqa: E402,F401
+def stop_gradient(x) -> Tensor:
+    """Return ``x`` unchanged, with a zero derivative in both modes: ``lj.grad`` treats it
+    as a constant and forward mode gives it a zero tangent (JAX's ``stop_gradient``,
+    Theano's ``zero_grad``).
 
-_MODULES = ("lazyjit.functions", "lazyjit.reductions", "lazyjit.shape_ops", "lazyjit.indexing")
-__all__ = sorted(name for name, value in globals().items()
-                 if not name.startswith("_") and callable(value)
-                 and getattr(value, "__module__", None) in _MODULES)
+    Parameters
+    ----------
+    x : tensor or array-like, any shape and dtype.
+
+    Returns
+    -------
+    A tensor equal to ``x`` (same shape and dtype).
+    """
+    x = asarray(x)
+    return Tensor(apply("stop_gradient", (x.node,)))

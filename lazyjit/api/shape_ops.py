@@ -1,4 +1,4 @@
-"""Movement, indexing helpers and linear algebra (NumPy's ``reshape``, ``transpose``,
+"""Movement, indexed reads and writes, and linear algebra (NumPy's ``reshape``, ``transpose``,
 ``concatenate``, ``take``, ``matmul``, ``tensordot``, ...).
 
 Movement ops are views at the primitive level (``reshape``, ``permute``, ``expand``,
@@ -13,11 +13,11 @@ from typing import Sequence
 import numpy as np
 
 from lazyjit.errors import op_error
-from lazyjit.functions import (_axes, _broadcast_node, _shape_arg, arange, asarray, astype,
-                               broadcast_shapes, full, where, zeros)
-from lazyjit.tensor import Tensor, apply
+from lazyjit.api.core import (_axes, _shape_arg, asarray, astype,
+                              broadcast_shapes, broadcast_to)
+from lazyjit.api.tensor import apply, Tensor
 from lazyjit.trace.node import Node
-from lazyjit.trace.sizes import FLOOR, plain
+from lazyjit.trace.sizes import plain
 
 # movement
 # ---------------------------------------------------------------------------------------
@@ -104,23 +104,6 @@ def squeeze(x, axis=None) -> Tensor:
     return _squeeze_axes(x, axes)
 
 
-def broadcast_to(x, shape) -> Tensor:
-    """Broadcast to ``shape`` (a view, no copy), as ``np.broadcast_to``."""
-    x = asarray(x)
-    shape = _shape_arg(shape)
-    if x.shape == shape:
-        return x
-    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape, op="broadcast_to") != shape:
-        raise op_error("broadcast_to", f"cannot broadcast shape {x.shape} to {shape}", (x.node,))
-    return Tensor(_broadcast_node(x.node, shape))
-
-
-def broadcast_arrays(*xs) -> list[Tensor]:
-    xs = [asarray(x) for x in xs]
-    shape = broadcast_shapes(*[x.shape for x in xs])
-    return [broadcast_to(x, shape) for x in xs]
-
-
 def ravel(x) -> Tensor:
     x = asarray(x)
     return reshape(x, (x.size,))
@@ -202,6 +185,14 @@ def inc_slice(x, v, sl) -> Tensor:
     return Tensor(apply("inc_slice", (x.node, astype(v, x.dtype).node), tuple(sl)))
 
 
+def _check_bounds(idx: np.ndarray, axis: int, n: int) -> None:
+    """Raise NumPy's ``IndexError`` for a constant index array with an entry outside
+    ``[-n, n)`` (indices that are tensors are checked when computed)."""
+    if idx.size and idx.dtype.kind in "iu" and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].flat[0]
+        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
 def take(x, indices, axis=None) -> Tensor:
     """Take elements along ``axis`` (flattened when None), as ``np.take``; negative
     indices wrap, out-of-range ones raise ``IndexError`` when computed."""
@@ -213,8 +204,7 @@ def take(x, indices, axis=None) -> Tensor:
         x, axis = ravel(x), 0
     (axis,) = _axes(axis, x.ndim, "take")
     if not isinstance(indices, Tensor):
-        from lazyjit.indexing import check_bounds
-        check_bounds(np.asarray(indices), axis, x.shape[axis])
+        _check_bounds(np.asarray(indices), axis, x.shape[axis])
     return Tensor(apply("take", (x.node, astype(idx, np.int64).node), axis))
 
 
@@ -235,49 +225,6 @@ def _put(name, x, indices, values, axis):
     shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
     v = broadcast_to(astype(asarray(values), x.dtype), shape)
     return Tensor(apply(name, (x.node, idx.node, v.node), axis))
-
-
-def size_range(n: int, dtype=np.int64) -> Tensor:
-    """``arange(n)`` in ``dtype``: a constant, or, when ``n`` is a size unknown until an
-    ``lj.function`` call, a scan counting ``n`` steps (no constant of the sentinel size),
-    which the call replays at its size."""
-    if builtins.abs(n) < FLOOR:
-        return arange(n, dtype=dtype)
-    from lazyjit.scan import scan
-    one = full((), 1, dtype)
-    out, _ = scan(lambda c: c + one, outputs_info=astype(full((), -1, np.int64), dtype),
-                  n_steps=n)
-    return out
-
-
-def take_along_axis(x, indices, axis: int) -> Tensor:
-    """Gather values along ``axis`` at ``indices`` (same ndim as ``x``), as
-    ``np.take_along_axis``."""
-    x, idx = asarray(x), astype(asarray(indices), np.int64)
-    if idx.ndim != x.ndim:
-        raise op_error("take_along_axis", "indices and arr must have the same number of "
-                       "dimensions", (x.node, idx.node))
-    (axis,) = _axes(axis, x.ndim, "take_along_axis")
-    shape = tuple(idx.shape[i] if i == axis else
-                  broadcast_shapes((x.shape[i],), (idx.shape[i],), op="take_along_axis")[0]
-                  for i in range(x.ndim))
-    idx = broadcast_to(idx, shape)
-    n = x.shape[axis]
-    idx = where(idx < 0, idx + n, idx)
-    bad = (idx < 0) | (idx >= n)
-    linear = zeros(shape, np.int64)
-    stride = 1
-    for i in reversed(range(x.ndim)):
-        if i == axis:
-            comp = idx
-        else:
-            comp = reshape(size_range(shape[i]),
-                           tuple(shape[i] if j == i else 1 for j in range(x.ndim)))
-        linear = linear + comp * stride
-        stride *= x.shape[i] if i == axis else shape[i]
-    src = broadcast_to(x, tuple(x.shape[i] if i == axis else shape[i] for i in range(x.ndim)))
-    linear = where(bad, -(src.size + 1), linear)
-    return take(ravel(src), linear, 0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -362,4 +309,4 @@ def outer(a, b) -> Tensor:
     return reshape(a, (-1, 1)) * reshape(b, (1, -1))
 
 
-# indexing and indexed updates live in lazyjit.indexing; re-exported by lazyjit/__init__
+# indexing and indexed updates live in lazyjit.api.indexing

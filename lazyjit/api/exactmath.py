@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import lazyjit.functions as F
+import lazyjit.api.functions as F
 from lazyjit.errors import LazyjitError
-from lazyjit.tensor import Tensor
+from lazyjit.api.tensor import Tensor
 
 __all__ = ["log", "cos_2pi"]
 

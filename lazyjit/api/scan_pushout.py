@@ -17,9 +17,10 @@ out: a pure elementwise chain gains nothing (it is fused into the body's kernels
 """
 from __future__ import annotations
 
+from lazyjit.api.tensor import apply
 from lazyjit.ops import REGISTRY
-from lazyjit.tensor import apply
 from lazyjit.trace.consts import const_of, const_shaped
+from lazyjit.trace.gates import ungated
 from lazyjit.trace.graph import substitute, toposort
 from lazyjit.trace.node import Node
 
@@ -101,7 +102,6 @@ def push_out(outputs: list[Node], seqs: dict[Node, Node], states: set[Node],
             if s in users:
                 users[s].append(n)
     outs = set(outputs)
-    from lazyjit.ifelse import ungated
     needed = ungated(outputs)  # not what only an ifelse branch reads: it may never run
     roots = [n for n in order if heavy.get(n) and n in needed
              and (n in outs or any(not ok[u] for u in users[n]))]

@@ -1,13 +1,13 @@
-"""Operators and NumPy-style methods of :class:`~lazyjit.tensor.Tensor`.
+"""Operators and NumPy-style methods of :class:`~lazyjit.api.tensor.Tensor`.
 
-Each is a thin alias of a function in :mod:`lazyjit.functions`, so the semantics are
+Each is a thin alias of a function in :mod:`lazyjit.api.functions`, so the semantics are
 defined once.
 """
 from __future__ import annotations
 
-from lazyjit import functions as F
-from lazyjit import indexing
-from lazyjit.tensor import Tensor
+import lazyjit.api.functions as F
+import lazyjit.api.indexing as indexing
+from lazyjit.api.tensor import Tensor
 
 
 def _binop(fn, reflected=False):

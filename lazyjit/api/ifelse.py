@@ -11,11 +11,9 @@ backends' part: :func:`gates` finds, in a trace, the nodes that only one branch 
 from __future__ import annotations
 
 import numpy as np
-
-from lazyjit import functions as F
+import lazyjit.api.core as C
+from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
-from lazyjit.tensor import Tensor
-from lazyjit.trace.graph import Trace, reachable
 from lazyjit.trace.node import Node
 
 
@@ -50,9 +48,9 @@ def ifelse(cond, then_branch, else_branch, name: str | None = None):
     """
     name = name or "ifelse"
     single = not isinstance(then_branch, (list, tuple))
-    a = [F.asarray(x) for x in ([then_branch] if single else then_branch)]
-    b = [F.asarray(x) for x in ([else_branch] if single else else_branch)]
-    cond = F.asarray(cond)
+    a = [C.asarray(x) for x in ([then_branch] if single else then_branch)]
+    b = [C.asarray(x) for x in ([else_branch] if single else else_branch)]
+    cond = C.asarray(cond)
     if cond.ndim != 0:
         raise op_error(name, f"cond must be a scalar (0-d), got shape {cond.shape}",
                        (cond.node,))
@@ -65,7 +63,7 @@ def ifelse(cond, then_branch, else_branch, name: str | None = None):
                            f"{y.shape}", (x.node, y.node))
         if x.dtype != y.dtype:
             dt = np.result_type(x.dtype, y.dtype)
-            a[i], b[i] = F.astype(x, dt), F.astype(y, dt)
+            a[i], b[i] = C.astype(x, dt), C.astype(y, dt)
     c = cond if cond.dtype == np.bool_ else cond != 0
     out = build(c, a, b)
     return out[0] if single else out
@@ -87,7 +85,7 @@ def ifelse_vjp(g, out: Tensor, cond: Tensor, *branches_n):
     on = [i for i in range(n) if g.parts[i] is not None and a[i].dtype.kind == "f"]
     if not on:
         return tuple(cts)
-    zeros = [F.zeros_like(a[i]) for i in on]
+    zeros = [C.zeros_like(a[i]) for i in on]
     ga = build(cond, [g.parts[i] for i in on], zeros)
     gb = build(cond, zeros, [g.parts[i] for i in on])
     for k, i in enumerate(on):
@@ -102,55 +100,10 @@ def ifelse_jvp(ts, out: Tensor, cond: Tensor, *branches_n):
     on = [i for i in range(n) if ta[i] is not None or tb[i] is not None]
     if not on:
         return None
-    pick = [[t[i] if t[i] is not None else F.zeros_like(branches[i]) for i in on]
+    pick = [[t[i] if t[i] is not None else C.zeros_like(branches[i]) for i in on]
             for t in (ta, tb)]
     res = build(cond, pick[0], pick[1])
     parts: list = [None] * n
     for k, i in enumerate(on):
         parts[i] = res[k]
     return Parts(parts, out.node)
-
-
-def gates(trace: Trace) -> dict[Node, tuple[Node, int]]:
-    """The gate of each node of ``trace`` that only one branch needs: ``(ifelse node,
-    side)`` (side 0: computed only when the condition is true, 1: only when false).
-
-    A node is gated by ``(X, s)`` when every use of it is by side ``s`` of ``X``'s
-    branch operands, or by nodes gated by ``(X, s)``; outputs of the trace and inputs
-    are never gated.  Nested conditionals give nested gates (a node gated by an inner
-    ``ifelse`` that is itself gated)."""
-    if not any(n.op == "ifelse" for n in trace.nodes):
-        return {}
-    users = trace.consumers()
-    outputs = set(trace.outputs)
-    inputs = set(trace.inputs)
-    gate: dict[Node, tuple[Node, int] | None] = {}
-    for n in reversed(trace.nodes):
-        if n in inputs or n in outputs or not users[n]:
-            gate[n] = None
-            continue
-        g: object = ...
-        for u in users[n]:
-            if u.op == "ifelse":
-                k = u.arg
-                sides = {0 if 1 <= i <= k else 1 for i, s in enumerate(u.src)
-                         if s is n and i > 0}
-                mine = (u, sides.pop()) if len(sides) == 1 and n is not u.src[0] else None
-            else:
-                mine = gate[u]
-            if g is ...:
-                g = mine
-            elif g != mine:
-                g = None
-            if g is None:
-                break
-        gate[n] = g  # type: ignore[assignment]
-    return {n: g for n, g in gate.items() if g is not None}
-
-
-def ungated(outputs: list[Node]) -> set[Node]:
-    """The nodes of the graph of ``outputs`` that are needed whatever every ``ifelse``
-    decides: reached from ``outputs`` without going through an ``ifelse``'s branch
-    operands (only its condition).  A loop must not compute the others before its
-    steps (hoisting, push-out): they may belong to a branch never taken."""
-    return set(reachable(outputs, lambda n: n.src[:1] if n.op == "ifelse" else n.src))

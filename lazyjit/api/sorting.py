@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit import functions as F, shape_ops as S
+import lazyjit.api.core as C
+import lazyjit.api.shape_ops as S
+from lazyjit.api.indexing import take_along_axis
+from lazyjit.api.scan import scan
+from lazyjit.api.tensor import Tensor, apply
 from lazyjit.errors import op_error
-from lazyjit.tensor import Tensor
 
 __all__ = ["cumsum", "cumprod", "sort", "argsort", "products_of_others"]
 
@@ -30,17 +33,16 @@ def _acc_dtype(x: Tensor, dtype) -> np.dtype:
 
 
 def _scan_along(x, axis, dtype, combine, name: str) -> Tensor:
-    from lazyjit.scan import scan
-    x = F.asarray(x)
+    x = C.asarray(x)
     if axis is None:
-        x, axis = F.reshape(x, (-1,)), 0
+        x, axis = S.reshape(x, (-1,)), 0
     if x.ndim == 0:
         raise op_error(name, "needs an axis to run along (got a 0-d tensor)", (x.node,))
-    axis = F._axes(axis, x.ndim, name)[0]
-    x = F.astype(x, _acc_dtype(x, dtype))
+    axis = C._axes(axis, x.ndim, name)[0]
+    x = C.astype(x, _acc_dtype(x, dtype))
     rows = S.moveaxis(x, axis, 0)
-    start = F.zeros(rows.shape[1:], x.dtype) if combine is F.add else \
-        F.ones(rows.shape[1:], x.dtype)
+    start = C.zeros(rows.shape[1:], x.dtype) if combine is C.add else \
+        C.ones(rows.shape[1:], x.dtype)
     out, _ = scan(lambda row, acc: combine(acc, row), sequences=rows, outputs_info=start,
                   name=name)
     return S.moveaxis(out, 0, axis)
@@ -52,13 +54,13 @@ def cumsum(x, axis=None, dtype=None) -> Tensor:
 
     Runs as one ``lj.scan`` over the axis (O(n) steps inside the compiled code).
     Raises ``LazyjitError`` for a 0-d input with an axis, or a bad axis."""
-    return _scan_along(x, axis, dtype, F.add, "cumsum")
+    return _scan_along(x, axis, dtype, C.add, "cumsum")
 
 
 def cumprod(x, axis=None, dtype=None) -> Tensor:
     """Cumulative product along ``axis`` (flattened when None), as ``np.cumprod``
     (dtypes as :func:`cumsum`)."""
-    return _scan_along(x, axis, dtype, F.multiply, "cumprod")
+    return _scan_along(x, axis, dtype, C.multiply, "cumprod")
 
 
 def products_of_others(x: Tensor, axes: tuple[int, ...]) -> Tensor:
@@ -77,28 +79,27 @@ def products_of_others(x: Tensor, axes: tuple[int, ...]) -> Tensor:
     for a in axes:
         n *= x.shape[a]
     if n == 0:
-        return F.zeros_like(x)
-    rows = F.reshape(moved, (*moved.shape[:len(kept)], n))
-    one = F.ones((*rows.shape[:-1], 1), x.dtype)
+        return C.zeros_like(x)
+    rows = S.reshape(moved, (*moved.shape[:len(kept)], n))
+    one = C.ones((*rows.shape[:-1], 1), x.dtype)
     before = S.concatenate([one, cumprod(rows, axis=-1)[..., :-1]], axis=-1)
     after = S.concatenate([cumprod(rows[..., ::-1], axis=-1)[..., -2::-1], one], axis=-1)
-    others = F.reshape(before * after, moved.shape)
+    others = S.reshape(before * after, moved.shape)
     return S.transpose(others, tuple(int(i) for i in np.argsort(perm)))
 
 
 def _sort(x, axis, descending: bool, with_index: bool, name: str):
-    from lazyjit.tensor import apply
-    x = F.asarray(x)
+    x = C.asarray(x)
     if axis is None:  # NumPy: the flattened array
-        x, axis = F.reshape(x, (-1,)), 0
+        x, axis = S.reshape(x, (-1,)), 0
     if x.ndim == 0:
         raise op_error(name, "needs an axis to sort along (got a 0-d tensor)", (x.node,))
     if not isinstance(axis, (int, np.integer)):
         raise op_error(name, f"axis must be an int or None, got {axis!r}", (x.node,))
-    axis = F._axes(axis, x.ndim, name)[0]
+    axis = C._axes(axis, x.ndim, name)[0]
     keys = S.moveaxis(x, axis, -1)
     order = S.moveaxis(Tensor(apply("argsort", (keys.node,), bool(descending))), -1, axis)
-    return order if with_index else S.take_along_axis(x, order, axis)
+    return order if with_index else take_along_axis(x, order, axis)
 
 
 def sort(x, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:

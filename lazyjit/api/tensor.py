@@ -54,7 +54,7 @@ def apply(name: str, srcs: tuple[Node, ...], arg: Any = None) -> Node:
 class Tensor:
     """A lazily computed n-dimensional array.
 
-    Do not construct directly: use :func:`lazyjit.tensor` or the creation functions.
+    Do not construct directly: use :func:`lazyjit.tensor` (``lj.tensor``) or the creation functions.
     ``shape`` (tuple of int), ``dtype`` (a NumPy dtype), ``ndim`` and ``size`` are
     known without computing anything.
     """
@@ -184,6 +184,3 @@ class Tensor:
     def __setitem__(self, key, value):
         raise TypeError("lazyjit tensors are immutable: use lj.set_subtensor(x[idx], v), "
                         "lj.inc_subtensor(x[idx], v) or x.at[idx].set(v)")
-
-
-from lazyjit import tensor_methods  # noqa: E402,F401  (operators and methods)

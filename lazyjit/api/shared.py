@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+import lazyjit.api.functions as F
+from lazyjit.api.tensor import Tensor, check_dtype
 from lazyjit.errors import LazyjitError, op_error
-from lazyjit.tensor import Tensor, check_dtype
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
@@ -152,7 +153,6 @@ class SharedVariable(Tensor):
     def coerce(self, value: Any, op: str) -> Tensor:
         """``value`` as a tensor of this variable's dtype (a same-kind cast, as Theano's
         updates allow); raises a ``LazyjitError`` naming ``op`` for another kind."""
-        from lazyjit import functions as F
         v = F.asarray(value)
         if v.dtype == self.dtype:
             return v
@@ -177,7 +177,6 @@ class SharedVariable(Tensor):
             If the value's shape or dtype differs from the variable's (in jit; outside,
             only the dtype must match).
         """
-        from lazyjit import functions as F
         frame = recording()
         if STATE.scan_depth and frame is None:
             raise op_error("assign", "assigning a shared variable inside this step function "

@@ -1,0 +1,16 @@
+"""The NumPy-named API over lazy tensors: the layer user code calls.
+
+* :mod:`.tensor`: the lazy :class:`~lazyjit.api.tensor.Tensor`; :mod:`.methods`, its
+  operators and methods;
+* :mod:`.functions`: the one namespace of the NumPy-named functions, gathered from
+  :mod:`.core` (creation, broadcasting, elementwise), :mod:`.shape_ops` (movement,
+  linear algebra), :mod:`.reductions` and :mod:`.indexing`;
+* :mod:`.scan` (loops; :mod:`.scan_pushout` moves work across their boundary),
+  :mod:`.ifelse`, :mod:`.sorting` (cumulative sums, sorts), :mod:`.shared` (shared
+  variables), :mod:`.exactmath`.
+
+Importing any part of the API loads all of it, so tensors always have their operators.
+"""
+from lazyjit.api import functions, methods  # noqa: F401
+
+__all__ = ["functions", "methods"]
