@@ -14,6 +14,7 @@ from lazyjit.api.functions import (  # noqa: F401  (names shadowing builtins)
 from lazyjit.api.indexing import getitem, inc_subtensor, set_subtensor
 from lazyjit.autodiff import DisconnectedInputError, grad, value_and_grad
 from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
+from lazyjit import scan_grad  # noqa: F401  (attaches the derivative rules of scan)
 from lazyjit.jit import invalidate_traces, jit
 from lazyjit.api.shared import SharedVariable, shared
 from lazyjit.function import (  # noqa: F401  (Theano-style compiled functions)

@@ -13,7 +13,8 @@ import numpy as np
 import lazyjit.api.functions as F
 from lazyjit.errors import op_error
 from lazyjit.rewrite import PIPELINE, TOTAL, rewrite_outputs, summary_of
-from lazyjit.api.tensor import apply, Tensor
+from lazyjit.api.tensor import Tensor
+from lazyjit.ops import apply
 from lazyjit.trace.graph import collect
 from lazyjit.trace.state import STATE
 

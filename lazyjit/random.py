@@ -14,7 +14,7 @@ and ``cos`` are :mod:`lazyjit.api.exactmath`'s, not libm's), and the ``cpu`` bac
 compiles without fused multiply-adds, so its draws equal the ``numpy`` backend's bit
 for bit.
 
-The counter is a shared variable (:func:`lazyjit.shared` (``lj.shared``)): inside ``@lj.jit`` a draw
+The counter is a shared variable (:func:`lazyjit.shared`): inside ``@lj.jit`` a draw
 reads it at every call and advances it by an update applied after the call, so a
 jitted function draws new numbers at each call, the same ones as the eager draws it
 replaces.
@@ -29,7 +29,8 @@ import numpy as np
 import lazyjit.api.functions as F
 from lazyjit.api import exactmath
 from lazyjit.errors import LazyjitError
-from lazyjit.api.tensor import apply, Tensor
+from lazyjit.api.tensor import Tensor
+from lazyjit.ops import apply
 from lazyjit.trace.sizes import has_unknown, plain
 from lazyjit.trace.state import UPDATING
 

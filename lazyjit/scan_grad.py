@@ -24,39 +24,20 @@ forward (:func:`lazyjit.forward.push_tangents`).
 from __future__ import annotations
 
 import lazyjit.api.functions as F
-from lazyjit.autodiff import backprop, reached_targets
 from lazyjit.api.scan import build_scan, results_of
 from lazyjit.api.tensor import Tensor
+from lazyjit.autodiff import backprop, reached_targets
+from lazyjit.forward import push_tangents
+from lazyjit.ops.control import Parts
+from lazyjit.ops.registry import attach_rules
+from lazyjit.rewrite.canonicalize import slice_of_write
 from lazyjit.trace.graph import substitute, toposort
 from lazyjit.trace.node import Node
-
-
-class Parts:
-    """Cotangents (or tangents) of the results of a multi-result node: one entry per
-    result, ``None`` for zero.  Shaped like the node (``()``) for the autodiff drivers."""
-
-    __slots__ = ("parts", "shape", "dtype")
-
-    def __init__(self, parts, like):
-        self.parts = list(parts)
-        self.shape, self.dtype = like.shape, like.dtype
-
-    @staticmethod
-    def one(src: Tensor, i: int, g: Tensor) -> "Parts":
-        arg = src.node.arg  # ifelse: the number of results; scan: its spec
-        parts = [None] * (arg if isinstance(arg, int) else len(arg.result_shapes()))
-        parts[i] = g
-        return Parts(parts, src.node)
-
-    def __add__(self, other: "Parts") -> "Parts":
-        return Parts([a if b is None else b if a is None else a + b
-                      for a, b in zip(self.parts, other.parts)], self)
 
 
 def _rows_after(g: Tensor, lag: int) -> Tensor:
     """``g[lag:]``, without the zero padding a slice's gradient put around it (the user's
     ``outputs[j] = S[lag:]``): its elementwise graph can then move into the body."""
-    from lazyjit.rewrite.canonicalize import slice_of_write
     t = g[lag:]
     v = slice_of_write(t.node)
     return Tensor(v) if v is not None else t
@@ -271,7 +252,6 @@ def _invariant_gemms(spec, slots: list[int]) -> tuple[list[Node], set[int]]:
 
 
 def scan_jvp(ts, out: Tensor, *srcs_spec):
-    from lazyjit.forward import push_tangents
     *srcs, spec = srcs_spec
     nQ, nS = spec.n_seq, spec.n_states
     seqs, inits, invs = srcs[:nQ], srcs[nQ:nQ + nS], srcs[nQ + nS:]
@@ -333,3 +313,6 @@ def scan_jvp(ts, out: Tensor, *srcs_spec):
     for k, i in enumerate(plain_on):
         parts[nS + i] = outs[nS + len(active) + k]
     return Parts(parts, out.node)
+
+
+attach_rules("scan", vjp=scan_vjp, jvp=scan_jvp)

@@ -369,7 +369,7 @@ def test_optimizer_level_per_jit_function(backend):
 def test_gemm_op_derivatives(backend, rng):
     """The ``gemm`` op the specialization makes (alpha * a @ b + c): its VJP and JVP
     rules against finite differences, and a product used twice is not folded."""
-    from lazyjit.api.tensor import apply
+    from lazyjit.ops import apply
     from gradcheck import check_grads
     check_grads(lambda a, b, c: lj.Tensor(apply("gemm", (a.node, b.node, c.node), 0.5)),
                 [rng.standard_normal((3, 4)), rng.standard_normal((4, 2)),

@@ -9,8 +9,15 @@
   :mod:`.ifelse`, :mod:`.sorting` (cumulative sums, sorts), :mod:`.shared` (shared
   variables), :mod:`.exactmath`.
 
-Importing any part of the API loads all of it, so tensors always have their operators.
+Importing any part of the API loads all of it, so tensors always have their operators,
+and the ops' derivative rules, written with these functions, have them
+(:data:`lazyjit.ops.registry.F`, bound here: the API is a layer above the ops).
 """
 from lazyjit.api import functions, methods  # noqa: F401
+from lazyjit.api.ifelse import ifelse
+from lazyjit.api.sorting import products_of_others
+from lazyjit.ops.registry import F
+
+F.bind(functions, ifelse=ifelse, products_of_others=products_of_others)
 
 __all__ = ["functions", "methods"]

@@ -15,7 +15,8 @@ import numpy as np
 
 from lazyjit.errors import op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
-from lazyjit.api.tensor import apply, check_dtype, Tensor
+from lazyjit.api.tensor import check_dtype, Tensor
+from lazyjit.ops import apply
 from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, exact, plain, user_size
 

@@ -76,34 +76,3 @@ def build(cond: Tensor, a: list[Tensor], b: list[Tensor]) -> list[Tensor]:
                      (), dtype)
     return [Tensor(Node.make("scan_out", (node,), i, x.shape, x.dtype))
             for i, x in enumerate(a)]
-
-
-def ifelse_vjp(g, out: Tensor, cond: Tensor, *branches_n):
-    *branches, n = branches_n
-    a = branches[:n]
-    cts: list = [None] * (1 + 2 * n)
-    on = [i for i in range(n) if g.parts[i] is not None and a[i].dtype.kind == "f"]
-    if not on:
-        return tuple(cts)
-    zeros = [C.zeros_like(a[i]) for i in on]
-    ga = build(cond, [g.parts[i] for i in on], zeros)
-    gb = build(cond, zeros, [g.parts[i] for i in on])
-    for k, i in enumerate(on):
-        cts[1 + i], cts[1 + n + i] = ga[k], gb[k]
-    return tuple(cts)
-
-
-def ifelse_jvp(ts, out: Tensor, cond: Tensor, *branches_n):
-    from lazyjit.scan_grad import Parts
-    *branches, n = branches_n
-    ta, tb = ts[1:1 + n], ts[1 + n:]
-    on = [i for i in range(n) if ta[i] is not None or tb[i] is not None]
-    if not on:
-        return None
-    pick = [[t[i] if t[i] is not None else C.zeros_like(branches[i]) for i in on]
-            for t in (ta, tb)]
-    res = build(cond, pick[0], pick[1])
-    parts: list = [None] * n
-    for k, i in enumerate(on):
-        parts[i] = res[k]
-    return Parts(parts, out.node)

@@ -16,7 +16,8 @@ from lazyjit.api.core import (_axes, arange, asarray, astype, exp, isinf, log, o
                               sqrt, stop_gradient, where, zeros, zeros_like)
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.api.shape_ops import _squeeze_axes, expand_dims, reshape
-from lazyjit.api.tensor import apply, Tensor
+from lazyjit.api.tensor import Tensor
+from lazyjit.ops import apply
 
 
 # reductions

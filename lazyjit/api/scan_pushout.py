@@ -17,7 +17,7 @@ out: a pure elementwise chain gains nothing (it is fused into the body's kernels
 """
 from __future__ import annotations
 
-from lazyjit.api.tensor import apply
+from lazyjit.ops import apply
 from lazyjit.ops import REGISTRY
 from lazyjit.trace.consts import const_of, const_shaped
 from lazyjit.trace.gates import ungated

@@ -15,7 +15,8 @@ import numpy as np
 from lazyjit.errors import op_error
 from lazyjit.api.core import (_axes, _shape_arg, asarray, astype,
                               broadcast_shapes, broadcast_to)
-from lazyjit.api.tensor import apply, Tensor
+from lazyjit.api.tensor import Tensor
+from lazyjit.ops import apply
 from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import plain
 

@@ -15,7 +15,8 @@ import lazyjit.api.core as C
 import lazyjit.api.shape_ops as S
 from lazyjit.api.indexing import take_along_axis
 from lazyjit.api.scan import scan
-from lazyjit.api.tensor import Tensor, apply
+from lazyjit.api.tensor import Tensor
+from lazyjit.ops import apply
 from lazyjit.errors import op_error
 
 __all__ = ["cumsum", "cumprod", "sort", "argsort", "products_of_others"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from lazyjit.config import config
 from lazyjit.errors import UNKNOWN, LazyjitError, describe, is_internal, op_error
-from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
+from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, user_size
@@ -33,28 +33,10 @@ def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
     return dt
 
 
-def apply(name: str, srcs: tuple[Node, ...], arg: Any = None) -> Node:
-    """Create (or find) the node ``name(srcs, arg)`` after checking shapes and dtypes.
-
-    Raises
-    ------
-    LazyjitError
-        If the op's shape or dtype rule rejects the operands; the message names the op,
-        the operand shapes and dtypes, and the user's line.
-    """
-    opdef = REGISTRY[name]
-    try:
-        shape = opdef.shape(srcs, arg) if opdef.shape is not None else srcs[0].shape
-        dtype = opdef.dtype(srcs, arg) if opdef.dtype is not None else ref_dtype(opdef, srcs, arg)
-    except (ValueError, TypeError, np.exceptions.AxisError) as e:
-        raise op_error(name, str(e), srcs) from None
-    return Node.make(name, srcs, arg, tuple(shape), np.dtype(dtype))
-
-
 class Tensor:
     """A lazily computed n-dimensional array.
 
-    Do not construct directly: use :func:`lazyjit.tensor` (``lj.tensor``) or the creation functions.
+    Do not construct directly: use :func:`lazyjit.tensor` or the creation functions.
     ``shape`` (tuple of int), ``dtype`` (a NumPy dtype), ``ndim`` and ``size`` are
     known without computing anything.
     """

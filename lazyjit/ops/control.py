@@ -3,14 +3,17 @@ result of a multi-result node), ``ifelse`` (evaluates one branch; :mod:`lazyjit.
 and ``check`` (a run-time guard: an error when a condition computed in the graph fails).
 
 Their NumPy references define the semantics and serve the ``numpy`` backend: the scan
-reference interprets the body once per step.  The derivative rules live in
-:mod:`lazyjit.scan_grad` (a reverse scan and a forward scan).
+reference interprets the body once per step.  The derivatives of ``ifelse`` are
+conditionals of the derivatives (written with the public ``lj.ifelse``); those of
+``scan`` (a reverse scan and a forward scan) are built by autodiff itself and attached
+by :mod:`lazyjit.scan_grad`.  :class:`Parts` holds the cotangents (or tangents) of the
+results of a multi-result node.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from lazyjit.ops.registry import OpDef, register
+from lazyjit.ops.registry import F, OpDef, register
 from lazyjit.trace.state import CONTEXT
 
 
@@ -51,28 +54,62 @@ def run_scan(*arrays_spec):
     return tuple(res + plains)
 
 
-def _scan_vjp(g, out, *srcs_spec):
-    from lazyjit.scan_grad import scan_vjp
-    return scan_vjp(g, out, *srcs_spec)
+class Parts:
+    """Cotangents (or tangents) of the results of a multi-result node: one entry per
+    result, ``None`` for zero.  Shaped like the node (``()``) for the autodiff drivers."""
+
+    __slots__ = ("parts", "shape", "dtype")
+
+    def __init__(self, parts, like):
+        self.parts = list(parts)
+        self.shape, self.dtype = like.shape, like.dtype
+
+    @staticmethod
+    def one(src, i: int, g) -> "Parts":
+        arg = src.node.arg  # ifelse: the number of results; scan: its spec
+        parts = [None] * (arg if isinstance(arg, int) else len(arg.result_shapes()))
+        parts[i] = g
+        return Parts(parts, src.node)
+
+    def __add__(self, other: "Parts") -> "Parts":
+        return Parts([a if b is None else b if a is None else a + b
+                      for a, b in zip(self.parts, other.parts)], self)
 
 
-def _scan_jvp(ts, out, *srcs_spec):
-    from lazyjit.scan_grad import scan_jvp
-    return scan_jvp(ts, out, *srcs_spec)
+def _ifelse_vjp(g, out, cond, *branches_n):
+    """Into the taken branch only: ``ifelse(c, g, 0)`` for ``a``, ``ifelse(c, 0, g)`` for
+    ``b``."""
+    *branches, n = branches_n
+    a = branches[:n]
+    cts: list = [None] * (1 + 2 * n)
+    on = [i for i in range(n) if g.parts[i] is not None and a[i].dtype.kind == "f"]
+    if not on:
+        return tuple(cts)
+    zeros = [F.zeros_like(a[i]) for i in on]
+    ga = F.ifelse(cond, [g.parts[i] for i in on], zeros)
+    gb = F.ifelse(cond, zeros, [g.parts[i] for i in on])
+    for k, i in enumerate(on):
+        cts[1 + i], cts[1 + n + i] = ga[k], gb[k]
+    return tuple(cts)
 
 
-def _ifelse_vjp(g, out, *srcs_spec):
-    from lazyjit.api.ifelse import ifelse_vjp
-    return ifelse_vjp(g, out, *srcs_spec)
-
-
-def _ifelse_jvp(ts, out, *srcs_spec):
-    from lazyjit.api.ifelse import ifelse_jvp
-    return ifelse_jvp(ts, out, *srcs_spec)
+def _ifelse_jvp(ts, out, cond, *branches_n):
+    """The tangent of the taken branch: ``ifelse(c, ta, tb)``."""
+    *branches, n = branches_n
+    ta, tb = ts[1:1 + n], ts[1 + n:]
+    on = [i for i in range(n) if ta[i] is not None or tb[i] is not None]
+    if not on:
+        return None
+    pick = [[t[i] if t[i] is not None else F.zeros_like(branches[i]) for i in on]
+            for t in (ta, tb)]
+    res = F.ifelse(cond, pick[0], pick[1])
+    parts: list = [None] * n
+    for k, i in enumerate(on):
+        parts[i] = res[k]
+    return Parts(parts, out.node)
 
 
 def _select_vjp(g, out, src, i):
-    from lazyjit.scan_grad import Parts
     return (Parts.one(src, i, g),)
 
 
@@ -80,8 +117,9 @@ def _select_jvp(ts, out, src, i):
     return None if ts[0] is None else ts[0].parts[i]
 
 
-register(OpDef("scan", "loop", run_scan, vjp=_scan_vjp, jvp=_scan_jvp,
-               doc="a loop over an inner graph (see lazyjit.api.scan)"))
+# the derivatives of a loop are loops over the body's derivatives, built by autodiff
+# itself, a layer above: lazyjit.scan_grad attaches them (attach_rules)
+register(OpDef("scan", "loop", run_scan, doc="a loop over an inner graph (see lazyjit.api.scan)"))
 register(OpDef("ifelse", "branch", run_ifelse, vjp=_ifelse_vjp, jvp=_ifelse_jvp,
                doc="a conditional running one of two inner graphs (see lazyjit.api.ifelse)"))
 register(OpDef("scan_out", "select", lambda parts, i: parts[i], vjp=_select_vjp,

@@ -7,15 +7,20 @@ elementwise ops, and its derivatives: a vector-Jacobian product (reverse mode, u
 :mod:`lazyjit.autodiff`) and a Jacobian-vector product (forward mode, used by
 :mod:`lazyjit.forward`).  An op with only a VJP still has a forward mode: the JVP is
 then the transpose of the VJP (see :func:`lazyjit.forward.transposed_vjp`).  Composite
-functions (softmax, mean, var, ...) are written in primitives in :mod:`lazyjit.functions`
-and need no entry here.
+functions (softmax, mean, var, ...) are written in primitives in :mod:`lazyjit.api`
+and need no entry here.  :func:`apply` builds a node after checking its op's shape and
+dtype rules (the one way the API makes op nodes).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+
+from lazyjit.errors import op_error
+from lazyjit.trace.node import Node
 
 # kinds: leaf, elementwise, reduce, movement (views), matmul, and "other" kernels
 # "loop": a node running an inner graph (scan); "branch": a conditional (ifelse);
@@ -96,16 +101,43 @@ def ref_dtype(opdef: OpDef, srcs: tuple, arg: Any) -> np.dtype:
     return dt
 
 
-class _Functions:
-    """Late-bound access to :mod:`lazyjit.functions` for derivative rules (which build
-    graphs with the public functions, defined after the registry)."""
+def apply(name: str, srcs: tuple[Node, ...], arg: Any = None) -> Node:
+    """Create (or find) the node ``name(srcs, arg)`` after checking shapes and dtypes.
 
-    def __getattr__(self, name: str):
-        import lazyjit.api.functions as functions
-        return getattr(functions, name)
+    Raises
+    ------
+    LazyjitError
+        If the op's shape or dtype rule rejects the operands; the message names the op,
+        the operand shapes and dtypes, and the user's line.
+    """
+    opdef = REGISTRY[name]
+    try:
+        shape = opdef.shape(srcs, arg) if opdef.shape is not None else srcs[0].shape
+        dtype = opdef.dtype(srcs, arg) if opdef.dtype is not None else ref_dtype(opdef, srcs, arg)
+    except (ValueError, TypeError, np.exceptions.AxisError) as e:
+        raise op_error(name, str(e), srcs) from None
+    return Node.make(name, srcs, arg, tuple(shape), np.dtype(dtype))
+
+
+class _Functions:
+    """The NumPy-named functions the derivative rules are written with (``F.sum``,
+    ``F.where``, ...): the API is a layer above the ops, so :mod:`lazyjit.api` binds them
+    here (:meth:`bind`) when it is imported."""
+
+    def bind(self, namespace, **more: Callable) -> None:
+        """Make the public names of the module ``namespace``, and ``more``, attributes."""
+        self.__dict__.update({k: v for k, v in vars(namespace).items() if not k.startswith("__")})
+        self.__dict__.update(more)
 
 
 F = _Functions()
+
+
+def attach_rules(name: str, vjp: Callable[..., tuple], jvp: Callable[..., Any]) -> None:
+    """Give the registered op ``name`` its derivative rules, for the ops whose rules need a
+    layer above the ops (a loop's derivatives are loops of derivatives:
+    :mod:`lazyjit.scan_grad`)."""
+    REGISTRY[name] = dataclasses.replace(REGISTRY[name], vjp=vjp, jvp=jvp)
 
 
 def diagonal_jvp(vjp: Callable[..., tuple]) -> Callable[..., Any]:
@@ -133,13 +165,12 @@ def linear_jvp(ts, out, *srcs_arg):
     """The JVP rule of an op that is linear in its floating-point operands (sums, views,
     indexed reads and writes, concatenation): the same op applied to the tangents, zeros
     standing for symbolic zeros and integer operands (indices) passed unchanged."""
-    from lazyjit.api.tensor import apply, Tensor
     *srcs, arg = srcs_arg
     if all(t is None for t in ts):
         return None
     operands = tuple((s if s.dtype.kind != "f" else t if t is not None else F.zeros_like(s)).node
                      for s, t in zip(srcs, ts, strict=True))
-    return Tensor(apply(out.node.op, operands, arg))
+    return type(out)(apply(out.node.op, operands, arg))  # (a Tensor, as the rules' operands)
 
 
 def bilinear_jvp(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -67,8 +67,7 @@ register(OpDef("sum", "reduce", lambda x, axes: np.sum(x, axis=axes, keepdims=Tr
                jvp=linear_jvp))
 def _others(out, x, axes):
     """d prod / d x: the product of the other elements (exact at zeros; not out / x)."""
-    from lazyjit.api.sorting import products_of_others
-    return products_of_others(x, axes)
+    return F.products_of_others(x, axes)
 
 
 register(OpDef("prod", "reduce", lambda x, axes: np.prod(x, axis=axes, keepdims=True),
