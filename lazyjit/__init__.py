@@ -6,30 +6,29 @@
 >>> float(y)                      # compiled (once) and run
 """
 from lazyjit.config import config
+from lazyjit.errors import LazyjitError
+from lazyjit.stats import reset_stats, stats
 from lazyjit.api.tensor import Tensor
 from lazyjit.api.functions import *  # noqa: F401,F403
 from lazyjit.api.functions import (  # noqa: F401  (names shadowing builtins)
     abs, all, any, max, min, stop_gradient, sum, tensor,
 )
 from lazyjit.api.indexing import getitem, inc_subtensor, set_subtensor
-from lazyjit.autodiff import DisconnectedInputError, grad, value_and_grad
-from lazyjit.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
-from lazyjit import scan_grad  # noqa: F401  (attaches the derivative rules of scan)
-from lazyjit.jit import invalidate_traces, jit
+from lazyjit.api.ifelse import ifelse
+from lazyjit.api.scan import scan
 from lazyjit.api.shared import SharedVariable, shared
-from lazyjit.function import (  # noqa: F401  (Theano-style compiled functions)
+from lazyjit.api.sorting import argsort, cumprod, cumsum, sort
+from lazyjit.autodiff.reverse import DisconnectedInputError, grad, value_and_grad
+from lazyjit.autodiff.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
+from lazyjit.engine.jit import invalidate_traces, jit
+from lazyjit.engine.function import (  # noqa: F401  (Theano-style compiled functions)
     Function, Placeholder, function, matrix, placeholder, scalar, tensor3, tensor4, vector,
 )
-from lazyjit.api.scan import scan
-from lazyjit.api.sorting import argsort, cumprod, cumsum, sort
-from lazyjit.api.ifelse import ifelse
+from lazyjit.engine.realize import realize as _realize
 from lazyjit import debug  # noqa: F401
 from lazyjit import random  # noqa: F401  (lj.random: counter-based random numbers)
 from lazyjit import optim  # noqa: F401  (lj.optim: SGD, Adam, AdamW as shared updates)
 from lazyjit import nn  # noqa: F401  (lj.nn: layers on the public API)
-from lazyjit.realize import realize as _realize
-from lazyjit.stats import reset_stats, stats
-from lazyjit.errors import LazyjitError
 
 __version__ = "0.1.0"
 

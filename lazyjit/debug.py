@@ -11,10 +11,12 @@ from collections import Counter
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.errors import op_error
-from lazyjit.rewrite import PIPELINE, TOTAL, rewrite_outputs, summary_of
 from lazyjit.api.tensor import Tensor
+from lazyjit.autodiff.reverse import expand_grads
+from lazyjit.engine.jit import Jitted
+from lazyjit.errors import op_error
 from lazyjit.ops import apply
+from lazyjit.rewrite import PIPELINE, TOTAL, rewrite_outputs, summary_of
 from lazyjit.trace.graph import collect
 from lazyjit.trace.state import STATE
 
@@ -76,8 +78,6 @@ def rewrite_summary(fn_or_tensor) -> dict[str, int]:
     TypeError
         For anything but a jitted function or a tensor.
     """
-    from lazyjit.jit import Jitted
-    from lazyjit.api.tensor import Tensor
     if isinstance(fn_or_tensor, Jitted):
         total: Counter = Counter()
         for entry in fn_or_tensor._cache.values():
@@ -92,7 +92,6 @@ def rewrite_summary(fn_or_tensor) -> dict[str, int]:
         trace = collect([node])
         roots = [node]
         if any(n.op == "grad" for n in trace.nodes):
-            from lazyjit.autodiff import expand_grads
             inputs = set(trace.inputs)
             roots = [expand_grads([n for n in trace.nodes if n not in inputs]).get(node, node)]
         saved, total = STATE.rewrite_last, Counter(TOTAL)  # a query: leave the counters

@@ -24,8 +24,9 @@ from typing import Sequence
 import numpy as np
 
 import lazyjit.api.functions as F
+from lazyjit.api.shared import SharedVariable, realize_pending, shared
+from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError
-from lazyjit.api.shared import realize_pending, shared, SharedVariable
 from lazyjit.trace.state import STATE
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
@@ -65,7 +66,6 @@ class Optimizer:
                 for i, p in enumerate(self.params)]
 
     def _check(self, grads) -> list:
-        from lazyjit.api.tensor import Tensor
         if isinstance(grads, (Tensor, np.ndarray)):
             raise LazyjitError("optim.step: pass a list of gradients, one per parameter "
                                "(lj.grad(cost, opt.params) gives one), not a single tensor")

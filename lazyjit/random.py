@@ -28,8 +28,10 @@ import numpy as np
 
 import lazyjit.api.functions as F
 from lazyjit.api import exactmath
-from lazyjit.errors import LazyjitError
+from lazyjit.api.shared import current, recording, shared
+from lazyjit.api.sorting import argsort
 from lazyjit.api.tensor import Tensor
+from lazyjit.errors import LazyjitError
 from lazyjit.ops import apply
 from lazyjit.trace.sizes import has_unknown, plain
 from lazyjit.trace.state import UPDATING
@@ -133,7 +135,6 @@ class RandomStream:
             raise LazyjitError(f"random.RandomStream: seed must be an int in [0, 2**64), "
                                f"got {seed!r}")
         self.seed = int(seed)
-        from lazyjit.api.shared import shared
         self.state = shared(np.uint64(int(counter) % (1 << 64)), name="random counter")
         self.state.counter = True
 
@@ -153,7 +154,6 @@ class RandomStream:
         """Output words ``0..n-1`` of the blocks of the next ``prod(shape)`` counters."""
         shape = _shape(shape, where)
         k = math.prod(shape)
-        from lazyjit.api.shared import current, recording
         with UPDATING:  # a draw reads the counter and advances it in one step: threads
             # drawing from one stream at once (eagerly or in jitted calls, which update
             # it under this lock too) never draw the same numbers, as NumPy's Generator
@@ -281,7 +281,6 @@ class RandomStream:
         argsort of ``n`` random 64-bit keys (:func:`lazyjit.argsort`, a sorting network:
         O(n log^2 n) work).  Raises ``LazyjitError`` for a negative ``n``.
         """
-        from lazyjit.api.sorting import argsort
         (n,) = _shape(n, "permutation")
         w0, w1 = (F.astype(w, _U64) for w in self._words((n,), 2, "permutation"))
         return argsort(w1 * (1 << 32) + w0)

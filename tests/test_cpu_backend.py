@@ -79,7 +79,7 @@ def test_multi_output_fusion(cpu, rng):
 def test_buffers_planned_from_liveness_and_in_place(cpu, rng):
     """Intermediates whose lifetimes do not overlap share memory, an elementwise kernel
     writes over an input it reads last (same element), and values stay NumPy's."""
-    from lazyjit.realize import plan_for
+    from lazyjit.engine.realize import plan_for
     from lazyjit.trace.graph import collect
     x = lj.tensor(rng.standard_normal((64, 32)).astype(np.float32))
     w = lj.tensor(rng.standard_normal((32, 32)).astype(np.float32))
@@ -99,7 +99,7 @@ def test_buffers_planned_from_liveness_and_in_place(cpu, rng):
 def test_chained_indexed_updates_run_in_place(cpu, rng):
     """Several inc_subtensor / set_subtensor on one tensor that dies at each update all
     write into one buffer (the copies of the base are skipped), with NumPy's values."""
-    from lazyjit.realize import plan_for
+    from lazyjit.engine.realize import plan_for
     from lazyjit.trace.graph import collect
     xv = rng.standard_normal((500, 40)).astype(np.float32)
     y = lj.tensor(xv) * 3.0
@@ -120,7 +120,7 @@ def test_chained_indexed_updates_run_in_place(cpu, rng):
 def test_scan_state_read_only_at_the_end_lives_in_a_ring(cpu, rng):
     """A state of which only the last row is read is not stored for every step (a ring
     of two rows); one read at an earlier row is; both equal a NumPy loop."""
-    from lazyjit.realize import plan_for
+    from lazyjit.engine.realize import plan_for
     from lazyjit.trace.graph import collect
     xv = rng.standard_normal((50, 4, 8)).astype(np.float32)
     wv = (np.eye(8) * 0.5).astype(np.float32)
@@ -146,7 +146,7 @@ def test_fast_compile_runs_before_the_compile_and_after(cpu, rng):
     """At ``fast_compile`` a new trace runs at once on the reference interpreter while gcc
     compiles in the background; once the module is ready, it runs it; values agree."""
     from lazyjit.backends.cpu.backend import Tiered
-    from lazyjit.realize import plan_for
+    from lazyjit.engine.realize import plan_for
     from lazyjit.trace.graph import collect
     x = lj.tensor(rng.standard_normal((64, 33)).astype(np.float32))
     with lj.config(optimizer="fast_compile"):
@@ -240,7 +240,7 @@ def test_out_of_bounds_index_raises_not_crashes(cpu):
 def test_index_checks_kept_except_unsafe(cpu):
     """Index bounds are checked at run time at every optimizer level but ``unsafe``,
     which compiles the checks away."""
-    from lazyjit.realize import plan_for
+    from lazyjit.engine.realize import plan_for
     from lazyjit.trace.graph import collect
     x = lj.tensor(np.arange(10.0))
     for level in ("fast_compile", "o2", "fast_run"):

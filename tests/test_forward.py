@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import lazyjit as lj
-from lazyjit.forward import push_tangents
+from lazyjit.autodiff.forward import push_tangents
 
 from gradcheck import check_grads
 from helpers import graph_ops

@@ -49,7 +49,7 @@ from lazyjit.backends.cpu import conv
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 RECORD = os.environ.get("LAZYJIT_RECORD_GOLDEN", "") not in ("", "0")
 THREADS = 4  # conv.MAX_THREADS while generating (it is os.cpu_count() otherwise)
-_realize = importlib.import_module("lazyjit.realize")  # (lj.realize is the function)
+_realize = importlib.import_module("lazyjit.engine.realize")  # (lj.realize is the function)
 
 
 class _Captured(Exception):

@@ -175,7 +175,7 @@ def test_check_grads_order_2(group, backend, rng):
 @pytest.mark.parametrize("group", list(OP_GROUPS))
 def test_double_vjp_fallback(group, rng, monkeypatch):
     """Forward mode with no JVP rule at all: every op's JVP is its transposed VJP
-    (``lazyjit.forward.transposed_vjp``), to order 2."""
+    (``lazyjit.autodiff.forward.transposed_vjp``), to order 2."""
     for name, opdef in REGISTRY.items():
         if opdef.kind not in ("loop", "branch", "select"):  # multi-result: own JVP only
             monkeypatch.setitem(REGISTRY, name, dataclasses.replace(opdef, jvp=None))

@@ -20,7 +20,7 @@ Inside, every scan has one form, to which the public :func:`scan` reduces its op
   ``outputs_info``).
 
 Gradients and forward derivatives of a scan are scans themselves (back-propagation
-through time runs as one reverse scan: :mod:`lazyjit.scan_grad`).
+through time runs as one reverse scan: :mod:`lazyjit.autodiff.scan_grad`).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Operations on tensors only record nodes; the value is computed when it is needed
 (``.numpy()``, ``np.asarray``, ``.item()``, ``float``, ``int``, ``bool``, ``repr``) by
-:func:`lazyjit.realize.realize` (called through :data:`lazyjit.trace.state.CONTEXT`).
+:func:`lazyjit.engine.realize.realize` (called through :data:`lazyjit.trace.state.CONTEXT`).
 Shape, dtype, ndim and size are known without computing.
 """
 from __future__ import annotations

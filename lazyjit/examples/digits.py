@@ -34,6 +34,7 @@ import time
 import numpy as np
 
 import lazyjit as lj
+from lazyjit.nn import functional as nnf
 
 LAYERS = (64, 256, 256, 10)
 SPLIT_SEED = 0
@@ -87,7 +88,6 @@ def init_cnn(seed: int) -> list[lj.Tensor]:
 
 def forward_cnn(params, x):
     """Logits ``(batch, 10)`` of the CNN for inputs ``x`` of shape ``(batch, 64)``."""
-    from lazyjit.nn import functional as nnf
     c1, b1, c2, b2, w3, b3, w4, b4 = params
     h = x.reshape(x.shape[0], 1, 8, 8)
     h = nnf.max_pool2d(lj.relu(nnf.conv2d(h, c1, b1, padding=1)), 2)   # (n, 16, 4, 4)

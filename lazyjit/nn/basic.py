@@ -4,19 +4,36 @@ from :mod:`lazyjit.nn.functional`; the layers of :mod:`lazyjit.nn.modules` call 
 """
 from __future__ import annotations
 
-import lazyjit as lj
+import numpy as np
+
+import lazyjit.api.functions as F
+from lazyjit.errors import LazyjitError
+from lazyjit.random import RandomStream
 
 __all__ = ["dropout", "batch_norm", "embedding", "cross_entropy"]
 
-_DEFAULT: list = []  # the stream of dropout calls given none (created on first use)
+
+class Defaults:
+    """The process-wide state of :mod:`lazyjit.nn` (one instance, :data:`DEFAULTS`): the
+    generator of parameter initializations, and the random stream of the dropout calls
+    given none (created on first use); :func:`lazyjit.nn.manual_seed` replaces both."""
+
+    __slots__ = ("rng", "stream")
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+        self.stream: RandomStream | None = None
 
 
-def default_stream() -> "lj.random.RandomStream":
+DEFAULTS = Defaults()
+
+
+def default_stream() -> RandomStream:
     """The random stream ``dropout`` draws from when given none (seed 0; reseeded by
     :func:`lazyjit.nn.manual_seed`)."""
-    if not _DEFAULT:
-        _DEFAULT.append(lj.random.RandomStream(0))
-    return _DEFAULT[0]
+    if DEFAULTS.stream is None:
+        DEFAULTS.stream = RandomStream(0)
+    return DEFAULTS.stream
 
 
 def dropout(x, p: float = 0.5, training: bool = True, stream=None):
@@ -38,12 +55,12 @@ def dropout(x, p: float = 0.5, training: bool = True, stream=None):
         For ``p`` outside ``[0, 1)``.
     """
     if not 0 <= p < 1:
-        raise lj.LazyjitError(f"dropout: p must be in [0, 1), got {p!r}")
-    x = lj.asarray(x)
+        raise LazyjitError(f"dropout: p must be in [0, 1), got {p!r}")
+    x = F.asarray(x)
     if not training or p == 0:
         return x
     keep = (stream or default_stream()).bernoulli(x.shape, 1 - p)
-    return lj.where(keep, x / (1 - p), lj.zeros_like(x))
+    return F.where(keep, x / (1 - p), F.zeros_like(x))
 
 
 def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
@@ -70,37 +87,37 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
         For an ``x`` of rank < 2, eval mode without running statistics, or statistics
         not of shape ``(C,)``.
     """
-    x = lj.asarray(x)
+    x = F.asarray(x)
     if x.ndim < 2:
-        raise lj.LazyjitError(f"batch_norm: x must be (N, C, ...), got shape {x.shape}")
+        raise LazyjitError(f"batch_norm: x must be (N, C, ...), got shape {x.shape}")
     C = x.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != (C,):
-            raise lj.LazyjitError(f"batch_norm: {name} must have shape ({C},), got "
+            raise LazyjitError(f"batch_norm: {name} must have shape ({C},), got "
                                   f"{tuple(t.shape)} (x has shape {x.shape})")
     shape = (1, C) + (1,) * (x.ndim - 2)
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        mean = lj.mean(x, axis=axes)
-        var = lj.var(x, axis=axes)
+        mean = F.mean(x, axis=axes)
+        var = F.var(x, axis=axes)
         n = x.size // C
         m = momentum
         if running_mean is not None:
             running_mean.assign((1 - m) * running_mean + m * mean)
         if running_var is not None:
-            unbiased = var * lj.size_value(n, x.dtype) / lj.size_value(max(n - 1, 1), x.dtype)
+            unbiased = var * F.size_value(n, x.dtype) / F.size_value(max(n - 1, 1), x.dtype)
             running_var.assign((1 - m) * running_var + m * unbiased)
     else:
         if running_mean is None or running_var is None:
-            raise lj.LazyjitError("batch_norm: eval mode (training=False) needs "
+            raise LazyjitError("batch_norm: eval mode (training=False) needs "
                                   "running_mean and running_var")
         mean, var = running_mean, running_var
-    y = (x - lj.reshape(mean, shape)) / lj.sqrt(lj.reshape(var, shape) + eps)
+    y = (x - F.reshape(mean, shape)) / F.sqrt(F.reshape(var, shape) + eps)
     if weight is not None:
-        y = y * lj.reshape(weight, shape)
+        y = y * F.reshape(weight, shape)
     if bias is not None:
-        y = y + lj.reshape(bias, shape)
+        y = y + F.reshape(bias, shape)
     return y
 
 
@@ -116,13 +133,13 @@ def embedding(idx, weight):
     IndexError
         For constant indices outside ``[-num, num)``.
     """
-    weight = lj.asarray(weight)
-    idx = lj.asarray(idx)
+    weight = F.asarray(weight)
+    idx = F.asarray(idx)
     if weight.ndim != 2:
-        raise lj.LazyjitError(f"embedding: weight must be (num, dim), got {weight.shape}")
+        raise LazyjitError(f"embedding: weight must be (num, dim), got {weight.shape}")
     if idx.dtype.kind not in "iu":
-        raise lj.LazyjitError(f"embedding: indices must be integers, got {idx.dtype}")
-    return lj.take(weight, idx, axis=0)
+        raise LazyjitError(f"embedding: indices must be integers, got {idx.dtype}")
+    return F.take(weight, idx, axis=0)
 
 
 def cross_entropy(logits, target, reduction: str = "mean", label_smoothing: float = 0.0):
@@ -149,18 +166,18 @@ def cross_entropy(logits, target, reduction: str = "mean", label_smoothing: floa
         that do not match.
     """
     if reduction not in ("mean", "sum", "none"):
-        raise lj.LazyjitError(f"cross_entropy: reduction must be 'mean', 'sum' or 'none', "
+        raise LazyjitError(f"cross_entropy: reduction must be 'mean', 'sum' or 'none', "
                               f"got {reduction!r}")
     if not 0 <= label_smoothing <= 1:
-        raise lj.LazyjitError(f"cross_entropy: label_smoothing must be in [0, 1], got "
+        raise LazyjitError(f"cross_entropy: label_smoothing must be in [0, 1], got "
                               f"{label_smoothing!r}")
-    logits = lj.asarray(logits)
+    logits = F.asarray(logits)
     axis = 0 if logits.ndim == 1 else 1
-    loss = lj.softmax_cross_entropy(logits, target, axis=axis)
+    loss = F.softmax_cross_entropy(logits, target, axis=axis)
     if label_smoothing:
-        uniform = -lj.mean(lj.log_softmax(logits, axis=axis), axis=axis)
+        uniform = -F.mean(F.log_softmax(logits, axis=axis), axis=axis)
         loss = (1 - label_smoothing) * loss + label_smoothing * uniform
     if reduction == "mean":
-        return lj.mean(loss)
-    return lj.sum(loss) if reduction == "sum" else loss
+        return F.mean(loss)
+    return F.sum(loss) if reduction == "sum" else loss
 

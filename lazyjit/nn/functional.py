@@ -30,10 +30,11 @@ import math
 import numpy as np
 
 import lazyjit.api.functions as F
+from lazyjit.api.scan import scan
+from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 from lazyjit.nn.basic import batch_norm, cross_entropy, dropout, embedding
 from lazyjit.ops.conv import conv, pool
-from lazyjit.api.tensor import Tensor
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "lstm_cell", "lstm", "dropout", "batch_norm",
            "embedding", "cross_entropy"]
@@ -276,7 +277,6 @@ def lstm(xs, h0, c0, w_ih, w_hh, bias):
     """An LSTM layer over ``xs (steps, batch, in)`` as ONE ``lj.scan`` of
     :func:`lstm_cell` (its gradient one reverse scan); returns ``(hs (steps, batch,
     hidden), h_last, c_last)``."""
-    from lazyjit.api.scan import scan
     (hs, cs), _ = scan(lstm_cell, sequences=[xs], outputs_info=[h0, c0],
                        non_sequences=[w_ih, w_hh, bias])
     return hs, hs[-1], cs[-1]

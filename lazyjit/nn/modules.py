@@ -15,25 +15,26 @@ from typing import Iterator
 
 import numpy as np
 
-import lazyjit as lj
-from lazyjit.nn import basic
-from lazyjit.nn import functional as F
+import lazyjit.nn.basic as basic
+import lazyjit.nn.functional as F
+from lazyjit.api.functions import relu, zeros
+from lazyjit.api.shared import SharedVariable, shared
+from lazyjit.engine.jit import invalidate_traces
+from lazyjit.errors import LazyjitError
+from lazyjit.nn.basic import DEFAULTS
+from lazyjit.random import RandomStream
 
 __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "Embedding", "Dropout", "Sequential",
            "LSTM", "BatchNorm1d", "BatchNorm2d", "ReLU"]
 
-_RNG = np.random.default_rng(0)
-
-
 def manual_seed(seed: int) -> None:
     """Seed the generator of parameter initializations (and of dropout streams)."""
-    global _RNG
-    _RNG = np.random.default_rng(seed)
-    basic._DEFAULT[:] = [lj.random.RandomStream(int(_RNG.integers(2**62)))]
+    DEFAULTS.rng = np.random.default_rng(seed)
+    DEFAULTS.stream = RandomStream(int(DEFAULTS.rng.integers(2**62)))
 
 
 def _uniform(shape, bound: float) -> np.ndarray:
-    return _RNG.uniform(-bound, bound, shape).astype(np.float32)
+    return DEFAULTS.rng.uniform(-bound, bound, shape).astype(np.float32)
 
 
 class Module:
@@ -56,16 +57,16 @@ class Module:
                     if isinstance(v, Module):
                         yield f"{name}.{i}", v
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, lj.SharedVariable]]:
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, SharedVariable]]:
         """``(dotted name, shared variable)`` of this module's parameters, then its
         children's, in definition order."""
         for name, value in vars(self).items():
-            if isinstance(value, lj.SharedVariable) and not name.startswith("_"):
+            if isinstance(value, SharedVariable) and not name.startswith("_"):
                 yield prefix + name, value
         for name, child in self.named_children():
             yield from child.named_parameters(prefix + name + ".")
 
-    def parameters(self) -> list[lj.SharedVariable]:
+    def parameters(self) -> list[SharedVariable]:
         return [p for _, p in self.named_parameters()]
 
     def state_dict(self) -> "OrderedDict[str, np.ndarray]":
@@ -75,10 +76,10 @@ class Module:
             out[name] = b.get_value()
         return out
 
-    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, lj.SharedVariable]]:
+    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, SharedVariable]]:
         """Non-trained state (running statistics): shared variables named ``_x``."""
         for name, value in vars(self).items():
-            if isinstance(value, lj.SharedVariable) and name.startswith("_"):
+            if isinstance(value, SharedVariable) and name.startswith("_"):
                 yield prefix + name[1:], value
         for name, child in self.named_children():
             yield from child.named_buffers(prefix + name + ".")
@@ -95,12 +96,12 @@ class Module:
         own.update(self.named_buffers())
         missing, extra = set(own) - set(state), set(state) - set(own)
         if missing or extra:
-            raise lj.LazyjitError(f"load_state_dict: missing keys {sorted(missing)}, "
+            raise LazyjitError(f"load_state_dict: missing keys {sorted(missing)}, "
                                   f"unexpected keys {sorted(extra)}")
         for name, p in own.items():
             value = np.asarray(state[name])
             if value.shape != p.shape:
-                raise lj.LazyjitError(f"load_state_dict: {name} has shape {p.shape}, the "
+                raise LazyjitError(f"load_state_dict: {name} has shape {p.shape}, the "
                                       f"state gives {value.shape}")
             p.set_value(value)
 
@@ -112,7 +113,7 @@ class Module:
         keeps the mode its graph was built in (build one per mode, as in Theano)."""
         mode = bool(mode)
         if self.training != mode:
-            lj.invalidate_traces()
+            invalidate_traces()
         self.training = mode
         for _, child in self.named_children():
             child.train(mode)  # (a child that overrides train is called)
@@ -135,8 +136,8 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True):
         bound = 1 / np.sqrt(in_features)
-        self.weight = lj.shared(_uniform((in_features, out_features), bound), "weight")
-        self.bias = lj.shared(_uniform((out_features,), bound), "bias") if bias else None
+        self.weight = shared(_uniform((in_features, out_features), bound), "weight")
+        self.bias = shared(_uniform((out_features,), bound), "bias") if bias else None
 
     def forward(self, x):
         y = x @ self.weight
@@ -152,9 +153,9 @@ class Conv2d(Module):
         kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
         fan_in = in_channels // groups * kh * kw
         bound = 1 / np.sqrt(fan_in)
-        self.weight = lj.shared(_uniform((out_channels, in_channels // groups, kh, kw), bound),
+        self.weight = shared(_uniform((out_channels, in_channels // groups, kh, kw), bound),
                                 "weight")
-        self.bias = lj.shared(_uniform((out_channels,), bound), "bias") if bias else None
+        self.bias = shared(_uniform((out_channels,), bound), "bias") if bias else None
         self.args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
 
     def forward(self, x):
@@ -171,14 +172,14 @@ class MaxPool2d(Module):
 
 class ReLU(Module):
     def forward(self, x):
-        return lj.relu(x)
+        return relu(x)
 
 
 class Embedding(Module):
     """Rows of a ``(num, dim)`` table (initialized ``N(0, 1)``) for integer indices."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int):
-        self.weight = lj.shared(_RNG.standard_normal((num_embeddings, embedding_dim))
+        self.weight = shared(DEFAULTS.rng.standard_normal((num_embeddings, embedding_dim))
                                 .astype(np.float32), "weight")
 
     def forward(self, idx):
@@ -192,9 +193,9 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, seed: int | None = None):
         if not 0 <= p < 1:
-            raise lj.LazyjitError(f"Dropout: p must be in [0, 1), got {p}")
+            raise LazyjitError(f"Dropout: p must be in [0, 1), got {p}")
         self.p = p
-        self.stream = lj.random.RandomStream(int(_RNG.integers(2**62)) if seed is None
+        self.stream = RandomStream(int(DEFAULTS.rng.integers(2**62)) if seed is None
                                              else seed)
 
     def forward(self, x):
@@ -219,10 +220,10 @@ class _BatchNorm(Module):
     axes: tuple = (0,)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1):
-        self.weight = lj.shared(np.ones(num_features, np.float32), "weight")
-        self.bias = lj.shared(np.zeros(num_features, np.float32), "bias")
-        self._running_mean = lj.shared(np.zeros(num_features, np.float32), "running_mean")
-        self._running_var = lj.shared(np.ones(num_features, np.float32), "running_var")
+        self.weight = shared(np.ones(num_features, np.float32), "weight")
+        self.bias = shared(np.zeros(num_features, np.float32), "bias")
+        self._running_mean = shared(np.zeros(num_features, np.float32), "running_mean")
+        self._running_var = shared(np.ones(num_features, np.float32), "running_var")
         self.eps, self.momentum = eps, momentum
 
     def forward(self, x):
@@ -244,14 +245,14 @@ class LSTM(Module):
 
     def __init__(self, input_size: int, hidden_size: int):
         bound = 1 / np.sqrt(hidden_size)
-        self.weight_ih = lj.shared(_uniform((input_size, 4 * hidden_size), bound), "w_ih")
-        self.weight_hh = lj.shared(_uniform((hidden_size, 4 * hidden_size), bound), "w_hh")
-        self.bias = lj.shared(_uniform((4 * hidden_size,), bound), "bias")
+        self.weight_ih = shared(_uniform((input_size, 4 * hidden_size), bound), "w_ih")
+        self.weight_hh = shared(_uniform((hidden_size, 4 * hidden_size), bound), "w_hh")
+        self.bias = shared(_uniform((4 * hidden_size,), bound), "bias")
         self.hidden_size = hidden_size
 
     def forward(self, xs, state=None):
         if state is None:
-            zeros = lj.zeros((xs.shape[1], self.hidden_size), xs.dtype)
-            state = (zeros, zeros)
+            blank = zeros((xs.shape[1], self.hidden_size), xs.dtype)
+            state = (blank, blank)
         hs, h, c = F.lstm(xs, state[0], state[1], self.weight_ih, self.weight_hh, self.bias)
         return hs, (h, c)

@@ -6,7 +6,7 @@ Their NumPy references define the semantics and serve the ``numpy`` backend: the
 reference interprets the body once per step.  The derivatives of ``ifelse`` are
 conditionals of the derivatives (written with the public ``lj.ifelse``); those of
 ``scan`` (a reverse scan and a forward scan) are built by autodiff itself and attached
-by :mod:`lazyjit.scan_grad`.  :class:`Parts` holds the cotangents (or tangents) of the
+by :mod:`lazyjit.autodiff.scan_grad`.  :class:`Parts` holds the cotangents (or tangents) of the
 results of a multi-result node.
 """
 from __future__ import annotations
@@ -118,7 +118,7 @@ def _select_jvp(ts, out, src, i):
 
 
 # the derivatives of a loop are loops over the body's derivatives, built by autodiff
-# itself, a layer above: lazyjit.scan_grad attaches them (attach_rules)
+# itself, a layer above: lazyjit.autodiff.scan_grad attaches them (attach_rules)
 register(OpDef("scan", "loop", run_scan, doc="a loop over an inner graph (see lazyjit.api.scan)"))
 register(OpDef("ifelse", "branch", run_ifelse, vjp=_ifelse_vjp, jvp=_ifelse_jvp,
                doc="a conditional running one of two inner graphs (see lazyjit.api.ifelse)"))

@@ -5,8 +5,8 @@ decides how backends render it), its shape rule, its dtype rule, its NumPy refer
 (the semantics, and the ``numpy`` backend), a backend-neutral C expression for
 elementwise ops, and its derivatives: a vector-Jacobian product (reverse mode, used by
 :mod:`lazyjit.autodiff`) and a Jacobian-vector product (forward mode, used by
-:mod:`lazyjit.forward`).  An op with only a VJP still has a forward mode: the JVP is
-then the transpose of the VJP (see :func:`lazyjit.forward.transposed_vjp`).  Composite
+:mod:`lazyjit.autodiff.forward`).  An op with only a VJP still has a forward mode: the JVP is
+then the transpose of the VJP (see :func:`lazyjit.autodiff.forward.transposed_vjp`).  Composite
 functions (softmax, mean, var, ...) are written in primitives in :mod:`lazyjit.api`
 and need no entry here.  :func:`apply` builds a node after checking its op's shape and
 dtype rules (the one way the API makes op nodes).
@@ -136,7 +136,7 @@ F = _Functions()
 def attach_rules(name: str, vjp: Callable[..., tuple], jvp: Callable[..., Any]) -> None:
     """Give the registered op ``name`` its derivative rules, for the ops whose rules need a
     layer above the ops (a loop's derivatives are loops of derivatives:
-    :mod:`lazyjit.scan_grad`)."""
+    :mod:`lazyjit.autodiff.scan_grad`)."""
     REGISTRY[name] = dataclasses.replace(REGISTRY[name], vjp=vjp, jvp=jvp)
 
 

@@ -5,7 +5,7 @@ optimizer level on (the ``optimizer`` flag: ``none``, ``o1`` = ``fast_compile`` 
 ``o4`` = ``fast_run``, ``unsafe``).  ``o1`` is merge only, which hash-consing does as
 nodes are built; ``unsafe`` adds the rules that change results in edge cases.
 
-:func:`optimize` rewrites a trace for :func:`lazyjit.realize.plan_for`, keeping its
+:func:`optimize` rewrites a trace for :func:`lazyjit.engine.realize.plan_for`, keeping its
 input slots; :func:`rewrite_outputs` rewrites a list of output nodes;
 :func:`rewrite_cost` rewrites the graph of a cost before ``lj.grad``'s deferred
 gradients are expanded, so the backward graph is built from the stable forward one

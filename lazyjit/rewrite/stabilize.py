@@ -1,6 +1,8 @@
 """Stabilization: replace formulas that lose digits or overflow by stable equivalents."""
 from __future__ import annotations
 
+from lazyjit.api.reductions import logsumexp as lse  # a composite, built from primitives
+from lazyjit.api.tensor import Tensor
 from lazyjit.rewrite.engine import ew, op_of, rule
 from lazyjit.trace.consts import is_const
 from lazyjit.trace.node import Node
@@ -85,8 +87,6 @@ def logsumexp(n: Node) -> Node | None:
     e = s.src[0]
     if op_of(e) != "exp" or _shifted_by_own_max(e.src[0]):
         return None
-    from lazyjit.api.reductions import logsumexp as lse  # composite, built from primitives
-    from lazyjit.api.tensor import Tensor
     out = lse(Tensor(e.src[0]), axis=s.arg, keepdims=True).node
     for v in reversed(views):
         out = Node.make(v.op, (out,), v.arg, v.shape, v.dtype)

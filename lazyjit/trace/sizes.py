@@ -1,7 +1,7 @@
 """Sizes unknown until a call: the stand-in numbers of ``lj.function``'s placeholders.
 
 A placeholder's dimension of unknown size stands as a *sentinel*, a large prime that no
-real size is (:func:`unknown_dim`); :mod:`lazyjit.trace.replay` rebuilds a graph at the
+real size is (:func:`unknown_dim`); :mod:`lazyjit.engine.replay` rebuilds a graph at the
 real sizes of each call.  In the user's code, such a size is an :class:`UnknownSize`
 that refuses every use that would turn it into a Python number (issue 13 replaces all
 this with symbolic sizes).

@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from lazyjit.autodiff import expand_grads
+from lazyjit.autodiff.reverse import expand_grads
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, creation_site, format_site

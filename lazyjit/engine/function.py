@@ -2,7 +2,7 @@
 over symbolic placeholders (``lj.scalar/vector/matrix/tensor3/tensor4``) of unknown sizes.
 
 The graph is built once, eagerly, on the placeholders; their unknown dimensions stand as
-sentinel sizes (:mod:`lazyjit.trace.replay`).  A call binds every unknown dimension to
+sentinel sizes (:mod:`lazyjit.engine.replay`).  A call binds every unknown dimension to
 the size of the arguments and rebuilds the graph at those sizes (a replay of the nodes,
 not of the Python that built them), then runs it through the machinery of ``lj.jit``:
 the plan is cached per argument signature, the shared variables the graph reads are
@@ -20,11 +20,11 @@ import numpy as np
 import lazyjit.api.functions as F
 from lazyjit.config import config
 from lazyjit.errors import UNKNOWN, LazyjitError, describe, op_error
-from lazyjit.jit import Jitted
+from lazyjit.engine.jit import Jitted
 from lazyjit.api.shared import OWNER, SharedVariable, SYMBOLIC
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.node import Node
-from lazyjit.trace.replay import Sizes, graph_leaves, instantiate
+from lazyjit.engine.replay import graph_leaves, instantiate, Sizes
 from lazyjit.trace.sizes import unknown_dim
 from lazyjit.trace.state import CONTEXT
 

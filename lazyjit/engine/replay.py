@@ -36,7 +36,9 @@ from typing import Callable
 
 import numpy as np
 
+from lazyjit.api.scan import ScanSpec
 from lazyjit.errors import LazyjitError, describe, format_site
+from lazyjit.ops import REGISTRY
 from lazyjit.trace.graph import reachable
 from lazyjit.trace.node import Node, origin_of
 from lazyjit.trace.sizes import _EPS, _MAX_COEF, _MAX_OFFSET, FLOOR, has_unknown
@@ -203,7 +205,6 @@ def _scalar(n: Node, sizes: Sizes) -> Node:
 
 def _shape_of(n: Node, src: tuple, arg, sizes: Sizes) -> tuple:
     """The shape of ``n`` rebuilt over ``src`` with argument ``arg``."""
-    from lazyjit.ops import REGISTRY
     if n.op == "scan_out":
         owner = src[0]
         if owner.op == "ifelse":
@@ -255,7 +256,6 @@ def _scan_spec(spec, sizes: Sizes, src: tuple):
     """The scan's spec rebuilt: its body's placeholders and graph at ``sizes``, and as
     many steps as the rebuilt sequences have rows (a count computed from a sentinel,
     or ``n_steps`` larger than a sequence now shorter, is cut as the API cuts it)."""
-    from lazyjit.api.scan import ScanSpec
     inner = {p: Node.make("param", (), p.arg, sizes.shape(p.shape), p.dtype)
              for p in spec.inputs}
     outs = instantiate(list(spec.outputs), inner, sizes)
@@ -339,7 +339,6 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
         shapes and the line that built it), or a constant array's shape depends on an
         unknown dimension.
     """
-    from lazyjit.ops import REGISTRY
     memo = dict(mapping)
     stack = [(r, False) for r in reversed(roots)]
     while stack:

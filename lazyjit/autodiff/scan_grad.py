@@ -19,15 +19,15 @@ hold the cotangents of the initial rows. The graph size does not depend on ``T``
 
 **Forward scan.**  The JVP scan carries each state and its tangent, and reads each
 sequence and invariant with its tangent; its body is the body with its tangents pushed
-forward (:func:`lazyjit.forward.push_tangents`).
+forward (:func:`lazyjit.autodiff.forward.push_tangents`).
 """
 from __future__ import annotations
 
 import lazyjit.api.functions as F
 from lazyjit.api.scan import build_scan, results_of
 from lazyjit.api.tensor import Tensor
-from lazyjit.autodiff import backprop, reached_targets
-from lazyjit.forward import push_tangents
+from lazyjit.autodiff.reverse import backprop, reached_targets
+from lazyjit.autodiff.forward import push_tangents
 from lazyjit.ops.control import Parts
 from lazyjit.ops.registry import attach_rules
 from lazyjit.rewrite.canonicalize import slice_of_write

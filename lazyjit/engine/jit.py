@@ -20,13 +20,13 @@ from lazyjit.config import config
 from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import flatten, unflatten
-from lazyjit.realize import backend_key, plan_for
+from lazyjit.engine.realize import backend_key, plan_for
 from lazyjit.api.shared import _PENDING, OWNER, realize_pending, SharedVariable
 from lazyjit.stats import count
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
-from lazyjit.trace.replay import recompute_stateful
+from lazyjit.engine.replay import recompute_stateful
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 from lazyjit.trace.through import JITTED
 

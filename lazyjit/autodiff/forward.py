@@ -25,9 +25,9 @@ from typing import Any, Callable
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.autodiff import (add_seed, as_tensors, backprop, differentiable, disconnected_zeros,
-                              expand_grads, grad, leaf_paths, mapped, reached_targets, reverse,
-                              split_aux, wrt_leaves)
+from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable,
+                                      disconnected_zeros, expand_grads, grad, leaf_paths, mapped,
+                                      reached_targets, reverse, split_aux, wrt_leaves)
 from lazyjit.trace.graph import toposort
 from lazyjit.errors import op_error
 from lazyjit.ops import REGISTRY
