@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Sequence
 
-from lazyjit.config import CONV_POLICIES as POLICIES
+from lazyjit.config import CONV_POLICIES as POLICIES, config
 from lazyjit.trace.node import Node
 
 _CHOSEN: dict[tuple, str] = {}
@@ -42,7 +42,6 @@ def choose(backend: str, node: Node, candidates: Sequence[str],
     ``guess(node)`` is the backend's heuristic (one of ``candidates``); ``timer(node,
     name)`` runs that implementation on inputs of the node's shapes and returns seconds.
     """
-    from lazyjit.config import config
     policy = config.conv_algo
     if policy not in POLICIES:
         return policy if policy in candidates else guess(node)

@@ -1,7 +1,7 @@
 """The reference backend: interprets a trace node by node with each op's NumPy reference.
 
 No compiler is involved; this defines what every other backend must compute.  Nodes
-that only one branch of an ``ifelse`` needs (:func:`lazyjit.ifelse.gates`) are
+that only one branch of an ``ifelse`` needs (:func:`lazyjit.trace.gates.gates`) are
 interpreted only when that branch is taken.
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ import numpy as np
 
 from lazyjit.ops import REGISTRY
 from lazyjit.stats import count
+from lazyjit.trace.gates import gates
 from lazyjit.trace.graph import Trace
 
 name = "numpy"
@@ -20,7 +21,6 @@ class Interpreter:
     step holds the steps of each of its sides."""
 
     def __init__(self, trace: Trace):
-        from lazyjit.trace.gates import gates
         index = trace.index
         slots = {n: i for i, n in enumerate(trace.inputs)}
         gate = gates(trace)
