@@ -424,3 +424,18 @@ def _t(*shape):
 def test_errors(call, match):
     with pytest.raises(lj.LazyjitError, match=match):
         call()
+
+
+def test_conv2d_and_pool_of_shared_variables(backend, rng):
+    """conv2d and max_pool2d of shared variables (the op rules build their results as
+    tensors, not as the operand's class) equal those of plain tensors, gradients too."""
+    xv = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    wv = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    results = []
+    for make in (lj.tensor, lj.shared):
+        x, w = make(xv), make(wv)
+        y = F.max_pool2d(F.conv2d(x, w), 2)
+        assert type(y) is lj.Tensor
+        results.append([y.numpy()] + [g.numpy() for g in lj.grad(y.sum(), [x, w])])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)

@@ -16,8 +16,9 @@ and the ops' derivative rules, written with these functions, have them
 from lazyjit.api import functions, methods  # noqa: F401
 from lazyjit.api.ifelse import ifelse
 from lazyjit.api.sorting import products_of_others
+from lazyjit.api.tensor import Tensor
 from lazyjit.ops.registry import F
 
-F.bind(functions, ifelse=ifelse, products_of_others=products_of_others)
+F.bind(functions, Tensor=Tensor, ifelse=ifelse, products_of_others=products_of_others)
 
 __all__ = ["functions", "methods"]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit.ops.registry import OpDef, apply, bilinear_jvp, register
+from lazyjit.ops.registry import F, OpDef, apply, bilinear_jvp, register
 
 CONV_OPS = ("conv2d", "conv2d_grad_input", "conv2d_grad_weight")
 POOL_OPS = ("max_pool2d", "max_pool2d_grad")
@@ -160,7 +160,7 @@ def _grad_weight_shape(srcs, arg):
 
 
 def _tensor(op: str, a, b, arg):
-    return type(a)(apply(op, (a.node, b.node), arg))  # (a Tensor, as the rules' operands)
+    return F.Tensor(apply(op, (a.node, b.node), arg))
 
 
 def conv(x, w, arg):

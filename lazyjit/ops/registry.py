@@ -121,8 +121,8 @@ def apply(name: str, srcs: tuple[Node, ...], arg: Any = None) -> Node:
 
 class _Functions:
     """The NumPy-named functions the derivative rules are written with (``F.sum``,
-    ``F.where``, ...): the API is a layer above the ops, so :mod:`lazyjit.api` binds them
-    here (:meth:`bind`) when it is imported."""
+    ``F.where``, ..., and ``F.Tensor`` for a node as a tensor): the API is a layer above
+    the ops, so :mod:`lazyjit.api` binds them here (:meth:`bind`) when it is imported."""
 
     def bind(self, namespace, **more: Callable) -> None:
         """Make the public names of the module ``namespace``, and ``more``, attributes."""
@@ -170,7 +170,7 @@ def linear_jvp(ts, out, *srcs_arg):
         return None
     operands = tuple((s if s.dtype.kind != "f" else t if t is not None else F.zeros_like(s)).node
                      for s, t in zip(srcs, ts, strict=True))
-    return type(out)(apply(out.node.op, operands, arg))  # (a Tensor, as the rules' operands)
+    return F.Tensor(apply(out.node.op, operands, arg))
 
 
 def bilinear_jvp(f: Callable[..., Any]) -> Callable[..., Any]:
