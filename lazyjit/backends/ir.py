@@ -5,17 +5,18 @@ It executes exactly what a compiled backend renders: the same records, over the 
 memory plan.  Buffers are raw bytes: the memory blocks of the plan (shared by slots
 whose lifetimes do not overlap, written in place where the plan says so, an input
 donated to an output), views addressed by offset and strides in them, scan rows and
-ring buffers by pointer arithmetic as the C does.  Fresh blocks are filled with 0xFF
-bytes (NaN for floats), so a kernel reading memory no kernel wrote shows up in the
-results, and a view reaching outside its buffer raises.  It is therefore the oracle
-for fusion, memory plans, in-place writes and ring buffers, and the way a GPU schedule
-is tested on a machine without a GPU (:func:`run_program` runs any target's program).
+ring buffers by pointer arithmetic as the C does.  A block is filled with 0xFF bytes
+(NaN for floats) whenever a value's lifetime starts in it (unless written in place), so
+a kernel reading memory no kernel wrote for it shows up in the results; a view reaching
+outside its buffer raises, and so does a kernel writing memory that one of its reads of
+another geometry also addresses (:class:`ScheduleError`: compiled code would read
+elements already overwritten).  It is therefore the oracle for fusion, memory plans,
+in-place writes and ring buffers, and the way a GPU schedule is tested on a machine
+without a GPU (:func:`run_program` runs any target's program).
 Each kernel computes with the ops' NumPy references (:mod:`lazyjit.ops`), as the
 ``numpy`` backend does.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from lazyjit.ops import REGISTRY
 from lazyjit.rewrite import optimize_body
 from lazyjit.schedule import ir
 from lazyjit.schedule.lower import Target, lower
-from lazyjit.schedule.views import View
+from lazyjit.schedule.views import View, row_bytes
 from lazyjit.schedule.window import WindowPlan
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace
@@ -40,6 +41,10 @@ def target() -> Target:
     (each window kernel runs its op's reference)."""
     return Target("ir", lambda n: WindowPlan(), optimize_body,
                   checks=config.optimizer != "unsafe")
+
+
+class ScheduleError(RuntimeError):
+    """A program breaks its own memory plan (a bug of the schedule, never of the user)."""
 
 
 def _bytes(a: np.ndarray) -> np.ndarray:
@@ -85,16 +90,64 @@ def _copy(dst: Pointer, src: Pointer, nbytes: int) -> None:
     db[do:do + nbytes] = sb[so:so + nbytes]
 
 
+def _check_overlap(k, table) -> None:
+    """Raise when kernel ``k`` writes memory that a read of another geometry addresses
+    (only a read of the very elements written, as they are written, is in place)."""
+    for w in k.writes:
+        for r in k.reads:
+            if (w.offset, w.shape, w.strides, w.dtype) == (r.offset, r.shape, r.strides,
+                                                            r.dtype):
+                continue
+            a, b = view(table, w), view(table, r)
+            if a.size and b.size and np.may_share_memory(a, b) and \
+                    np.shares_memory(a, b, max_work=1 << 20):
+                raise ScheduleError(f"{type(k).__name__} writes slot {w.slot} over memory "
+                                    f"that its read of slot {r.slot} ({r}) also addresses")
+
+
+def _count(steps: list) -> int:
+    """Kernels of ``steps``, nested ones included, each once (as a compiled module has
+    one function per kernel)."""
+    n = 0
+    for k in steps:
+        n += 1
+        if isinstance(k, ir.If):
+            n += _count(k.then) + _count(k.orelse)
+        elif isinstance(k, ir.Loop):
+            n += _count(k.body.steps)
+    return n
+
+
+def _fresh(prog: ir.Program) -> dict[int, list[int]]:
+    """Per top-level step: the non-input slots whose lifetime starts there in a block an
+    earlier value used, and not in place (its block is not named by another slot of
+    that step): to be filled with 0xFF bytes first."""
+    n_in, uses = prog.n_inputs, [prog.uses(k) for k in prog.steps]
+    first: dict[int, int] = {}
+    for pos, slots in enumerate(uses):
+        for s in slots:
+            first.setdefault(s, pos)
+    out: dict[int, list[int]] = {}
+    seen: set[int] = set()
+    for s in sorted((s for s in first if s >= n_in), key=first.__getitem__):
+        b, pos = prog.block[s - n_in], first[s]
+        shared = any(t != s and t >= n_in and prog.block[t - n_in] == b for t in uses[pos])
+        if b in seen and not shared:
+            out.setdefault(pos, []).append(s)
+        seen.add(b)
+    return out
+
+
 class Executor:
     """Runs records over a buffer table; check failures name ``messages``."""
 
     def __init__(self, messages: list[str]):
         self.messages = messages
-        self.kernels = 0
 
     def steps(self, steps: list, table: list[Pointer]) -> None:
         for k in steps:
-            self.kernels += 1
+            if not isinstance(k, (ir.If, ir.Loop)):
+                _check_overlap(k, table)
             _RUN[type(k)](self, k, table)
 
     def elementwise(self, k: ir.Elementwise, table) -> None:
@@ -157,22 +210,22 @@ class Executor:
             base, off = table[st.buf.slot]
             if st.final is not None:
                 r %= st.lag + 1
-            return base, off + r * _row_bytes(st.buf)
+            return base, off + r * row_bytes(st.buf)
         out_slots = [slot for slot, _ in body.outputs]
-        sizes = [_row_bytes(st.buf) for st in k.states] + [_row_bytes(v) for v in k.plains]
+        sizes = [row_bytes(st.buf) for st in k.states] + [row_bytes(v) for v in k.collected]
         for t in range(T):
             r = T - 1 - t if k.reverse else t
             for q, v in enumerate(k.seqs):
                 base, off = table[v.slot]
                 isz = v.dtype.itemsize
                 bi[q] = (base, off + v.offset * isz + r * v.strides[0] * isz)
-            for j, slots in enumerate(k.tap_slots):
-                for slot, tau in zip(slots, k.states[j].taps):
-                    bi[slot] = row(j, k.states[j].lag + t + tau)
+            for j, st in enumerate(k.states):
+                for slot, tau in zip(st.tap_slots, st.taps):
+                    bi[slot] = row(j, st.lag + t + tau)
             dests = [row(j, st.lag + t) for j, st in enumerate(k.states)]
-            for v in k.plains:
+            for v in k.collected:
                 base, off = table[v.slot]
-                dests.append((base, off + r * _row_bytes(v)))
+                dests.append((base, off + r * row_bytes(v)))
             for slot, dest in zip(out_slots, dests):
                 if slot in k.direct:
                     bi[slot] = dest
@@ -183,7 +236,7 @@ class Executor:
         for j, st in enumerate(k.states):
             if st.final is not None:
                 base, off = table[st.final.slot]
-                size = _row_bytes(st.buf)
+                size = row_bytes(st.buf)
                 for r in range(st.lag):
                     _copy((base, off + r * size), row(j, T + r), size)
 
@@ -192,10 +245,6 @@ _RUN = {ir.Elementwise: Executor.elementwise, ir.Reduce: Executor.reduce,
         ir.ArgReduce: Executor.argreduce, ir.Gemm: Executor.gemm, ir.Gather: Executor.gather,
         ir.Scatter: Executor.scatter, ir.Check: Executor.check, ir.Sort: Executor.sort,
         ir.Window: Executor.window, ir.If: Executor.branch, ir.Loop: Executor.loop}
-
-
-def _row_bytes(v: View) -> int:
-    return math.prod(v.shape[1:]) * v.dtype.itemsize
 
 
 class Plan:
@@ -211,23 +260,48 @@ class Plan:
 
 def run_program(prog: ir.Program, inputs: list[np.ndarray],
                 donate: dict | None = None) -> list[np.ndarray]:
-    """Execute ``prog`` (lowered for any target) on C-contiguous ``inputs``; ``donate``
-    (``{output position: input slot}`` among ``prog.donors``) lets those outputs be
-    written over those inputs.  Returns read-only C-contiguous outputs."""
+    """Execute a lowered program with NumPy, over its own memory plan.
+
+    Parameters
+    ----------
+    prog : a :class:`~lazyjit.schedule.ir.Program` lowered for any target, with its
+        memory plan.
+    inputs : C-contiguous arrays of the shapes and dtypes of its input slots, in order.
+    donate : ``{output position: input slot}``, a subset of ``prog.donors``: those
+        outputs are written over those input arrays (which the caller gives up).
+
+    Returns
+    -------
+    The outputs, read-only C-contiguous arrays of the program's output shapes and
+    dtypes (an input passed through is a read-only view of it).
+
+    Raises
+    ------
+    ValueError
+        A ``check`` step failed (its message), or a view reaches outside its buffer.
+    IndexError
+        An index of a gather or scatter is out of bounds.
+    ScheduleError
+        A kernel writes memory that one of its reads of another geometry addresses.
+    """
     n_in = prog.n_inputs
     blocks = [np.full(n, 0xFF, np.uint8) for n in prog.block_bytes]
     for j, a in (donate or {}).items():
         s, shape = prog.outputs[j]
         arr = inputs[a]
-        if prog.donors.get(j) == a and arr.nbytes == prog.slot_bytes(s - n_in) and \
+        if prog.donors.get(j) == a and arr.nbytes == prog.slot_bytes(s) and \
                 arr.dtype == prog.slots[s - n_in][1] and arr.flags.c_contiguous:
             blocks[prog.block[s - n_in]] = _bytes(arr)
     table: list[Pointer] = [(_bytes(a), 0) for a in inputs]
     table += [(blocks[b], 0) for b in prog.block]
     ex = Executor(prog.messages)
+    fresh = _fresh(prog)
     with np.errstate(all="ignore"):
-        ex.steps(prog.steps, table)
-    count("kernels_run", ex.kernels)
+        for pos, k in enumerate(prog.steps):
+            for s in fresh.get(pos, ()):
+                blocks[prog.block[s - n_in]][:prog.slot_bytes(s)] = 0xFF
+            ex.steps([k], table)
+    count("kernels_run", _count(prog.steps))
     outs = []
     for s, shape in prog.outputs:
         if s < n_in:

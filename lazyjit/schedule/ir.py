@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lazyjit.schedule.views import View, collapse
-from lazyjit.trace.node import Node
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,29 +30,6 @@ class Expr:
     arg: object
     dtype: np.dtype
     src: tuple["Expr", ...] = ()
-
-
-def expressions(roots: list[Node], leaves: dict) -> tuple[tuple[Expr, ...], dict]:
-    """The fused expression computing graph nodes ``roots`` from the nodes of ``leaves``
-    (node -> view or constant): the roots' :class:`Expr` and the leaf map (Expr -> view
-    or constant, in the same order).  An explicit stack: fused chains can be long."""
-    memo: dict[Node, Expr] = {}
-    out: dict[Expr, object] = {}
-    for node, value in leaves.items():
-        memo[node] = e = Expr("leaf", None, node.dtype)
-        out[e] = value
-    for root in roots:
-        stack = [(root, False)]
-        while stack:
-            n, ready = stack.pop()
-            if n in memo:
-                continue
-            if ready:
-                memo[n] = Expr(n.op, n.arg, n.dtype, tuple(memo[s] for s in n.src))
-                continue
-            stack.append((n, True))
-            stack.extend((s, False) for s in n.src if s not in memo)
-    return tuple(memo[r] for r in roots), out
 
 
 @dataclass(frozen=True)
@@ -68,17 +44,20 @@ def loads(leaves: dict) -> list[View]:
     return list(dict.fromkeys(v for v in leaves.values() if isinstance(v, View)))
 
 
-class Kernel:
-    """A kernel record: ``READS`` and ``WRITES`` name its view fields (None: absent)."""
+class Step:
+    """A step of a program (a kernel record or a control step): ``READS`` and
+    ``WRITES`` name its view fields (None: absent)."""
     READS: tuple[str, ...] = ()
     WRITES: tuple[str, ...] = ()
 
     @property
     def reads(self) -> tuple[View, ...]:
+        """The views the step reads (a memory plan keeps their buffers alive until it)."""
         return tuple(v for v in (getattr(self, f) for f in self.READS) if v is not None)
 
     @property
     def writes(self) -> tuple[View, ...]:
+        """The views the step writes."""
         return tuple(v for v in (getattr(self, f) for f in self.WRITES) if v is not None)
 
 
@@ -89,7 +68,7 @@ class Space:
     view's ``strides`` over it, and per dim whether it is reduced (``flags``)."""
     views: tuple[View, ...]
     shape: tuple[int, ...]
-    strides: list[tuple[int, ...]]
+    strides: tuple[tuple[int, ...], ...]
     flags: tuple[bool, ...] | None
 
 
@@ -99,7 +78,7 @@ def space(shape, views: list[View], flags=None) -> Space:
     if not shape2:
         shape2, strides2 = (1,), [(0,) for _ in views]
         flags2 = None if flags is None else (False,)
-    return Space(tuple(views), shape2, strides2, flags2)
+    return Space(tuple(views), shape2, tuple(strides2), flags2)
 
 
 def _geometry(v: View) -> tuple:
@@ -107,7 +86,7 @@ def _geometry(v: View) -> tuple:
 
 
 @dataclass(eq=False)
-class Elementwise(Kernel):
+class Elementwise(Step):
     """``dsts[j][idx] = roots[j](idx)`` for every index of ``shape``: one loop computing
     each op of the fused expressions once; several ``dsts`` for multi-output fusion.
     ``leaves`` maps each leaf :class:`Expr` to its view or constant."""
@@ -148,7 +127,7 @@ class Elementwise(Kernel):
 
 
 @dataclass(eq=False)
-class Reduce(Kernel):
+class Reduce(Step):
     """``dst = op`` (sum, prod, max, min) over ``axes`` of the fused expression ``root``
     evaluated over ``src_shape``; ``dst`` is contiguous with kept (size-1) axes."""
     dst: View
@@ -177,7 +156,7 @@ class Reduce(Kernel):
 
 
 @dataclass(eq=False)
-class ArgReduce(Kernel):
+class ArgReduce(Step):
     """``dst = argmax/argmin(src, axis)`` (the first extreme; the first NaN wins)."""
     READS, WRITES = ("src",), ("dst",)
     dst: View
@@ -187,7 +166,7 @@ class ArgReduce(Kernel):
 
 
 @dataclass(eq=False)
-class Gemm(Kernel):
+class Gemm(Step):
     """Batched ``dst = alpha * (a @ b)`` (``+ dst`` when ``accumulate``); ``a`` and ``b``
     of float dtype are BLAS matrices (:func:`~lazyjit.schedule.views.gemm_operand`)."""
     dst: View
@@ -206,7 +185,7 @@ class Gemm(Kernel):
 
 
 @dataclass(eq=False)
-class Gather(Kernel):
+class Gather(Step):
     """``dst = take(src, idx, axis)`` (contiguous operands); an index out of range fails
     the call when ``checked``."""
     READS, WRITES = ("src", "idx"), ("dst",)
@@ -218,7 +197,7 @@ class Gather(Kernel):
 
 
 @dataclass(eq=False)
-class Scatter(Kernel):
+class Scatter(Step):
     """``dst[..., idx, ...] (+)= vals`` along ``axis`` (``dst`` already holds the base;
     repeated indices accumulate when ``add``, the last write wins otherwise)."""
     READS, WRITES = ("dst", "idx", "vals"), ("dst",)
@@ -231,7 +210,7 @@ class Scatter(Kernel):
 
 
 @dataclass(eq=False)
-class Check(Kernel):
+class Check(Step):
     """Fail the call with message number ``code`` of :attr:`Program.messages` when an
     element of the contiguous bool view ``ok`` is false."""
     READS, WRITES = ("ok",), ()
@@ -240,7 +219,7 @@ class Check(Kernel):
 
 
 @dataclass(eq=False)
-class Sort(Kernel):
+class Sort(Step):
     """``dst = argsort(src)`` along the last axis (stable; NaN last), ``src`` contiguous."""
     READS, WRITES = ("src",), ("dst",)
     dst: View
@@ -249,7 +228,7 @@ class Sort(Kernel):
 
 
 @dataclass(eq=False)
-class Window(Kernel):
+class Window(Step):
     """A convolution or max-pooling op (``op``, ``arg`` as in :mod:`lazyjit.ops.conv`;
     ``same_src`` when both operands are one value) on contiguous operands ``a``, ``b``
     into ``dst``, by implementation ``algo`` (conv: ``gemm`` or ``direct``; pooling:
@@ -269,7 +248,7 @@ class Window(Kernel):
 
 
 @dataclass(eq=False)
-class If(Kernel):
+class If(Step):
     """Run ``then`` when the bool at view ``cond`` is true, else ``orelse`` (``ifelse``:
     only the side taken is computed; each side ends by copying its values into the
     results)."""
@@ -287,32 +266,36 @@ class If(Kernel):
 
 
 @dataclass(eq=False)
-class State:
+class ScanState:
     """A scan state's buffer: ``lag`` initial rows then one row per step (``buf`` holds
     ``lag + T`` rows), or a ring of ``lag + 1`` rows whose last ``lag`` rows are copied
-    to ``final`` after the loop."""
+    to ``final`` after the loop.  Step ``t`` reads row ``lag + t + tau`` for each tap
+    ``tau`` (negative) into body input slot ``tap_slots[i]``, and writes row ``lag + t``."""
     buf: View
     lag: int
     taps: tuple[int, ...]
+    tap_slots: tuple[int, ...]
     final: View | None
 
 
 @dataclass(eq=False)
-class Loop(Kernel):
+class Loop(Step):
     """A scan: ``n_steps`` runs of ``body`` (a :class:`Program` of its own slots), step
-    ``t`` reading row ``t`` (``T - 1 - t`` when ``reverse``) of each sequence, the tap
-    rows of each state, and the invariants whole.  ``workspace`` maps body slots to outer
-    buffers; a body output in ``direct`` is computed straight into its destination row
-    (else copied there)."""
+    ``t`` reading row ``t`` (``T - 1 - t`` when ``reverse``) of each sequence into body
+    slot ``q``, the tap rows of each state, and the invariants whole (from body slot
+    ``inv_first``); its body outputs are the states' new rows, then the rows of the
+    ``collected`` outputs (row ``t`` or ``T - 1 - t``: Theano's outputs without taps).
+    ``workspace`` maps body slots to outer buffers; a body output in ``direct`` is
+    computed straight into its destination row (else copied there).  The body's checks
+    fail the outer program (its messages and failure flag are the outer program's)."""
     n_steps: int
     reverse: bool
     body: "Program"
     seqs: list[View]
     invs: list[View]
     inv_first: int
-    tap_slots: list[list[int]]
-    states: list[State]
-    plains: list[View]
+    states: list[ScanState]
+    collected: list[View]
     workspace: dict[int, View]
     direct: set[int]
 
@@ -323,11 +306,7 @@ class Loop(Kernel):
     @property
     def writes(self) -> tuple[View, ...]:
         return (tuple(self.workspace.values()) + tuple(s.buf for s in self.states)
-                + tuple(self.plains) + tuple(s.final for s in self.states if s.final))
-
-
-KERNELS = (Elementwise, Reduce, ArgReduce, Gemm, Gather, Scatter, Check, Sort, Window,
-           If, Loop)
+                + tuple(self.collected) + tuple(s.final for s in self.states if s.final))
 
 
 @dataclass(eq=False)
@@ -346,9 +325,9 @@ class Program:
     block_bytes: list[int] = field(default_factory=list)
     donors: dict[int, int] = field(default_factory=dict)
 
-    def slot_bytes(self, i: int) -> int:
-        """Bytes of non-input slot ``i``."""
-        shape, dt = self.slots[i]
+    def slot_bytes(self, slot: int) -> int:
+        """Bytes of the buffer of non-input ``slot`` (a slot number, ``>= n_inputs``)."""
+        shape, dt = self.slots[slot - self.n_inputs]
         return math.prod(shape) * np.dtype(dt).itemsize
 
     def uses(self, step) -> set[int]:

@@ -34,6 +34,7 @@ def lower_scan(s, n: Node) -> list[View]:
         seqs.append(v if _rows_contiguous(v) else s.contiguous(src))
     invs = [s.contiguous(src) for src in n.src[nQ + nS:]]
     ring = _ring_states(s, n, T)
+    tap_slots = spec.tap_slots()
     states = []
     for j in range(nS):
         o, lag = spec.outputs[j], lags[j]
@@ -43,8 +44,8 @@ def lower_scan(s, n: Node) -> list[View]:
         region = buf.slice(((0, lag, 1),) + tuple((0, d, 1) for d in o.shape))
         s.copy(region, init.shape, init, s.vals[init])
         final = None if keep else s.new_buffer((lag, *o.shape), o.dtype)
-        states.append(ir.State(buf, lag, tuple(spec.taps[j]), final))
-    plains = [s.new_buffer((T, *o.shape), o.dtype) for o in spec.outputs[nS:]]
+        states.append(ir.ScanState(buf, lag, tuple(spec.taps[j]), tuple(tap_slots[j]), final))
+    collected = [s.new_buffer((T, *o.shape), o.dtype) for o in spec.outputs[nS:]]
     # the body lowered by a lowerer of the same kind, its failures counted in this program
     body = type(s)(s.target.body(spec.trace()), s.target, s.top).run()
     out_slots = [slot for slot, _ in body.outputs]
@@ -53,8 +54,8 @@ def lower_scan(s, n: Node) -> list[View]:
     for i, (shape, dt) in enumerate(body.slots):
         if body.n_inputs + i not in direct:
             workspace[body.n_inputs + i] = s.new_buffer(shape, dt)
-    s.add(ir.Loop(T, spec.reverse, body, seqs, invs, spec.inv_slots().start,
-                  [list(x) for x in spec.tap_slots()], states, plains, workspace, direct))
+    s.add(ir.Loop(T, spec.reverse, body, seqs, invs, spec.inv_slots().start, states,
+                  collected, workspace, direct))
     results = []
     for j, st in enumerate(states):
         fin = st.final
@@ -63,7 +64,7 @@ def lower_scan(s, n: Node) -> list[View]:
             fin = View(fin.slot, fin.dtype, -T * row, (lags[j] + T, *fin.shape[1:]),
                        c_strides((lags[j] + T, *fin.shape[1:])))
         results.append(fin if fin is not None else st.buf)
-    return results + plains
+    return results + collected
 
 
 def _ring_states(s, n: Node, T: int) -> set[int]:

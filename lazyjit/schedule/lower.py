@@ -41,6 +41,30 @@ class Target:
     checks: bool = True
 
 
+def expressions(roots: list[Node], leaves: dict) -> tuple[tuple[ir.Expr, ...], dict]:
+    """The fused expression computing graph nodes ``roots`` from the nodes of ``leaves``
+    (node -> view or constant): the roots' :class:`~lazyjit.schedule.ir.Expr` and the
+    leaf map (Expr -> view or constant, in the same order).  An explicit stack: fused
+    chains can be long."""
+    memo: dict[Node, ir.Expr] = {}
+    out: dict[ir.Expr, object] = {}
+    for node, value in leaves.items():
+        memo[node] = e = ir.Expr("leaf", None, node.dtype)
+        out[e] = value
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n in memo:
+                continue
+            if ready:
+                memo[n] = ir.Expr(n.op, n.arg, n.dtype, tuple(memo[s] for s in n.src))
+                continue
+            stack.append((n, True))
+            stack.extend((s, False) for s in n.src if s not in memo)
+    return tuple(memo[r] for r in roots), out
+
+
 class Lowerer:
     def __init__(self, trace: Trace, target: Target, program: ir.Program | None = None):
         self.trace, self.target = trace, target
@@ -73,7 +97,7 @@ class Lowerer:
     def fused(self, dsts, shape, roots: list[Node], leaves: dict) -> None:
         """``dsts[j] = roots[j]`` over ``shape``, computed from ``leaves``."""
         if math.prod(shape):
-            exprs, leaves = ir.expressions(roots, leaves)
+            exprs, leaves = expressions(roots, leaves)
             self.add(ir.Elementwise(tuple(dsts), tuple(shape), exprs, leaves))
 
     def materialize(self, node: Node) -> View:
@@ -181,7 +205,7 @@ class Lowerer:
             if src not in members:
                 leaves = {src: self.vals[src]}
             if math.prod(n.shape):
-                (root,), leaves = ir.expressions([src], leaves)
+                (root,), leaves = expressions([src], leaves)
                 self.add(ir.Reduce(dst, n.op, n.arg, src.shape, root, leaves, n.dtype))
             return dst
         if kind == "arg":
@@ -287,7 +311,7 @@ class Lowerer:
         if n.op == "set_slice":
             self.copy(region, v.shape, v, self.vals[v])
         elif math.prod(v.shape):  # inc_slice: region = region + v
-            (lx, lv), leaves = ir.expressions([x, v], {x: region, v: self.vals[v]})
+            (lx, lv), leaves = expressions([x, v], {x: region, v: self.vals[v]})
             total = ir.Expr("add", None, n.dtype, (lx, lv))
             self.add(ir.Elementwise((region,), v.shape, (total,), leaves))
         return dst

@@ -42,7 +42,7 @@ def _blocks(prog: Program, uses, inplace) -> tuple[list[int], list[int]]:
             first.setdefault(s, pos)
             last[s] = pos
     outs = {s for s, _ in prog.outputs}
-    nbytes = [prog.slot_bytes(i) for i in range(len(prog.slots))]
+    nbytes = [prog.slot_bytes(prog.n_inputs + i) for i in range(len(prog.slots))]
     block = [-1] * len(prog.slots)
     sizes: list[int] = []
     free: list[int] = []

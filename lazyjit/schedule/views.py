@@ -8,6 +8,7 @@ sum(i_k * strides[k])`` (in elements).  ``reshape`` of a non-collapsible view re
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,6 +87,11 @@ def collapse(shape, stride_lists, flags=None):
     strides2 = [tuple(d[1][j] for d in out) for j in range(len(stride_lists))]
     flags2 = None if flags is None else tuple(d[2] for d in out)
     return shape2, strides2, flags2
+
+
+def row_bytes(view: View) -> int:
+    """Bytes of one row (index of the first axis) of a contiguous ``view``."""
+    return math.prod(view.shape[1:]) * view.dtype.itemsize
 
 
 def gemm_operand(view: View) -> tuple[int, int] | None:

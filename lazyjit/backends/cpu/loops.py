@@ -8,10 +8,9 @@ No Python runs between steps.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.schedule import ir
+from lazyjit.schedule.views import row_bytes
 
 
 def _calls(ks: list[int], table: str, indent: str) -> list[str]:
@@ -31,10 +30,6 @@ def render_if(mod: K.Module, k: ir.If, render_steps) -> None:
              f"  if (*((const uint8_t*)B[{cond.slot}] + {mod.p(cond.offset)})) {{",
              *_calls(sides[0], "B", "    "), "  } else {", *_calls(sides[1], "B", "    "),
              "  }", "  (void)e;"])
-
-
-def _nbytes(mod: K.Module, shape, dt) -> str:
-    return mod.p(int(np.prod(shape)) * np.dtype(dt).itemsize)
 
 
 def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
@@ -58,24 +53,25 @@ def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
     for j, st in enumerate(k.states):
         buf = st.buf
         lines.append(f"  char* S{j} = (char*)B[{buf.slot}]; "
-                     f"const int64_t R{j} = {_nbytes(mod, buf.shape[1:], buf.dtype)};")
+                     f"const int64_t R{j} = {p(row_bytes(buf))};")
         ring = "" if st.final is None else f" % {st.lag + 1}"
         rows.append(lambda r, j=j, ring=ring: f"S{j} + (({r}){ring}) * R{j}")
-    for i, v in enumerate(k.plains):
+    for i, v in enumerate(k.collected):
         lines.append(f"  char* Q{i} = (char*)B[{v.slot}]; "
-                     f"const int64_t RQ{i} = {_nbytes(mod, v.shape[1:], v.dtype)};")
+                     f"const int64_t RQ{i} = {p(row_bytes(v))};")
     step = ["  for (int64_t t = 0; t < T; t++) {",
             f"    const int64_t row = {'T - 1 - t' if k.reverse else 't'};"]
     for q, v in enumerate(k.seqs):
         isz = v.dtype.itemsize
         step.append(f"    Bi[{q}] = (char*)B[{v.slot}] + {p(v.offset * isz)} + "
                     f"row * {p(v.strides[0] * isz)};")
-    for j, slots in enumerate(k.tap_slots):
-        for slot, tau in zip(slots, k.states[j].taps):
-            step.append(f"    Bi[{slot}] = {rows[j](f'{k.states[j].lag} + t + ({tau})')};")
+    for j, st in enumerate(k.states):
+        for slot, tau in zip(st.tap_slots, st.taps):
+            step.append(f"    Bi[{slot}] = {rows[j](f'{st.lag} + t + ({tau})')};")
     dests = [rows[j](f"{st.lag} + t") for j, st in enumerate(k.states)]
-    dests += [f"Q{i} + row * RQ{i}" for i in range(len(k.plains))]
-    sizes = [f"R{j}" for j in range(len(k.states))] + [f"RQ{i}" for i in range(len(k.plains))]
+    dests += [f"Q{i} + row * RQ{i}" for i in range(len(k.collected))]
+    sizes = [f"R{j}" for j in range(len(k.states))] + \
+        [f"RQ{i}" for i in range(len(k.collected))]
     out_slots = [slot for slot, _ in body.outputs]
     for slot, dest in zip(out_slots, dests):
         if slot in k.direct:
