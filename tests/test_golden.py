@@ -4,9 +4,10 @@ Each case below builds a small canonical computation from the public API, takes 
 the ``cpu`` backend would be handed to compile (after the rewrites, and after ``lj.grad``'s
 deferred gradients are expanded), and renders it with
 :func:`lazyjit.backends.cpu.backend.generate`, which compiles nothing.  The module's source
-(without the prelude: includes, vector-math and BLAS declarations) and its parameter
-table are compared with ``tests/golden/<case>.c``, the table being the trailing
-``/* params: ... */`` comment.
+(without the prelude: includes, vector-math and BLAS declarations), its parameter table
+and the program's memory plan (the block of each buffer slot, the blocks' sizes, the
+donors, whether a kernel may fail) are compared with ``tests/golden/<case>.c``, the
+table and the plan being its trailing comments.
 
 What a snapshot is for: a refactor of the compiler that should not change the generated
 code (issue 12: a backend-neutral kernel IR) shows here, kernel by kernel, the moment it
@@ -45,6 +46,7 @@ import lazyjit as lj
 import lazyjit.nn.functional as F
 from lazyjit.backends.cpu import backend as cpu
 from lazyjit.backends.cpu import conv
+from lazyjit.schedule.lower import lower
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 RECORD = os.environ.get("LAZYJIT_RECORD_GOLDEN", "") not in ("", "0")
@@ -184,11 +186,47 @@ def argmax(rng):
     return [lj.argmax(x, axis=1)], {}
 
 
+def sgd_update(rng):
+    """``w - 0.1 * g``: an output a kernel may write over its input in place (a donor)."""
+    w, g = _rand(rng, 6, 4), _rand(rng, 6, 4)
+    return [w - 0.1 * (g * w)], {}
+
+
+def scan_grad(rng):
+    """The gradient of an RNN: a reverse scan over the forward scan's states."""
+    xs, w, h0 = _rand(rng, 5, 3), _rand(rng, 3, 3), _rand(rng, 3)
+    h, _ = lj.scan(lambda x, h: lj.tanh(x + h @ w), sequences=xs, outputs_info=h0)
+    return [lj.grad((h * h).sum(), w)], {}
+
+
+def scan_of_ifelse(rng):
+    """A scan whose body holds an ifelse (a conditional inside a loop body)."""
+    xs, h0 = _rand(rng, 6, 3), _rand(rng, 3)
+    h, _ = lj.scan(lambda x, h: lj.ifelse(x.sum() > 0, h + x, h * 0.5), sequences=xs,
+                   outputs_info=h0)
+    return [h], {}
+
+
+def ifelse_of_scan(rng):
+    """An ifelse whose taken side runs a scan (a loop inside a conditional)."""
+    xs, h0 = _rand(rng, 4, 3), _rand(rng, 3)
+    h, _ = lj.scan(lambda x, h: h * x + 1, sequences=xs, outputs_info=h0)
+    return [lj.ifelse(h0.sum() > 0, h[-1], h0)], {}
+
+
+def put_concat(rng):
+    """set_subtensor at integer indices (a put) and a concatenation of strided views."""
+    x, v = _rand(rng, 8, 3), _rand(rng, 2, 3)
+    idx = lj.tensor(np.array([6, 1], dtype=np.int64))
+    y = lj.set_subtensor(x[idx], v)
+    return [lj.concatenate([y[::2], x[1::2].T.T * 2], axis=1)], {}
+
+
 CASES = {f.__name__: f for f in [
     elementwise_chain, sum_inner, sum_outer, max_reduce, multi_output, gemm_bias,
     batched_matmul, gather, scatter_add, set_subtensor_slice, scan_ring, scan_taps, ifelse,
     conv2d_gemm, conv2d_direct_grid, conv2d_direct_strided, max_pool, max_pool_grad,
-    argsort, argmax]}
+    argsort, argmax, sgd_update, scan_grad, scan_of_ifelse, ifelse_of_scan, put_concat]}
 
 
 # --- generating, recording and comparing ---
@@ -219,9 +257,13 @@ def generated(name: str, monkeypatch) -> str:
     as a C comment."""
     with case_trace(name, monkeypatch) as trace:
         source, params = cpu.generate(trace)
-    table = textwrap.fill(", ".join(map(str, params)), 96, initial_indent="   ",
-                          subsequent_indent="   ")
-    return f"{source}/* params:\n{table}\n*/\n"
+        prog = lower(trace, cpu.target())
+    wrap = lambda text: textwrap.fill(text, 96, initial_indent="   ",  # noqa: E731
+                                      subsequent_indent="   ")
+    plan = (f"blocks {prog.block}; bytes {prog.block_bytes}; donors {prog.donors}; "
+            f"may fail {prog.may_fail}; messages {len(prog.messages)}")
+    return (f"{source}/* params:\n{wrap(', '.join(map(str, params)))}\n*/\n"
+            f"/* memory plan:\n{wrap(plan)}\n*/\n")
 
 
 def _diff(expected: str, actual: str, path: str, limit: int = 60) -> str:

@@ -26,3 +26,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 5, 6, 6, 1, 0, 0
 */
+/* memory plan:
+   blocks [0]; bytes [40]; donors {}; may fail False; messages 0
+*/

@@ -37,3 +37,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 0, 0, 4, 9
 */
+/* memory plan:
+   blocks [0]; bytes [288]; donors {}; may fail True; messages 0
+*/

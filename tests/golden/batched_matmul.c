@@ -41,3 +41,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 3, 0, 0, 0, 4, 6, 5, 20, 30, 24, 111, 111, 4607182418800017408, 5, 6, 5, 1, 6, 1
 */
+/* memory plan:
+   blocks [0]; bytes [288]; donors {}; may fail False; messages 0
+*/

@@ -19,3 +19,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 2, 3, 8, 8, 4, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4, 13824
 */
+/* memory plan:
+   blocks [0, 1]; bytes [2048, 3040]; donors {}; may fail False; messages 0
+*/

@@ -19,3 +19,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 2, 4, 9, 9, 4, 3, 3, 4, 4, 2, 2, 1, 1, 2, 2, 2, 0, 0, 0, 2304
 */
+/* memory plan:
+   blocks [0]; bytes [512]; donors {}; may fail False; messages 0
+*/

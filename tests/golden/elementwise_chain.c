@@ -107,3 +107,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 5, 1, 0, 1, 0, 5, 4, 5, 5, 1, 0, 5, 1, 0, 0, 1, 0, 0, 1, 0, 4611686018427387904, 5
 */
+/* memory plan:
+   blocks [0, 1]; bytes [20, 80]; donors {0: 0}; may fail False; messages 0
+*/

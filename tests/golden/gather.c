@@ -69,3 +69,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 0, 1, 10, 3, 4, 0, 0, 12, 1, 0, 1, 0, 4611686018427387904, 12
 */
+/* memory plan:
+   blocks [0, 1]; bytes [48, 48]; donors {}; may fail True; messages 0
+*/

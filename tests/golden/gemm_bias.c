@@ -81,3 +81,6 @@ int lj_run(void** B, const int64_t* P) {
    0, 8, 4, 4, 1, 0, 0, 1, 0, 4, 0, 0, 0, 8, 4, 16, 111, 111, 4607182418800017408, 16, 4, 16, 1,
    4, 1
 */
+/* memory plan:
+   blocks [0]; bytes [128]; donors {}; may fail False; messages 0
+*/

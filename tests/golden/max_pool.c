@@ -39,3 +39,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 2, 3, 7, 7, 0, 3, 3, 4, 4, 2, 2, 1, 1, 1, 1, 1, 294, 6, 0, 0, 0
 */
+/* memory plan:
+   blocks [0]; bytes [384]; donors {}; may fail False; messages 0
+*/

@@ -76,3 +76,6 @@ int lj_run(void** B, const int64_t* P) {
    0, 18, 1, 0, 4607182418800017408, 18, 1, 2, 6, 6, 0, 2, 2, 3, 3, 2, 2, 0, 0, 1, 1, 1, 72, 2,
    0, 0, 0
 */
+/* memory plan:
+   blocks [0, 1]; bytes [72, 288]; donors {}; may fail False; messages 0
+*/

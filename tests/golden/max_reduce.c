@@ -51,3 +51,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 3, 4, 5, 5, 0, 1, 0, 20, 5, 1, 0, 5
 */
+/* memory plan:
+   blocks [0]; bytes [60]; donors {}; may fail False; messages 0
+*/

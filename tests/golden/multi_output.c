@@ -62,3 +62,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 24, 1, 0, 1, 0, 1, 0, 1, 0, 4611686018427387904, 4607182418800017408, 24
 */
+/* memory plan:
+   blocks [0, 1]; bytes [96, 96]; donors {}; may fail False; messages 0
+*/

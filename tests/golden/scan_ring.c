@@ -182,3 +182,6 @@ int lj_run(void** B, const int64_t* P) {
    0, 1, 4, 4, 111, 111, 4607182418800017408, 4, 4, 4, 1, 4, 1, 4, 1, 0, 1, 0, 1, 0, 4, 7, 0,
    16, 0, 16
 */
+/* memory plan:
+   blocks [0, 1, 2, 3]; bytes [112, 32, 16, 16]; donors {}; may fail False; messages 0
+*/

@@ -149,3 +149,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 6, 1, 0, 1, 0, 6, 3, 1, 0, 1, 0, 1, 0, 4602678819172646912, 3, 6, 12, 18, 1, 0, 1, 6, 18
 */
+/* memory plan:
+   blocks [0, 1]; bytes [96, 72]; donors {}; may fail False; messages 0
+*/

@@ -61,3 +61,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 30, 1, 0, 1, 0, 30, 0, 1, 10, 3, 4, 0, 0
 */
+/* memory plan:
+   blocks [0]; bytes [120]; donors {}; may fail True; messages 0
+*/

@@ -127,3 +127,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 8, 1, 0, 1, 0, 4613937818241073152, 8, 24, 1, 0, 1, 0, 24, 8, 1, 4, 1, 0, 8
 */
+/* memory plan:
+   blocks [0, 1]; bytes [32, 96]; donors {0: 0}; may fail False; messages 0
+*/

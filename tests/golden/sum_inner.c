@@ -51,3 +51,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 6, 7, 1, 0, 0, 7, 1, 0
 */
+/* memory plan:
+   blocks [0]; bytes [24]; donors {}; may fail False; messages 0
+*/

@@ -49,3 +49,6 @@ int lj_run(void** B, const int64_t* P) {
 /* params:
    0, 6, 7, 0, 1, 0, 7, 1, 0, 7
 */
+/* memory plan:
+   blocks [0]; bytes [56]; donors {}; may fail False; messages 0
+*/

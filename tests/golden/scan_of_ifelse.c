@@ -1,0 +1,376 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[2] + P[5];
+  const float* p1 = (const float*)B[0] + P[8];
+  const int64_t nK = P[1], nR = P[2], nL = P[2];
+  for (int64_t w = w0; w < w1; w++) {
+    int64_t r_ = w;
+    const int64_t i0 = r_;
+    float acc = 0.0f;
+    float* q0 = p0 + i0 * P[3];
+    const float* q1 = p1 + i0 * P[6];
+    for (int64_t kb = 0; kb < nL; kb += 4096) {
+      const int64_t ke = kb + 4096 < nL ? kb + 4096 : nL;
+      float part = 0.0f;
+      #pragma omp simd reduction(+:part)
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float v0 = (float)(L1);
+        part = (part + v0);
+      }
+      acc = (acc + part);
+    }
+    p0[0 + i0 * P[3]] = acc;
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[2] + P[5];
+  const float* p1 = (const float*)B[0] + P[8];
+  const int64_t nK = P[1], nR = P[2], nL = P[2];
+  const int64_t count_ = nK;
+  if (!P[0] && nK > 1 && nK * nR > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  uint8_t* p0 = (uint8_t*)B[3] + P[11];
+  const float* p1 = (const float*)B[2] + P[13];
+  const int64_t nL = P[9], bs = P[15], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    uint8_t* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      const float v1 = (float)((float)lj_as_f64(P[14]));
+      const uint8_t v2 = (uint8_t)((v0 > v1));
+      q0[k] = v2;
+    }
+  }
+}
+static int k1(void** restrict B, const int64_t* restrict P) {
+  uint8_t* p0 = (uint8_t*)B[3] + P[11];
+  const float* p1 = (const float*)B[2] + P[13];
+  const int64_t nL = P[9], bs = P[15], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k1_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k1_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[4] + P[18];
+  const float* p1 = (const float*)B[1] + P[20];
+  const int64_t nL = P[16], bs = P[21], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k2(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[4] + P[18];
+  const float* p1 = (const float*)B[1] + P[20];
+  const int64_t nL = P[16], bs = P[21], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
+  if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k2_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k2_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[4] + P[24];
+  const float* p1 = (const float*)B[2] + P[26];
+  const float* p2 = (const float*)B[0] + P[28];
+  const int64_t nL = P[22], bs = P[29], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    const float* q2 = p2;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float L2 = q2[k];
+      const float v0 = (float)(L1);
+      const float v1 = (float)(L2);
+      const float v2 = (float)((v0 + v1));
+      q0[k] = v2;
+    }
+  }
+}
+static int k3(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[4] + P[24];
+  const float* p1 = (const float*)B[2] + P[26];
+  const float* p2 = (const float*)B[0] + P[28];
+  const int64_t nL = P[22], bs = P[29], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 1048576) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k3_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k3_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[3] + P[32];
+  const float* p1 = (const float*)B[4] + P[34];
+  const int64_t nL = P[30], bs = P[35], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k4(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[3] + P[32];
+  const float* p1 = (const float*)B[4] + P[34];
+  const int64_t nL = P[30], bs = P[35], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
+  if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k4_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k4_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[5] + P[38];
+  const float* p1 = (const float*)B[2] + P[40];
+  const int64_t nL = P[36], bs = P[42], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      const float v1 = (float)((float)lj_as_f64(P[41]));
+      const float v2 = (float)((v0 * v1));
+      q0[k] = v2;
+    }
+  }
+}
+static int k5(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[5] + P[38];
+  const float* p1 = (const float*)B[2] + P[40];
+  const int64_t nL = P[36], bs = P[42], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 1048576) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k5_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k5_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[3] + P[45];
+  const float* p1 = (const float*)B[5] + P[47];
+  const int64_t nL = P[43], bs = P[48], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k6(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[3] + P[45];
+  const float* p1 = (const float*)B[5] + P[47];
+  const int64_t nL = P[43], bs = P[48], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
+  if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k6_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k6_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+static int k7(void** restrict B, const int64_t* restrict P) {
+  int e = 0;
+  if (*((const uint8_t*)B[1] + P[49])) {
+    if ((e = k3(B, P))) return e;
+    if ((e = k4(B, P))) return e;
+  } else {
+    if ((e = k5(B, P))) return e;
+    if ((e = k6(B, P))) return e;
+  }
+  (void)e;
+  return 0;
+}
+
+static int k8(void** restrict B, const int64_t* restrict P) {
+  void* Bi[6];
+  Bi[4] = B[5];
+  Bi[5] = B[6];
+  const int64_t T = P[50];
+  int e = 0;
+  char* S0 = (char*)B[4]; const int64_t R0 = P[51];
+  for (int64_t t = 0; t < T; t++) {
+    const int64_t row = t;
+    Bi[0] = (char*)B[0] + P[52] + row * P[53];
+    Bi[1] = (char*)B[3] + P[54] + row * P[55];
+    Bi[2] = S0 + ((1 + t + (-1))) * R0;
+    Bi[3] = S0 + ((1 + t)) * R0;
+    if ((e = k7(Bi, P))) return e;
+  }
+  (void)e;
+  return 0;
+}
+
+static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[7] + P[58];
+  const float* p1 = (const float*)B[4] + P[60];
+  const int64_t nL = P[56], bs = P[61], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+  }
+}
+static int k9(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[7] + P[58];
+  const float* p1 = (const float*)B[4] + P[60];
+  const int64_t nL = P[56], bs = P[61], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k9_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k9_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  if ((e = k1(B, P))) return e;
+  if ((e = k2(B, P))) return e;
+  if ((e = k8(B, P))) return e;
+  if ((e = k9(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 6, 3, 1, 0, 0, 3, 1, 0, 6, 1, 0, 1, 0, 0, 6, 3, 1, 0, 1, 0, 3, 3, 1, 0, 1, 0, 1, 0, 3, 3,
+   1, 0, 1, 0, 3, 3, 1, 0, 1, 0, 4602678819172646912, 3, 3, 1, 0, 1, 0, 3, 0, 6, 12, 0, 12, 0,
+   1, 18, 1, 0, 1, 3, 18
+*/
+/* memory plan:
+   blocks [0, 1, 2, 0, 3, 4]; bytes [24, 6, 84, 12, 72]; donors {}; may fail False; messages 0
+*/

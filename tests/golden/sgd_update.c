@@ -1,0 +1,59 @@
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[2] + P[3];
+  const float* p1 = (const float*)B[1] + P[5];
+  const float* p2 = (const float*)B[0] + P[7];
+  const int64_t nL = P[1], bs = P[9], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    const float* q2 = p2;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float L2 = q2[k];
+      const float v0 = (float)(L2);
+      const float v1 = (float)(L1);
+      const float v2 = (float)((v1 * v0));
+      const float v3 = (float)((float)lj_as_f64(P[8]));
+      const float v4 = (float)((v2 * v3));
+      const float v5 = (float)((v0 - v4));
+      q0[k] = v5;
+    }
+  }
+}
+static int k0(void** restrict B, const int64_t* restrict P) {
+  float* p0 = (float*)B[2] + P[3];
+  const float* p1 = (const float*)B[1] + P[5];
+  const float* p2 = (const float*)B[0] + P[7];
+  const int64_t nL = P[1], bs = P[9], nO = 1;
+  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t count_ = nO * nb;
+  if (!P[0] && 1 && nO * nL > 262144) {
+    #pragma omp parallel
+    {
+      int nt = 1, t = 0;
+#ifdef _OPENMP
+      nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
+    }
+  } else {
+    k0_loop(B, P, 0, count_);
+  }
+  return 0;
+}
+
+int lj_run(void** B, const int64_t* P) {
+  int e = 0;
+  if ((e = k0(B, P))) return e;
+  return e;
+}
+/* params:
+   0, 24, 1, 0, 1, 0, 1, 0, 4591870180174331904, 24
+*/
+/* memory plan:
+   blocks [0]; bytes [96]; donors {0: 0}; may fail False; messages 0
+*/
