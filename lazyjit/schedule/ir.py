@@ -231,9 +231,9 @@ class Sort(Step):
 class Window(Step):
     """A convolution or max-pooling op (``op``, ``arg`` as in :mod:`lazyjit.ops.conv`;
     ``same_src`` when both operands are one value) on contiguous operands ``a``, ``b``
-    into ``dst``, by implementation ``algo`` (conv: ``gemm`` or ``direct``; pooling:
-    None), with a ``scratch`` buffer of ``threads`` per-thread parts (or None) and
-    ``chunk`` samples per GEMM."""
+    into ``dst``, by the backend's implementation ``algo`` (cpu convolutions: ``gemm``,
+    ``direct`` or ``grid``; pooling: None), with a ``scratch`` buffer of ``threads``
+    per-thread parts (or None) and ``chunk`` samples per GEMM."""
     READS, WRITES = ("a", "b"), ("dst", "scratch")
     op: str
     arg: object

@@ -66,6 +66,12 @@ def expressions(roots: list[Node], leaves: dict) -> tuple[tuple[ir.Expr, ...], d
 
 
 class Lowerer:
+    """One walk of a trace, in topological order, appending the steps that compute it
+    (``steps``) over buffer slots (``slots``: shape and dtype of each materialized
+    value after the ``n_inputs`` inputs); ``vals`` maps each node to its value: a view,
+    a constant, or (loops, conditionals) a list of views.  A loop body is lowered by a
+    lowerer of its own whose failures go to ``program``, the outer one."""
+
     def __init__(self, trace: Trace, target: Target, program: ir.Program | None = None):
         self.trace, self.target = trace, target
         # the program the messages and failure flag go to (a loop body's: its outer one)
@@ -318,6 +324,18 @@ class Lowerer:
 
 
 def lower(trace: Trace, target: Target) -> ir.Program:
-    """The :class:`~lazyjit.schedule.ir.Program` of a rewritten ``trace`` for ``target``,
-    with its memory plan."""
+    """Lower a rewritten trace to the kernel IR.
+
+    Parameters
+    ----------
+    trace : a :class:`~lazyjit.trace.graph.Trace` as the rewrites leave it (its input
+        nodes become buffer slots ``0 .. len(trace.inputs) - 1``, in order).
+    target : what the backend that will run the program decides itself
+        (:class:`Target`).
+
+    Returns
+    -------
+    A :class:`~lazyjit.schedule.ir.Program` with its memory plan: one output slot per
+    trace output, of the output's shape and dtype, C-contiguous.
+    """
     return Lowerer(trace, target).run()

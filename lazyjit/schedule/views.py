@@ -15,6 +15,7 @@ import numpy as np
 
 
 def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides (in elements) of a C-contiguous array of ``shape`` (NumPy's ``order='C'``)."""
     out, acc = [], 1
     for d in reversed(shape):
         out.append(acc)
@@ -24,6 +25,9 @@ def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class View:
+    """``shape`` elements of ``dtype`` in buffer ``slot``, element ``i`` at ``offset +
+    sum(i[k] * strides[k])`` (offset and strides in elements; a stride may be 0: a
+    broadcast, or negative)."""
     slot: int
     dtype: np.dtype
     offset: int

@@ -16,7 +16,7 @@ from lazyjit.trace.node import Node
 @dataclass(frozen=True)
 class WindowPlan:
     """A backend's implementation of a window node: ``algo`` (a convolution's, e.g.
-    ``gemm`` or ``direct``; None for pooling), scratch of ``per_thread`` elements for
+    ``gemm``, ``direct`` or ``grid``; None for pooling), scratch of ``per_thread`` elements for
     each of ``threads`` threads plus ``shared`` more (none when ``per_thread`` is 0), and
     ``chunk`` samples per GEMM."""
     algo: str | None = None

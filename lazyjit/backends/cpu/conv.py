@@ -161,7 +161,7 @@ def plan(n: Node, timer, forced: str | None = None) -> WindowPlan:
         dil = n.arg[2]
         wp, hp = y[3] + dil[1] * (w[3] - 1), y[2] + dil[0] * (w[2] - 1)
         per = (hp + 1) * wp + y[2] * wp
-        return WindowPlan(name, per, 0, _threads(n, per))
+        return WindowPlan("grid", per, 0, _threads(n, per))
     return WindowPlan(name)
 
 
@@ -178,11 +178,13 @@ def _render_gemm(mod: K.Module, k: ir.Window) -> None:
 
 
 def _render_direct(mod: K.Module, k: ir.Window) -> None:
+    """Direct loops (``algo`` ``direct``), on the zero-padded grid for stride 1 (``grid``,
+    whose planes live in the scratch buffer)."""
     x, w, y = conv_shapes(k.op, k.a.shape, k.b.shape, k.dst.shape)
     t = _types(k.dst.dtype)
     _helper(mod, _BASE)
     flops = f"!P[0] && {{}} > {mod.par_min}"
-    if k.scratch is not None:  # stride 1: on the padded grid
+    if k.algo == "grid":
         _helper(mod, _GRID, **t)
         mod.add([f"  lj_conv_grid_{t['S']}({CONV_OPS.index(k.op)}, "
                  f"{_geometry(mod, x, w, y, k.arg)}, {_ptr(mod, k.a)}, {_ptr(mod, k.b)}, "
