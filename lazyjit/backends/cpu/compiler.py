@@ -26,6 +26,7 @@ import tempfile
 import threading
 
 import cffi
+import numpy as np
 import xxhash
 
 from lazyjit.backends.cpu import codecache
@@ -130,7 +131,6 @@ void lj_set_blas(void* s, void* d, void* t) {{
 def _blas_pointers():
     """Addresses of NumPy's OpenBLAS ``cblas_sgemm``/``cblas_dgemm`` (ILP64) and of
     ``openblas_set_num_threads_local``, or NULLs."""
-    import numpy as np
     libdir = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
     for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas64_*.so"))):
         try:
