@@ -12,7 +12,7 @@ import numpy as np
 
 import lazyjit.api.functions as F
 from lazyjit.api.tensor import Tensor
-from lazyjit.autodiff.reverse import expand_grads
+from lazyjit.autodiff.reverse import expand_grads, has_deferred
 from lazyjit.engine.jit import Jitted
 from lazyjit.errors import op_error
 from lazyjit.ops import apply
@@ -91,7 +91,7 @@ def rewrite_summary(fn_or_tensor) -> dict[str, int]:
                 return {}
         trace = collect([node])
         roots = [node]
-        if any(n.op == "grad" for n in trace.nodes):
+        if has_deferred(trace.nodes):
             inputs = set(trace.inputs)
             roots = [expand_grads([n for n in trace.nodes if n not in inputs]).get(node, node)]
         saved, total = STATE.rewrite_last, Counter(TOTAL)  # a query: leave the counters

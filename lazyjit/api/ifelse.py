@@ -14,7 +14,7 @@ import numpy as np
 import lazyjit.api.core as C
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
-from lazyjit.trace.node import Node
+from lazyjit.api.scan import results_of
 
 
 def ifelse(cond, then_branch, else_branch, name: str | None = None):
@@ -70,9 +70,4 @@ def ifelse(cond, then_branch, else_branch, name: str | None = None):
 
 
 def build(cond: Tensor, a: list[Tensor], b: list[Tensor]) -> list[Tensor]:
-    n = len(a)
-    dtype = np.dtype(np.float64 if any(x.dtype.kind == "f" for x in a) else np.int64)
-    node = Node.make("ifelse", (cond.node, *[x.node for x in a], *[y.node for y in b]), n,
-                     (), dtype)
-    return [Tensor(Node.make("scan_out", (node,), i, x.shape, x.dtype))
-            for i, x in enumerate(a)]
+    return results_of("ifelse", len(a), (cond.node, *[x.node for x in a], *[y.node for y in b]))

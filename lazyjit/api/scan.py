@@ -34,6 +34,7 @@ import lazyjit.api.shape_ops as S
 from lazyjit.api.scan_pushout import push_in, push_out
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
+from lazyjit.ops.registry import REGISTRY, apply
 from lazyjit.trace.gates import ungated
 from lazyjit.trace.graph import Trace, collect, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
@@ -312,14 +313,12 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     return outs[:n_st] + [outs[n_st + plain.index(p)] for p in body[n_st:]]
 
 
-def results_of(op: str, spec, src: tuple[Node, ...]) -> list[Tensor]:
-    """The multi-result node ``op`` (``scan``, ``ifelse``) of ``spec`` over ``src``, and
-    one ``scan_out`` tensor selecting each of its results."""
-    shapes = spec.result_shapes()
-    dtype = np.dtype(np.float64 if any(dt.kind == "f" for _, dt in shapes) else np.int64)
-    node = Node.make(op, src, spec, (), dtype)
-    return [Tensor(Node.make("scan_out", (node,), i, shape, dt))
-            for i, (shape, dt) in enumerate(shapes)]
+def results_of(op: str, arg, src: tuple[Node, ...]) -> list[Tensor]:
+    """The multi-result node ``op`` (``scan``, ``ifelse``) of ``arg`` over ``src``, and
+    one ``scan_out`` tensor selecting each of its results (its op's ``results`` rule)."""
+    node = apply(op, src, arg)
+    return [Tensor(apply("scan_out", (node,), i))
+            for i in range(len(REGISTRY[op].results(src, arg)))]
 
 
 # ---- the public API ----------------------------------------------------------------------

@@ -26,8 +26,9 @@ import numpy as np
 
 import lazyjit.api.functions as F
 from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable,
-                                      disconnected_zeros, expand_grads, grad, leaf_paths, mapped,
-                                      reached_targets, reverse, split_aux, wrt_leaves)
+                                      disconnected_zeros, expand_grads, grad, has_deferred,
+                                      leaf_paths, mapped, reached_targets, reverse, split_aux,
+                                      wrt_leaves)
 from lazyjit.trace.graph import toposort
 from lazyjit.errors import op_error
 from lazyjit.ops import REGISTRY
@@ -54,7 +55,7 @@ def push_tangents(roots: list[Node], seeds: dict[Node, Tensor],
     # through values read earlier (seeds are independent inputs: not looked below)
     mapping = see_through(roots, set(seeds), set(stop) | set(seeds))[0] if through else None
     order = toposort(roots, set(seeds)) if not mapping else []
-    if mapping or any(n.op == "grad" for n in order):
+    if mapping or has_deferred(order):
         mapping = mapping or expand_grads(order)
         tangents = push_tangents([mapping.get(r, r) for r in roots],
                                  {mapping.get(n, n): t for n, t in seeds.items()},
@@ -336,7 +337,7 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs: str =
 def _expanded(y: Tensor) -> Tensor:
     """``y`` with its deferred ``grad`` nodes expanded once (not once per pass)."""
     order = toposort([y.graph_node], set())
-    if not any(n.op == "grad" for n in order):
+    if not has_deferred(order):
         return y
     return Tensor(expand_grads(order).get(y.graph_node, y.graph_node))
 

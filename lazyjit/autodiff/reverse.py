@@ -14,7 +14,7 @@ import numpy as np
 
 import lazyjit.api.functions as F
 from lazyjit.errors import LazyjitError, op_error
-from lazyjit.ops import REGISTRY
+from lazyjit.ops import REGISTRY, apply, kind_of
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.api.tensor import Tensor
@@ -209,13 +209,17 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
     for w, name, ns in zip(wrts, names, nodes, strict=True):
         mine = tuple(sorted({position[n] for n in ns if n in position}))
         if mine:
-            out.append(Tensor(Node.make("grad", (root, *targets), ("grad", mine), w.shape,
-                                        w.dtype)))
+            out.append(Tensor(apply("grad", (root, *targets), ("grad", mine))))
         elif ns:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
         else:
             out.append(disconnected_zeros(w, name, policy, op, source))
     return out
+
+
+def has_deferred(nodes) -> bool:
+    """Whether ``nodes`` hold a deferred gradient (an op of kind ``deferred``)."""
+    return any(kind_of(n) == "deferred" for n in nodes)
 
 
 def expand_grads(order: list[Node]) -> dict[Node, Node]:
@@ -227,7 +231,7 @@ def expand_grads(order: list[Node]) -> dict[Node, Node]:
     mapping: dict[Node, Node] = {}
     groups: dict[tuple, dict[Node, Tensor]] = {}
     for n in order:
-        if n.op == "grad":
+        if kind_of(n) == "deferred":
             src = tuple(mapping.get(s, s) for s in n.src)
             if src[0] is n.src[0]:  # a cost computed earlier (not rebuilt here) reads the
                 src = n.src         # targets as they were: differentiate its own graph
@@ -273,7 +277,7 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node],
             {mapping.get(n, n): g for n, g in seeds.items()},
             {mapping.get(t, t) for t in targets}, stop, False), once=True)
     order = toposort(list(seeds), stop)
-    if any(n.op == "grad" for n in order):  # differentiating a gradient: expand it first
+    if has_deferred(order):  # differentiating a gradient: expand it first
         mapping = expand_grads(order)
         return mapped(mapping, targets, backprop(
             {mapping.get(n, n): g for n, g in seeds.items()},

@@ -29,7 +29,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.autodiff.reverse import backprop, reached_targets
 from lazyjit.autodiff.forward import push_tangents
 from lazyjit.ops.control import Parts
-from lazyjit.ops.registry import attach_rules
+from lazyjit.ops.registry import apply, attach_rules
 from lazyjit.rewrite.canonicalize import slice_of_write
 from lazyjit.trace.graph import substitute, toposort
 from lazyjit.trace.node import Node
@@ -96,8 +96,7 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
     gS, gP = g.parts[:nS], g.parts[nS:]
     # the whole state buffers (the forward scan keeps them unless told otherwise)
     if all(spec.keep):
-        full = [Tensor(Node.make("scan_out", (out.node,), j, *spec.result_shapes()[j]))
-                for j in range(nS)]
+        full = [Tensor(apply("scan_out", (out.node,), j)) for j in range(nS)]
     else:
         full = results_of("scan", spec.with_keep([True] * nS), out.node.src)[:nS]
         gS = [None if gs is None else gs if spec.keep[j] else
@@ -131,10 +130,8 @@ def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
     rseqs += [gP[i] for i in plain_on] + [by_step(_rows_after(gS[j], lags[j])) for j in gs_on]
     # the rows each step wrote (states) or produced (plain outputs), as stored: the body's
     # derivative graph reads them instead of recomputing them
-    shapes = spec.result_shapes()
     rseqs += [by_step(full[j][lags[j]:lags[j] + T]) for j in range(nS)]
-    rseqs += [Tensor(Node.make("scan_out", (out.node,), nS + i, *shapes[nS + i]))
-              for i in range(spec.n_plain)]
+    rseqs += [Tensor(apply("scan_out", (out.node,), nS + i)) for i in range(spec.n_plain)]
     rstates = [(_zeros_rows(inits[j]), (-1,)) for j in active for _ in range(lags[j])]
     rstates += [(F.zeros((1, *invs[m].shape), invs[m].dtype), (-1,)) for m in acc_on]
     n_rseq = len(rseqs)

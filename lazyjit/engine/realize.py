@@ -12,10 +12,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from lazyjit.autodiff.reverse import expand_grads
+from lazyjit.autodiff.reverse import expand_grads, has_deferred
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, creation_site, format_site
+from lazyjit.ops import kind_of
 from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
@@ -46,7 +47,7 @@ def plan_for(trace: Trace) -> Executable:
         count("trace_cache_hits")
         return plan
     count("trace_cache_misses")
-    if any(n.op == "grad" for n in trace.nodes):
+    if has_deferred(trace.nodes):
         plan, cacheable = _compile_expanded(trace)
         if not cacheable:  # neither cached nor remembered: it holds this call's values
             return plan
@@ -98,7 +99,7 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
     cacheable = all(n.op == "buffer" and n.arg > first_new_leaf or _of_constants(n)
                     for n in extras)
     if cacheable:
-        roots = [s for n in trace.nodes if n.op == "grad" for s in n.src]
+        roots = [s for n in trace.nodes if kind_of(n) == "deferred" for s in n.src]
         cacheable = not any(n.buffer is not None and n.src for n in toposort(roots, set()))
     return (_WithExtras(plan, [n.buffer for n in extras]) if extras else plan), cacheable
 

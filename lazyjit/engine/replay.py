@@ -203,25 +203,16 @@ def _scalar(n: Node, sizes: Sizes) -> Node:
     return Node.leaf(arr, site=False)
 
 
-def _shape_of(n: Node, src: tuple, arg, sizes: Sizes) -> tuple:
-    """The shape of ``n`` rebuilt over ``src`` with argument ``arg``."""
-    if n.op == "scan_out":
-        owner = src[0]
-        if owner.op == "ifelse":
-            return src[0].src[1 + arg].shape
-        return owner.arg.result_shapes()[arg][0]
-    if n.op in ("scan", "ifelse"):
-        return n.shape
-    if n.op == "grad":  # a deferred gradient: the shape of (each of) its targets
-        return src[1 + arg[1][0]].shape
+def _shape_of(n: Node, src: tuple, arg) -> tuple:
+    """The shape of ``n`` rebuilt over ``src`` with argument ``arg``: its op's rule."""
     rule = REGISTRY[n.op].shape
     return tuple(rule(src, arg)) if rule is not None else src[0].shape
 
 
-def _try_shape(n: Node, src: tuple, arg, sizes: Sizes):
+def _try_shape(n: Node, src: tuple, arg):
     """``(shape, None)``, or ``(None, the error)`` when the shape rule rejects ``arg``."""
     try:
-        return _shape_of(n, src, arg, sizes), None
+        return _shape_of(n, src, arg), None
     except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
         return None, e
 
@@ -365,7 +356,8 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
             stack.extend((s, False) for s in reversed(n.src) if s not in memo)
             continue
         src = tuple(memo[s] for s in n.src)
-        if n.op == "scan":
+        kind = REGISTRY[n.op].kind
+        if kind == "loop":  # its argument holds the body: rebuilt at these sizes too
             arg = _scan_spec(n.arg, sizes, src)
         else:
             try:
@@ -378,11 +370,10 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
         if src == n.src and arg == n.arg and sizes.identity:
             memo[n] = n
             continue
-        elementwise = REGISTRY.get(n.op) is not None and REGISTRY[n.op].kind == "elementwise"
-        shape, error = _try_shape(n, src, arg, sizes)
-        if shape is None and n.op != "scan":  # an ambiguous size: its other values
+        shape, error = _try_shape(n, src, arg)
+        if shape is None and kind != "loop":  # an ambiguous size: its other values
             for other in sizes.variants(n.arg):
-                shape = _try_shape(n, src, other, sizes)[0]
+                shape = _try_shape(n, src, other)[0]
                 if shape is not None:
                     arg = other
                     break
@@ -390,7 +381,7 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], sizes: Sizes,
             shown = ", ".join(f"{s.shape} {s.dtype.name}" for s in src)
             raise LazyjitError(f"{n.op} with operands [{shown}]: {error}\n"
                                f"(the node was built at)\n{format_site(n.site)}") from None
-        if elementwise and any(s.shape != shape for s in src):
+        if kind == "elementwise" and any(s.shape != shape for s in src):
             raise LazyjitError(f"{n.op}: operand shapes {[s.shape for s in src]} differ at "
                                f"this call\n(the node was built at)\n{format_site(n.site)}")
         sizes.learn(n.shape, shape)

@@ -1,6 +1,7 @@
 """Primitive ops: one :class:`~lazyjit.ops.registry.OpDef` each, in :data:`REGISTRY`."""
-from lazyjit.ops.registry import REGISTRY, SUPPORTED_DTYPES, OpDef, apply, ref_dtype, register
+from lazyjit.ops.registry import (REGISTRY, SUPPORTED_DTYPES, OpDef, apply, kind_of, ref_dtype,
+                                   register)
 # importing the op modules fills the registry
-from lazyjit.ops import control, conv, elementwise, random_ops, sort, structural  # noqa: F401
+from lazyjit.ops import control, conv, deferred, elementwise, random_ops, sort, structural  # noqa: F401
 
-__all__ = ["REGISTRY", "OpDef", "SUPPORTED_DTYPES", "apply", "ref_dtype", "register"]
+__all__ = ["REGISTRY", "OpDef", "SUPPORTED_DTYPES", "apply", "kind_of", "ref_dtype", "register"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit.ops.registry import F, OpDef, register
+from lazyjit.ops.registry import REGISTRY, F, OpDef, register
 from lazyjit.trace.state import CONTEXT
 
 
@@ -117,12 +117,46 @@ def _select_jvp(ts, out, src, i):
     return None if ts[0] is None else ts[0].parts[i]
 
 
+# A multi-result node (scan, ifelse) has shape () and a dtype that only says whether a
+# result is floating point (differentiable); its results, their shapes and dtypes given by
+# its op's ``results`` rule, are read by ``scan_out`` nodes.
+
+def _scan_results(srcs, spec) -> list:
+    """A loop's results: its state buffers, then its plain outputs (the spec says)."""
+    return spec.result_shapes()
+
+
+def _ifelse_results(srcs, n: int) -> list:
+    """A conditional's results: shaped like the ``a`` branch (both branches agree)."""
+    return [(s.shape, s.dtype) for s in srcs[1:1 + n]]
+
+
+def _multi_dtype(results):
+    """The dtype of a multi-result node: float64 if any result is floating point."""
+    def dtype(srcs, arg) -> np.dtype:
+        floating = any(dt.kind == "f" for _, dt in results(srcs, arg))
+        return np.dtype(np.float64 if floating else np.int64)
+    return dtype
+
+
+def _selected(srcs, i: int) -> tuple:
+    """The (shape, dtype) of result ``i`` of the multi-result node ``srcs[0]``."""
+    owner = srcs[0]
+    return REGISTRY[owner.op].results(owner.src, owner.arg)[i]
+
+
 # the derivatives of a loop are loops over the body's derivatives, built by autodiff
 # itself, a layer above: lazyjit.autodiff.scan_grad attaches them (attach_rules)
-register(OpDef("scan", "loop", run_scan, doc="a loop over an inner graph (see lazyjit.api.scan)"))
-register(OpDef("ifelse", "branch", run_ifelse, vjp=_ifelse_vjp, jvp=_ifelse_jvp,
+register(OpDef("scan", "loop", run_scan, shape=lambda srcs, spec: (),
+               dtype=_multi_dtype(_scan_results), results=_scan_results,
+               doc="a loop over an inner graph (see lazyjit.api.scan)"))
+register(OpDef("ifelse", "branch", run_ifelse, shape=lambda srcs, n: (),
+               dtype=_multi_dtype(_ifelse_results), results=_ifelse_results,
+               vjp=_ifelse_vjp, jvp=_ifelse_jvp,
                doc="a conditional running one of two inner graphs (see lazyjit.api.ifelse)"))
-register(OpDef("scan_out", "select", lambda parts, i: parts[i], vjp=_select_vjp,
+register(OpDef("scan_out", "select", lambda parts, i: parts[i],
+               shape=lambda srcs, i: _selected(srcs, i)[0],
+               dtype=lambda srcs, i: _selected(srcs, i)[1], vjp=_select_vjp,
                jvp=_select_jvp, doc="result i of a multi-result node"))
 
 

@@ -27,9 +27,11 @@ from lazyjit.trace.node import Node
 # "select": picks one result of those multi-result nodes
 # "window": sliding-window ops (convolution, pooling), whose concrete implementation each
 # backend chooses per shape (see lazyjit.backends.algorithms); "sort": a permutation of
-# each row by its keys; "check": a run-time guard that passes its first operand through
+# each row by its keys; "check": a run-time guard that passes its first operand through;
+# "deferred": a gradient kept as one node until a plan is built or it is differentiated
+# again (lazyjit.autodiff.reverse.expand_grads), which no backend ever sees
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "branch", "select", "window", "sort", "check")
+         "loop", "branch", "select", "window", "sort", "check", "deferred")
 
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
@@ -60,6 +62,9 @@ class OpDef:
         rules are written with the public functions (``F``), so derivatives of
         derivatives work to any order.
     float_only : inputs must be floating point (ints are promoted by the API).
+    results : for a multi-result op (kinds ``loop`` and ``branch``, whose node has shape
+        ``()``): ``results(src_nodes, arg) -> [(shape, dtype), ...]``, the result that
+        each ``scan_out`` node selects.
     """
 
     name: str
@@ -71,6 +76,7 @@ class OpDef:
     vjp: Callable[..., tuple] | None = None
     jvp: Callable[..., Any] | None = None
     float_only: bool = False
+    results: Callable[[tuple, Any], list] | None = None
     doc: str = ""
 
 
@@ -82,6 +88,12 @@ def register(opdef: OpDef) -> OpDef:
     assert opdef.name not in REGISTRY, opdef.name
     REGISTRY[opdef.name] = opdef
     return opdef
+
+
+def kind_of(node: Node) -> str:
+    """The kind of ``node``'s op: ``"leaf"`` for buffers, constants and placeholders."""
+    opdef = REGISTRY.get(node.op)
+    return "leaf" if opdef is None else opdef.kind
 
 
 _DTYPE_CACHE: dict[tuple, np.dtype] = {}
