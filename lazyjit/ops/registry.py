@@ -62,6 +62,10 @@ class OpDef:
         rules are written with the public functions (``F``), so derivatives of
         derivatives work to any order.
     float_only : inputs must be floating point (ints are promoted by the API).
+    identity : for a reduce op: ``identity(dtype) -> a NumPy scalar of dtype``, the value
+        of a reduction over no elements and where an accumulator starts (0 for ``sum``,
+        1 for ``prod``, the lowest value of the dtype for ``max`` (``-inf`` for floats,
+        ``False`` for bool), the highest for ``min``).
     results : for a multi-result op (kinds ``loop`` and ``branch``, whose node has shape
         ``()``): ``results(src_nodes, arg) -> [(shape, dtype), ...]``, the result that
         each ``scan_out`` node selects.
@@ -76,6 +80,7 @@ class OpDef:
     vjp: Callable[..., tuple] | None = None
     jvp: Callable[..., Any] | None = None
     float_only: bool = False
+    identity: Callable[[np.dtype], Any] | None = None
     results: Callable[[tuple, Any], list] | None = None
     doc: str = ""
 

@@ -62,22 +62,44 @@ def _tie_weights(out, x, axes):
     return mask / F.sum(mask, axis=axes, keepdims=True)
 
 
+def _constant_identity(value):
+    """The identity ``value`` (0 for sums, 1 for products) in each dtype."""
+    return lambda dtype: np.array(value, dtype)[()]
+
+
+def _extreme_identity(lowest: bool):
+    """The identity of ``max`` (``lowest``: the dtype's lowest value) or ``min`` (its
+    highest): infinite for floats, ``False``/``True`` for bool, the integer limits."""
+    def identity(dtype):
+        dtype = np.dtype(dtype)
+        if dtype.kind == "f":
+            value = -np.inf if lowest else np.inf
+        elif dtype.kind == "b":
+            value = not lowest
+        else:
+            value = np.iinfo(dtype).min if lowest else np.iinfo(dtype).max
+        return np.array(value, dtype)[()]
+    return identity
+
+
 register(OpDef("sum", "reduce", lambda x, axes: np.sum(x, axis=axes, keepdims=True),
                shape=_reduce_shape, vjp=lambda g, out, x, axes: (F.broadcast_to(g, x.shape),),
-               jvp=linear_jvp))
+               jvp=linear_jvp, identity=_constant_identity(0)))
 def _others(out, x, axes):
     """d prod / d x: the product of the other elements (exact at zeros; not out / x)."""
     return F.products_of_others(x, axes)
 
 
 register(OpDef("prod", "reduce", lambda x, axes: np.prod(x, axis=axes, keepdims=True),
-               shape=_reduce_shape, **_reduce_rules(_others),
+               shape=_reduce_shape, **_reduce_rules(_others), identity=_constant_identity(1),
                doc="derivative: the product of the other elements, exact at zeros"))
 register(OpDef("max", "reduce", lambda x, axes: np.max(x, axis=axes, keepdims=True),
                shape=_nonempty_reduce_shape("max"), **_reduce_rules(_tie_weights),
+               identity=_extreme_identity(lowest=True),
                doc="derivative split evenly among tied maxima"))
 register(OpDef("min", "reduce", lambda x, axes: np.min(x, axis=axes, keepdims=True),
                shape=_nonempty_reduce_shape("min"), **_reduce_rules(_tie_weights),
+               identity=_extreme_identity(lowest=False),
                doc="derivative split evenly among tied minima"))
 def _arg_op(name: str, ref) -> OpDef:
     """``argmax``/``argmin`` along one axis, kept as a size-1 dim; int64 indices."""
