@@ -6,8 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lazyjit.backends.cfamily import literal
-from lazyjit.backends.cpu import kernels
 from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES, ref_dtype
 from lazyjit.trace.graph import reachable
 
@@ -71,14 +69,3 @@ def test_reduce_identity(op, dt):
         assert _UFUNCS[op].reduce(np.empty(0, dt), dtype=dt) == e
     else:
         assert _UFUNCS[op].reduce(np.empty(0, dt), initial=e) == e
-
-
-@pytest.mark.parametrize("op", REDUCES)
-def test_renderer_init_is_the_identity(op):
-    """The C renderer's accumulator start is ``literal(identity(dtype))`` byte for byte
-    (so the renderer can read the OpDef instead of its own table)."""
-    init = getattr(kernels, "_INIT", None)
-    if init is None:
-        pytest.skip("the renderer has no table of its own")
-    for dt in SUPPORTED_DTYPES:
-        assert init[op](dt) == literal(REGISTRY[op].identity(dt), dt), (op, dt)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lazyjit.backends.cfamily import Body, const_param, ctype, decode, literal, loops
+from lazyjit.ops import REGISTRY
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View, gemm_operand
 
@@ -161,11 +162,9 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
                  "}"]))
 
 
-_INIT = {"sum": lambda dt: literal(0, dt), "prod": lambda dt: literal(1, dt),
-         "max": lambda dt: ("(-INFINITY)" if dt.kind == "f" else
-                            literal(0 if dt.kind == "b" else np.iinfo(dt).min, dt)),
-         "min": lambda dt: ("INFINITY" if dt.kind == "f" else
-                            literal(1 if dt.kind == "b" else np.iinfo(dt).max, dt))}
+def _init(op: str, dt: np.dtype) -> str:
+    """The accumulator's start: the reduce op's identity (its OpDef's)."""
+    return literal(REGISTRY[op].identity(dt), dt)
 
 
 def _combine(op: str, dt: np.dtype, a: str, b: str) -> str:
@@ -204,7 +203,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
 
 def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
                   out_cls) -> tuple[list[str], Parallel | None]:
-    T, init = ctype(dt), _INIT[op](dt)
+    T, init = ctype(dt), _init(op, dt)
     simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
     opened, closed = loops(red[:-1], sizes)
     blocks = [f"for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
@@ -231,7 +230,7 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
 
 def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
                   out_cls) -> tuple[list[str], Parallel]:
-    T, init = ctype(dt), _INIT[op](dt)
+    T, init = ctype(dt), _init(op, dt)
     outer = kept[:-1]
     # blocks of whole rows where possible: narrower column blocks over many rows thrash the TLB
     bs = mod.p(_block_size(math.prod([dims[d] for d in outer]), dims[-1]))
