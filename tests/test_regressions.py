@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 import lazyjit as lj
+import lazyjit.nn.functional as F
+from lazyjit.backends import ir
 
 
 def test_deferred_gradient_plan_not_reused_across_hidden_constants(backend):
@@ -106,3 +108,80 @@ def test_untaken_ifelse_branch_inside_scan_is_not_hoisted(backend):
                     sequences=lj.tensor(np.array([1.0, -1.0])), outputs_info=lj.tensor(0.0),
                     non_sequences=w)
     np.testing.assert_array_equal(ys.numpy(), [1.0, -2.0])
+
+
+# --- found by the differential hunt of issue 12 (numpy vs ir vs cpu) ---
+
+def test_inc_subtensor_of_a_tensor_into_its_own_view(backend):
+    # the region of the copy and the added value are two operands even when they are
+    # one node (x, or x * 2 built twice and merged by hash-consing)
+    x = lj.tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    np.testing.assert_array_equal(lj.inc_subtensor(x[::-1], x).numpy(), [4.0, 4.0, 4.0])
+    np.testing.assert_array_equal(lj.inc_subtensor((x * 2)[::-1], x * 2).numpy(),
+                                  [8.0, 8.0, 8.0])
+
+
+def test_window_ops_on_an_empty_batch(backend):
+    x = lj.tensor(np.zeros((0, 4, 7, 6), np.float32))
+    w = lj.tensor(np.ones((3, 4, 3, 3), np.float32))
+    assert F.conv2d(x, w).numpy().shape == (0, 3, 5, 4)
+    assert F.max_pool2d(x, 2).numpy().shape == (0, 4, 3, 3)
+    assert F.avg_pool2d(x, 2).numpy().shape == (0, 4, 3, 3)
+    gw = lj.grad(F.conv2d(x, w).sum() + F.max_pool2d(x, 2).sum(), w)
+    np.testing.assert_array_equal(gw.numpy(), np.zeros((3, 4, 3, 3), np.float32))
+
+
+def test_jit_function_returning_none_updates_once_per_call(backend):
+    w = lj.shared(np.zeros(3, np.float32), "w")
+
+    @lj.jit
+    def step():
+        w.assign(w + 1)
+
+    got = []
+    for _ in range(4):
+        assert step() is None
+        got.append(float(w.get_value()[0]))
+    assert got == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_in_place_update_does_not_reach_a_variable_assigned_from_it(backend):
+    w = lj.shared(np.zeros(3, np.float32), "w")
+    v = lj.shared(np.ones(3, np.float32), "v")
+    double = lj.function([], [], updates=[(v, v * 2)])
+    copy = lj.function([], [], updates=[(w, v)])
+    double()
+    double()
+    copy()
+    double()  # v's memory may be written in place: never w's
+    np.testing.assert_array_equal(w.get_value(), [4.0, 4.0, 4.0])
+    np.testing.assert_array_equal(v.get_value(), [8.0, 8.0, 8.0])
+
+
+def test_variable_assigned_an_argument_keeps_no_view_of_it(backend):
+    w = lj.shared(np.zeros(3, np.float32), "w")
+
+    @lj.jit
+    def set_w(x):
+        w.assign(x)
+        return x.sum()
+
+    a = np.ones(3, np.float32)
+    set_w(a)
+    a[:] = 5
+    np.testing.assert_array_equal(w.get_value(), [1.0, 1.0, 1.0])
+
+
+def test_updates_are_donated_on_the_ir_backend(monkeypatch):
+    """The ir backend is offered the same in-place updates as cpu (its oracle)."""
+    offered = []
+    run = ir.Plan.run
+    monkeypatch.setattr(ir.Plan, "run", lambda self, inputs, donate=None: (
+        offered.append(donate), run(self, inputs, donate))[1])
+    with lj.config(backend="ir"):
+        v = lj.shared(np.ones(3, np.float32), "v")
+        double = lj.function([], [], updates=[(v, v * 2)])
+        for _ in range(3):
+            double()
+    assert offered[1:] == [{0: 0}, {0: 0}]
+    np.testing.assert_array_equal(v.get_value(), [8.0, 8.0, 8.0])

@@ -253,6 +253,8 @@ class Plan:
     def __init__(self, prog: ir.Program):
         self.prog = prog
         self.donors = prog.donors
+        # (as a compiled program's: which outputs are fresh blocks, not inputs passed on)
+        self.n_in, self.outputs = prog.n_inputs, prog.outputs
 
     def run(self, inputs: list[np.ndarray], donate: dict | None = None) -> list[np.ndarray]:
         return run_program(self.prog, inputs, donate)
@@ -291,7 +293,12 @@ def run_program(prog: ir.Program, inputs: list[np.ndarray],
         arr = inputs[a]
         if prog.donors.get(j) == a and arr.nbytes == prog.slot_bytes(s) and \
                 arr.dtype == prog.slots[s - n_in][1] and arr.flags.c_contiguous:
-            blocks[prog.block[s - n_in]] = _bytes(arr)
+            block = _bytes(arr)
+            try:  # (a read-only view of writeable memory, which the caller gives up)
+                block.flags.writeable = True
+            except ValueError:  # memory that is not writeable: not donated
+                continue
+            blocks[prog.block[s - n_in]] = block
     table: list[Pointer] = [(_bytes(a), 0) for a in inputs]
     table += [(blocks[b], 0) for b in prog.block]
     ex = Executor(prog.messages)

@@ -103,6 +103,10 @@ def _low(args) -> int | None:
     return low
 
 
+# what a call returns when it must trace again (a function's own result may be None)
+_RETRACE = object()
+
+
 class _Entry:
     """One traced signature: its plan, where each plan input comes from (``slots``:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
@@ -111,8 +115,8 @@ class _Entry:
                  "updates", "n_out", "in_place", "fresh")
 
     def call(self, arrays: list, low: int | None = None) -> Any:
-        """Run the plan on ``arrays``; ``None`` when a shared variable it reads no longer
-        has the shape or dtype it was traced with (the caller traces again).  Calls that
+        """Run the plan on ``arrays``; ``_RETRACE`` when a shared variable it reads no
+        longer has the shape or dtype it was traced with (the caller traces again).  Calls that
         update shared variables run one at a time (in any thread), each from the values
         the one before left: no update is lost.  ``low``: the oldest node the tensor
         arguments depend on, None when none is a tensor (see :meth:`_wrap`)."""
@@ -128,12 +132,15 @@ class _Entry:
             with UPDATING:  # the values of shared variables: none half updated
                 ins = self._inputs(arrays)
             if ins is None:
-                return None
+                return _RETRACE
         donate = self._donate(ins) if self.in_place else None
         outs = self.plan.run(ins, donate) if donate else self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call
-            for sv, arr, own in zip(self.updates, outs[self.n_out:], self.fresh):
-                sv._set_leaf(arr, own)  # own: a fresh array, not an input passed through
+            for sv, arr, fresh in zip(self.updates, outs[self.n_out:], self.fresh):
+                if not fresh:  # an input passed on (an argument, another variable's
+                    arr = arr.copy()  # value): the variable's own copy, never shared
+                    arr.flags.writeable = False
+                sv._set_leaf(arr, True)  # the variable's alone: it may be donated
             outs = outs[:self.n_out]
         if self.passthrough:  # an input returned as is: a copy, never the caller's array
             outs = [o.copy() if any(np.may_share_memory(o, a) for a in ins) else o
@@ -222,7 +229,7 @@ class Jitted:
                                         config._version, CONTEXT.epoch))
                 if entry is not None:
                     out = entry.call(arrays, low)
-                    if out is not None:
+                    if out is not _RETRACE:
                         count("trace_cache_hits")
                         return out
         return self._call(args, kwargs)
@@ -265,8 +272,8 @@ class Jitted:
             raise LazyjitError("lj.jit: non-array arguments must be hashable "
                                "(or passed as static_argnums)") from None
         low = _low(leaves)
-        out = None if entry is None else entry.call(arrays, low)
-        if out is None:  # new, or a shared variable it reads changed shape or dtype
+        out = _RETRACE if entry is None else entry.call(arrays, low)
+        if out is _RETRACE:  # new, or a shared variable it reads changed shape or dtype
             count("trace_cache_misses")
             entry = self._trace(args, leaves, arrays, tree, static)
             epoch = CONTEXT.epoch  # entries of earlier epochs (train/eval switches) go

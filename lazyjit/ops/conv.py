@@ -86,8 +86,8 @@ def _columns(x, kernel, arg) -> np.ndarray:
     stride, pads, dilation, groups = arg[:4]
     out = _out_hw(x.shape[2:], kernel, stride, pads, dilation)
     cols = window_views(_pad(x, pads), kernel, stride, dilation, out)
-    n = x.shape[0]
-    return cols.reshape(n, groups, -1, out[0] * out[1]), out
+    n, k = x.shape[0], x.shape[1] // groups * kernel[0] * kernel[1]
+    return cols.reshape(n, groups, k, out[0] * out[1]), out  # (sizes given: n may be 0)
 
 
 def conv2d_ref(x, w, arg) -> np.ndarray:
@@ -103,7 +103,7 @@ def conv2d_grad_input_ref(g, w, arg) -> np.ndarray:
     n, o = g.shape[:2]
     og, cg = o // groups, w.shape[1]
     wt = w.reshape(groups, og, -1).transpose(0, 2, 1)            # (G, Cg*K, O/G)
-    cols = np.matmul(wt, g.reshape(n, groups, og, -1))            # (N, G, Cg*K, L)
+    cols = np.matmul(wt, g.reshape(n, groups, og, g.shape[2] * g.shape[3]))  # (N, G, Cg*K, L)
     cols = cols.reshape(n, groups * cg, *w.shape[2:], *g.shape[2:])
     return _fold(cols, hw, pads, stride, dilation)
 
@@ -112,7 +112,8 @@ def conv2d_grad_weight_ref(x, g, arg) -> np.ndarray:
     groups, kernel = arg[3], arg[4]
     n, o = g.shape[:2]
     cols, _ = _columns(x, kernel, arg)
-    gw = np.matmul(g.reshape(n, groups, o // groups, -1), cols.transpose(0, 1, 3, 2))
+    gw = np.matmul(g.reshape(n, groups, o // groups, g.shape[2] * g.shape[3]),
+                   cols.transpose(0, 1, 3, 2))
     return gw.sum(0, dtype=g.dtype).reshape(o, x.shape[1] // groups, *kernel)
 
 
@@ -225,9 +226,10 @@ def _selected(x, arg) -> tuple[np.ndarray, tuple[int, int]]:
 
 def max_pool2d_ref(x, v, arg) -> np.ndarray:
     idx, _ = _selected(x, arg)
-    vp = _pad(v, arg[2]).reshape(v.shape[0], v.shape[1], -1)
-    return np.take_along_axis(vp, idx.reshape(idx.shape[0], idx.shape[1], -1), 2
-                              ).reshape(idx.shape)
+    vp = _pad(v, arg[2])
+    vp = vp.reshape(v.shape[0], v.shape[1], vp.shape[2] * vp.shape[3])
+    flat = idx.reshape(idx.shape[0], idx.shape[1], idx.shape[2] * idx.shape[3])
+    return np.take_along_axis(vp, flat, 2).reshape(idx.shape)
 
 
 def max_pool2d_grad_ref(x, g, arg) -> np.ndarray:
@@ -237,7 +239,8 @@ def max_pool2d_grad_ref(x, g, arg) -> np.ndarray:
     hp, wp = h + pads[0] + pads[1], w + pads[2] + pads[3]
     flat = np.zeros((n * c, hp * wp), g.dtype)
     planes = np.arange(n * c)[:, None]
-    np.add.at(flat, (planes, idx.reshape(n * c, -1)), g.reshape(n * c, -1))
+    k = idx.shape[2] * idx.shape[3]
+    np.add.at(flat, (planes, idx.reshape(n * c, k)), g.reshape(n * c, k))
     return flat.reshape(n, c, hp, wp)[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w]
 
 

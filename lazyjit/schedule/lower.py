@@ -317,9 +317,11 @@ class Lowerer:
         if n.op == "set_slice":
             self.copy(region, v.shape, v, self.vals[v])
         elif math.prod(v.shape):  # inc_slice: region = region + v
-            (lx, lv), leaves = expressions([x, v], {x: region, v: self.vals[v]})
+            # (two leaves even when v is x itself: the region of the copy, and v)
+            lx, lv = ir.Expr("leaf", None, x.dtype), ir.Expr("leaf", None, v.dtype)
             total = ir.Expr("add", None, n.dtype, (lx, lv))
-            self.add(ir.Elementwise((region,), v.shape, (total,), leaves))
+            self.add(ir.Elementwise((region,), v.shape, (total,),
+                                    {lx: region, lv: self.vals[v]}))
         return dst
 
 
