@@ -36,7 +36,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.ops.registry import REGISTRY, apply
 from lazyjit.trace.gates import ungated
-from lazyjit.trace.graph import Trace, collect, substitute, toposort
+from lazyjit.trace.graph import Trace, collect, reachable, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
 from lazyjit.trace.sizes import FLOOR, plain
 from lazyjit.trace.state import STATE, UPDATING
@@ -172,18 +172,19 @@ def _hoist(outputs: list[Node], variant: set[Node], depth: int, first_inv: int
     hoisted: dict[Node, None] = {}
     needed = ungated(outputs)
 
+    def below(x: Node) -> tuple:
+        """What is looked at below ``x``: nothing below a node hoisted whole."""
+        if dep[x] or const_only[x] or x in needed or not x.src or x.buffer is not None:
+            return ()
+        return x.src
+
     def hoist_leaves(top: Node) -> None:
         # an invariant only an ifelse branch reads stays in the body (computed when the
         # branch is taken): only its inputs, or what is computed anyway, are hoisted
-        stack = [top]
-        while stack:
-            x = stack.pop()
-            if x in hoisted or dep[x] or const_only[x]:
-                continue
-            if x in needed or not x.src or x.buffer is not None:
+        for x in reachable([top], below):
+            if not (dep[x] or const_only[x]) and (x in needed or not x.src or
+                                                   x.buffer is not None):
                 hoisted[x] = None
-            else:
-                stack.extend(x.src)
     for n in order:
         if dep[n] and n.src and n not in variant:
             for s in n.src:

@@ -18,7 +18,7 @@ from lazyjit.ops import REGISTRY, apply, kind_of
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.api.tensor import Tensor
-from lazyjit.trace.graph import toposort
+from lazyjit.trace.graph import rebuild, toposort
 from lazyjit.trace.node import Node
 from lazyjit.trace.through import keeping_read_values, see_through
 
@@ -228,32 +228,27 @@ def expand_grads(order: list[Node]) -> dict[Node, Node]:
     ``wrt`` nodes kept; :func:`lazyjit.rewrite.rewrite_cost`), so stabilized forms are
     differentiated; return the map from each changed node to its replacement (nodes
     above a ``grad`` node are rebuilt over the replacements)."""
-    mapping: dict[Node, Node] = {}
     groups: dict[tuple, dict[Node, Tensor]] = {}
-    for n in order:
-        if kind_of(n) == "deferred":
-            src = tuple(mapping.get(s, s) for s in n.src)
-            if src[0] is n.src[0]:  # a cost computed earlier (not rebuilt here) reads the
-                src = n.src         # targets as they were: differentiate its own graph
-            grads = groups.get(src)
-            if grads is None:  # differentiate the rewritten (stabilized) cost
-                root, targets = rewrite_cost(src[0], set(src[1:])), src[1:]
-                grads = groups[src] = backprop({root: F.ones_like(Tensor(root))},
-                                               set(targets), set(), False)
-            # (a value's leaf and the node computing it, both targets, may have become
-            # one node: its gradient is counted once)
-            mine = dict.fromkeys(src[1 + i] for i in n.arg[1])
-            parts = [grads[t] for t in mine if t in grads]
-            g = parts[0] if parts else F.zeros(n.shape, n.dtype)
-            for p in parts[1:]:
-                g = g + p
-            mapping[n] = F.astype(g, n.dtype).node
-        elif n.src and any(s in mapping for s in n.src):
-            mapping[n] = Node.make(n.op, tuple(mapping.get(s, s) for s in n.src), n.arg,
-                                   n.shape, n.dtype)
-    return mapping
 
-
+    def expand(n: Node, src: tuple) -> Node | None:
+        if kind_of(n) != "deferred":
+            return None
+        if src[0] is n.src[0]:  # a cost computed earlier (not rebuilt here) reads the
+            src = n.src         # targets as they were: differentiate its own graph
+        grads = groups.get(src)
+        if grads is None:  # differentiate the rewritten (stabilized) cost
+            root, targets = rewrite_cost(src[0], set(src[1:])), src[1:]
+            grads = groups[src] = backprop({root: F.ones_like(Tensor(root))},
+                                           set(targets), set(), False)
+        # (a value's leaf and the node computing it, both targets, may have become
+        # one node: its gradient is counted once)
+        mine = dict.fromkeys(src[1 + i] for i in n.arg[1])
+        parts = [grads[t] for t in mine if t in grads]
+        g = parts[0] if parts else F.zeros(n.shape, n.dtype)
+        for p in parts[1:]:
+            g = g + p
+        return F.astype(g, n.dtype).node
+    return rebuild(order, {}, expand)
 
 
 def reached_targets(roots: list[Node], targets: set[Node], stop: set[Node]) -> set[Node]:

@@ -39,7 +39,7 @@ import numpy as np
 from lazyjit.api.scan import ScanSpec
 from lazyjit.errors import LazyjitError, describe, format_site
 from lazyjit.ops import REGISTRY
-from lazyjit.trace.graph import reachable
+from lazyjit.trace.graph import reachable, toposort
 from lazyjit.trace.node import Node, origin_of
 from lazyjit.trace.sizes import _EPS, _MAX_COEF, _MAX_OFFSET, FLOOR, has_unknown
 
@@ -267,6 +267,12 @@ def graph_leaves(roots: list[Node]) -> list[Node]:
             if n.op in _LEAVES]
 
 
+def _through_values(n: Node) -> tuple[Node, ...]:
+    """Below a realized tensor's value: the node that computed it (while alive)."""
+    origin = origin_of(n)
+    return (origin,) if origin is not None else n.src
+
+
 def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | None"]
                        ) -> list[Node]:
     """``roots`` over the current values of shared variables: ``stateful(leaf)`` gives
@@ -276,23 +282,7 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | Non
     depends on a shared variable is replaced by a fresh node that computes it again.  A
     compiled function reads shared variables at each call (Theano's semantics): it must
     not capture a value computed from them as a constant, whenever it was traced."""
-    order: list[Node] = []
-    seen: set[Node] = set()
-    stack: list = [(r, False) for r in roots]
-    while stack:
-        n, ready = stack.pop()
-        if ready:
-            order.append(n)
-            continue
-        if n in seen:
-            continue
-        seen.add(n)
-        stack.append((n, True))
-        origin = origin_of(n)
-        if origin is not None:  # a realized tensor's value: through what computed it
-            stack.append((origin, False))
-        elif n.op not in _LEAVES and n.op != "const":
-            stack.extend((s, False) for s in n.src if s not in seen)
+    order = toposort(roots, children=_through_values)
     dep: dict[Node, bool] = {}
     memo: dict[Node, Node] = {}
     for n in order:

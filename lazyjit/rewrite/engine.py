@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from lazyjit.trace.graph import toposort
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import STATE
 
@@ -79,11 +80,9 @@ def rule(rules: list, name: str, *ops: str, unsafe: bool = False):
     return deco
 
 
-
-
 def _count_uses(outputs: list[Node]) -> dict:
     uses: dict = {}
-    for n in _toposort(outputs):
+    for n in toposort(outputs, is_input):
         if not is_input(n):
             for s in n.src:
                 uses[s] = uses.get(s, 0) + 1
@@ -107,28 +106,6 @@ def is_input(n: Node) -> bool:
     if n.buffer is not None:
         return not (through_values and n.src)
     return n.op == "param"
-
-
-def _toposort(outputs: list[Node]) -> list[Node]:
-    """The nodes of the graph of ``outputs``, sources first, not looking past inputs."""
-    order: list[Node] = []
-    done: set[Node] = set()
-    for root in outputs:
-        if root in done:
-            continue
-        done.add(root)
-        stack = [(root, iter(() if is_input(root) else root.src))]
-        while stack:
-            node, it = stack[-1]
-            for child in it:
-                if child not in done:
-                    done.add(child)
-                    stack.append((child, iter(() if is_input(child) else child.src)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    return order
 
 
 def op_of(n: Node) -> str | None:
@@ -171,7 +148,7 @@ def run_phase(outputs: list[Node], table: dict[str, list[Rule]],
         The rewritten outputs, in order (each of the same shape and dtype).
     """
     memo: dict[Node, Node] = {}
-    for n in _toposort(outputs):
+    for n in toposort(outputs, is_input):
         if is_input(n) or not n.src:
             memo[n] = _apply(n, table, counts) if not is_input(n) else n
             continue

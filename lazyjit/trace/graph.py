@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import marshal
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Collection, Iterable, Sequence
 
 import xxhash
 
@@ -67,27 +67,60 @@ def reachable(roots: list[Node], children) -> dict[Node, None]:
     return seen
 
 
-def toposort(roots: Sequence[Node], stop: set[Node]) -> list[Node]:
-    """The nodes of the graph of ``roots``, sources first, not looking below the nodes of
-    ``stop`` (nor below leaves: computed nodes are looked through)."""
+def toposort(roots: Sequence[Node], stop: Collection[Node] | Callable[[Node], bool] = frozenset(),
+             children: Callable[[Node], Sequence[Node]] | None = None) -> list[Node]:
+    """The nodes of the graph of ``roots``, sources first (an explicit stack: graphs may
+    be very deep).
+
+    Parameters
+    ----------
+    stop : nodes (a set) or a predicate: the walk does not look below them.
+    children : ``children(node)``, the nodes below ``node`` (default: its sources; leaves
+        have none, and computed nodes are looked through); not called on ``stop`` nodes.
+    """
+    if children is None:
+        children = _sources
+    inside = stop if callable(stop) else stop.__contains__
     order, done = [], set()
     append, add = order.append, done.add
     for root in roots:
         if root in done:
             continue
-        stack = [(root, iter(root.src if root not in stop else ()))]
+        stack = [(root, iter(() if inside(root) else children(root)))]
         add(root)
         while stack:
             node, it = stack[-1]
             for child in it:
                 if child not in done:
                     add(child)
-                    stack.append((child, iter(child.src if child not in stop else ())))
+                    stack.append((child, iter(() if inside(child) else children(child))))
                     break
             else:
                 stack.pop()
                 append(node)
     return order
+
+
+def _sources(n: Node) -> tuple[Node, ...]:
+    return n.src
+
+
+def rebuild(order: Iterable[Node], memo: dict[Node, Node],
+            replace: Callable[[Node, tuple], "Node | None"] | None = None) -> dict[Node, Node]:
+    """Rebuild the nodes of ``order`` (sources first) over the new nodes of ``memo`` (old
+    node -> new node, filled in place and returned): ``replace(node, new_sources)`` gives
+    a node's replacement (``None``: none), else a node a source of which changed is made
+    again over the new sources (hash-consed).  Nodes already in ``memo`` and leaves stay."""
+    for n in order:
+        if n in memo or not n.src:
+            continue
+        src = tuple([memo.get(s, s) for s in n.src])
+        new = replace(n, src) if replace is not None else None
+        if new is not None:
+            memo[n] = new
+        elif any(a is not b for a, b in zip(src, n.src)):
+            memo[n] = Node.make(n.op, src, n.arg, n.shape, n.dtype)
+    return memo
 
 
 def substitute(outputs: Sequence[Node], mapping: dict[Node, Node],
@@ -96,12 +129,7 @@ def substitute(outputs: Sequence[Node], mapping: dict[Node, Node],
     (if given) receives the map from every rebuilt node to its new node."""
     memo = memo if memo is not None else {}
     memo.update(mapping)
-    for n in toposort(list(outputs), set(mapping)):
-        if n in memo or not n.src:
-            continue
-        src = tuple(memo.get(s, s) for s in n.src)
-        if any(a is not b for a, b in zip(src, n.src)):
-            memo[n] = Node.make(n.op, src, n.arg, n.shape, n.dtype)
+    rebuild(toposort(list(outputs), set(mapping)), memo)
     return [memo.get(o, o) for o in outputs]
 
 
