@@ -35,6 +35,7 @@ import numpy as np
 from lazyjit.backends import algorithms
 from lazyjit.backends.cfamily import ctype, literal
 from lazyjit.backends.cpu import kernels as K
+from lazyjit.ops import REGISTRY
 from lazyjit.ops.conv import CONV_OPS
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View
@@ -210,7 +211,7 @@ def _render_pool(mod: K.Module, k: ir.Window) -> None:
                      else v.shape, (stride, pads, dilation, 1))
     mode = 2 if k.op == "max_pool2d_grad" else 0 if k.same_src else 1
     dt = x.dtype
-    lowest = -np.inf if dt.kind == "f" else 0 if dt.kind == "b" else np.iinfo(dt).min
+    lowest = REGISTRY["max"].identity(dt)  # (each window's first maximum starts there)
     planes = math.prod(x.shape[:2])
     mod.add([], K.Parallel(mod.p(math.prod(x.shape)), mod.p(planes), [
         f"lj_maxpool_{tx['S']}_{tv['S']}({geom}, {_ptr(mod, x)}, {_ptr(mod, v)}, "
