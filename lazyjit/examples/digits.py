@@ -43,6 +43,7 @@ SPLIT_SEED = 0
 def load_data(split_seed: int = SPLIT_SEED):
     """Return ``(x_train, y_train, x_test, y_test)``: float32 features in [0, 1] of shape
     ``(n, 64)`` and int64 labels, a stratified 80/20 split drawn with ``split_seed``."""
+    # (scikit-learn is a dependency of the examples only: imported when the data is)
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
@@ -133,7 +134,7 @@ def train(epochs: int = 60, lr: float = 0.1, batch_size: int = 128, seed: int = 
     from ``lr`` to 0.  It is passed as a 0-d tensor, an input of the step like the
     minibatch, so a new value changes no trace (a Python float would be a constant of
     the graph and make every step a new trace)."""
-    from tqdm import tqdm
+    from tqdm import tqdm  # (a dependency of the examples only, as scikit-learn)
 
     x_train, y_train, x_test, y_test = load_data()
     params = init_cnn(seed) if model == "cnn" else init_params(seed)
