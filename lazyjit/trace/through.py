@@ -129,8 +129,14 @@ def gone(leaf: Node):
                  "and whose graph has been freed: every tensor holding it was dropped.  "
                  "Keep that tensor alive until the derivative is built, or build the "
                  "derivative before reading the value") +
-        "; lj.stop_gradient(t) makes it a constant.  The value was computed at\n"
-        + format_site(leaf.site))
+        "; lj.stop_gradient(t) makes it a constant." + _computed_at(leaf))
+
+
+def _computed_at(leaf: Node) -> str:
+    """Where the value of ``leaf`` was created (nothing when that was not recorded: a
+    jitted call's output)."""
+    where = format_site(leaf.site) if leaf.site else ""
+    return f"  The value was computed at\n{where}" if where else ""
 
 
 def JITTED():
