@@ -152,3 +152,17 @@ def test_valid_after_error():
         X23 + lj.ones(4)
     with lj.config(backend="numpy"):
         np.testing.assert_array_equal((X23 + lj.ones(3)).numpy(), np.full((2, 3), 2.0))
+
+
+def test_theano_style_derivatives_given_a_function():
+    """jacobian and hessian take a tensor (Theano's), hvp of a function takes tuples: a
+    function or a bare tensor in their place says so, at the caller's line."""
+    x = lj.tensor(np.ones(3))
+    with pytest.raises(lj.LazyjitError, match=r"lj\.jacobian\(fn\(x\), x\)"):
+        lj.jacobian(lambda a: a * 2, x)
+    with pytest.raises(lj.LazyjitError, match=r"lj\.hessian\(fn\(x\), x\)"):
+        lj.hessian(lambda a: (a * a).sum(), x)
+    with pytest.raises(lj.LazyjitError, match=r"lj\.hvp\(fn, \(x,\), \(v,\)\)"):
+        lj.hvp(lambda a: (a * a).sum(), x, x)
+    np.testing.assert_array_equal(lj.hvp(lambda a: (a * a).sum(), (x,), (x,))[0].numpy(),
+                                  [2.0, 2.0, 2.0])

@@ -311,6 +311,7 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs: str =
         If a ``wrt`` is not part of the graph and ``disconnected_inputs='raise'``.
     """
     _policy(disconnected_inputs, "disconnected_inputs")
+    _not_a_function(expression, "jacobian", "expression")
     y = F.asarray(expression)
     if y.dtype.kind != "f":
         raise op_error("jacobian", f"expression must be floating point, got {y.dtype}",
@@ -387,11 +388,19 @@ def hessian(cost, wrt, consider_constant=None, disconnected_inputs: str = "raise
     LazyjitError
         As :func:`lazyjit.grad` (non-scalar or integer ``cost``).
     """
+    _not_a_function(cost, "hessian", "cost")
     wrts, tree, _ = wrt_leaves(wrt, "hessian")
     gs = grad(cost, wrts, consider_constant, disconnected_inputs)
     hs = [jacobian(g, w, consider_constant, "ignore", mode="fwd")
           for g, w in zip(gs, wrts, strict=True)]
     return hs[0] if tree is None else unflatten(tree, hs)
+
+
+def _not_a_function(x, op: str, what: str) -> None:
+    """A clear error where a Theano-style derivative is given a function."""
+    if callable(x) and not isinstance(x, Tensor):
+        raise op_error(op, f"the {what} is a tensor (Theano's {op}), not a function: call the "
+                       f"function first, lj.{op}(fn(x), x)")
 
 
 def hvp(cost, wrt, v, consider_constant=None):
@@ -419,6 +428,9 @@ def hvp(cost, wrt, v, consider_constant=None):
         If ``v`` does not match ``wrt`` (naming ``eval_points``), or as :func:`lazyjit.grad`.
     """
     if callable(cost) and not isinstance(cost, Tensor):
+        if not isinstance(wrt, (tuple, list)) or not isinstance(v, (tuple, list)):
+            raise op_error("hvp", "with a function, the primals and the tangents are tuples "
+                           "of its arguments: lj.hvp(fn, (x,), (v,))")
         primals, tangents = tuple(wrt), tuple(v)
         g = grad(cost, argnums=tuple(range(len(primals))))
         return jvp(g, primals, tangents)[1]
