@@ -34,16 +34,30 @@ def medians_ms(fns: list, repeats: int, warmup: int = 2, rounds: int = 3) -> lis
     the previous library's worker threads, still spinning after its last call, have
     gone to sleep and do not compete with the next one), ``warmup`` untimed calls, then
     its share of the ``repeats`` timed calls.  The rounds spread bursts of load from
-    elsewhere on the machine over all implementations."""
+    elsewhere on the machine over all implementations; when one implementation's rounds
+    disagree by more than :data:`UNSTABLE` (a burst longer than a round), a warning on
+    standard error says that the numbers of this run are not to be trusted."""
     times: list[list[float]] = [[] for _ in fns]
+    rounds_of: list[list[float]] = [[] for _ in fns]  # per callable, each round's median
     per_round = max(repeats // rounds, 1)
     for _ in range(rounds):
-        for fn, ts in zip(fns, times, strict=True):
+        for fn, ts, rs in zip(fns, times, rounds_of, strict=True):
             time.sleep(IDLE_S)
             for _ in range(warmup):
                 fn()
+            this = []
             for _ in range(per_round):
                 t0 = time.perf_counter()
                 fn()
-                ts.append(time.perf_counter() - t0)
+                this.append(time.perf_counter() - t0)
+            ts.extend(this)
+            rs.append(statistics.median(this))
+    spread = max(max(rs) / max(min(rs), 1e-12) for rs in rounds_of)
+    if spread > UNSTABLE:
+        print(f"warning: the timed rounds of one implementation differ {spread:.1f}x (other "
+              "processes using the CPU?): rerun on a quiet machine before trusting these "
+              "numbers", file=sys.stderr, flush=True)
     return [statistics.median(ts) * 1e3 for ts in times]
+
+
+UNSTABLE = 1.5  # largest ratio of one implementation's round medians taken as quiet
