@@ -95,8 +95,7 @@ def _check_overlap(k, table) -> None:
     (only a read of the very elements written, as they are written, is in place)."""
     for w in k.writes:
         for r in k.reads:
-            if (w.offset, w.shape, w.strides, w.dtype) == (r.offset, r.shape, r.strides,
-                                                            r.dtype):
+            if w.same_elements(r):
                 continue
             a, b = view(table, w), view(table, r)
             if a.size and b.size and np.may_share_memory(a, b) and \

@@ -81,10 +81,6 @@ def space(shape, views: list[View], flags=None) -> Space:
     return Space(tuple(views), shape2, tuple(strides2), flags2)
 
 
-def _geometry(v: View) -> tuple:
-    return (v.offset, v.shape, v.strides, v.dtype.itemsize)
-
-
 @dataclass(eq=False)
 class Elementwise(Step):
     """``dsts[j][idx] = roots[j](idx)`` for every index of ``shape``: one loop computing
@@ -113,8 +109,8 @@ class Elementwise(Step):
         if len(self.dsts) != 1:
             return None
         dst, views = self.dsts[0], self.reads
-        same = {v.slot for v in views if _geometry(v) == _geometry(dst)}
-        same -= {v.slot for v in views if _geometry(v) != _geometry(dst)} | {dst.slot}
+        same = {v.slot for v in views if v.same_elements(dst)}
+        same -= {v.slot for v in views if not v.same_elements(dst)} | {dst.slot}
         return dst.slot, same
 
     def is_self_copy(self) -> bool:
@@ -123,7 +119,7 @@ class Elementwise(Step):
         views = self.reads
         return (len(self.dsts) == 1 and len(views) == 1
                 and self.leaves.get(self.roots[0]) is views[0]
-                and _geometry(views[0]) == _geometry(self.dsts[0]))
+                and views[0].same_elements(self.dsts[0]))
 
 
 @dataclass(eq=False)

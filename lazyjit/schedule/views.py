@@ -38,6 +38,12 @@ class View:
     def contiguous(slot: int, dtype: np.dtype, shape: tuple[int, ...]) -> "View":
         return View(slot, dtype, 0, shape, c_strides(shape))
 
+    def same_elements(self, other: "View") -> bool:
+        """Whether both views address the same bytes in the same order (element ``i`` of
+        one is element ``i`` of the other, in any buffer): in place is safe between them."""
+        return (self.offset, self.shape, self.strides, self.dtype.itemsize) == \
+            (other.offset, other.shape, other.strides, other.dtype.itemsize)
+
     def is_contiguous(self) -> bool:
         return all(st == c for st, c, d in zip(self.strides, c_strides(self.shape), self.shape)
                    if d != 1)

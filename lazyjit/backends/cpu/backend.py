@@ -43,12 +43,19 @@ def target(forced: str | None = None) -> Target:
                   checks=config.optimizer != "unsafe")
 
 
+def _build(trace: Trace, tgt: Target) -> tuple[IRProgram, Module, str]:
+    """``trace`` lowered for ``tgt``, its kernels and parameter table, and the source."""
+    prog = lower(trace, tgt)
+    module = render_program(prog)
+    return prog, module, render(module)
+
+
 def generate(trace: Trace) -> tuple[str, list[int]]:
     """The C source of ``trace``'s module (without the :func:`prelude`) and its
     parameter table, without compiling: what the golden snapshots of
     ``tests/test_golden.py`` record (``trace`` as the rewrites leave it)."""
-    module = render_program(lower(trace, target()))
-    return render(module)[len(prelude()):], list(module.params)
+    _, module, source = _build(trace, target())
+    return source[len(prelude()):], list(module.params)
 
 
 class Program:
@@ -244,9 +251,7 @@ COMPILES = _Compiles()
 
 
 def compile(trace: Trace) -> "Program | Tiered":  # noqa: A001 - the backend interface name
-    prog = lower(trace, target())
-    module = render_program(prog)
-    source = render(module)
+    prog, module, source = _build(trace, target())
     if config.optimizer == "o1" and not is_cached(source, settings()):
         return Tiered(trace, prog, module, source)
     return Program(prog, module, load(source), source)
@@ -260,9 +265,7 @@ def time_candidate(n: Node, name: str) -> float:
     arrays = [rng.standard_normal(s.shape).astype(s.dtype) for s in n.src]
     leaves = tuple(Node.leaf(a, site=False) for a in arrays)
     probe = Node.make(n.op, leaves, n.arg, n.shape, n.dtype)
-    prog = lower(collect([probe]), target(forced=name))
-    module = render_program(prog)
-    source = render(module)
+    prog, module, source = _build(collect([probe]), target(forced=name))
     program = Program(prog, module, load(source), source)
     program.run(arrays)
     best, total = math.inf, 0.0

@@ -132,9 +132,9 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     fused nodes they share are computed once, the leaves read once (multi-output
     fusion); destinations may be any strided views."""
     n_out = len(k.dsts)
-    loads = list(k.reads)
-    views = list(k.dsts) + loads
-    dims, sizes, st, cls, _, decls = _operands(mod, k.space(), n_out=n_out)
+    sp = k.space()
+    views, loads = list(sp.views), list(sp.views[n_out:])
+    dims, sizes, st, cls, _, decls = _operands(mod, sp, n_out=n_out)
     body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     D = len(dims)
