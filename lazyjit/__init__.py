@@ -25,6 +25,8 @@ from lazyjit.engine.function import (  # noqa: F401  (Theano-style compiled func
     Function, Placeholder, function, matrix, placeholder, scalar, tensor3, tensor4, vector,
 )
 from lazyjit.engine.realize import realize as _realize
+from lazyjit.trace import dims  # noqa: F401  (lj.dims: symbolic sizes, dmax, dmin, ...)
+from lazyjit.trace.dims import Dim, InconclusiveDimension  # noqa: F401
 from lazyjit import debug  # noqa: F401
 from lazyjit import random  # noqa: F401  (lj.random: counter-based random numbers)
 from lazyjit import optim  # noqa: F401  (lj.optim: SGD, Adam, AdamW as shared updates)
@@ -46,4 +48,5 @@ __all__ = [
     "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse", "shared",
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
     "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "sort", "argsort", "invalidate_traces",
+    "Dim", "InconclusiveDimension", "dims",
 ]

@@ -2,9 +2,8 @@
 
 Every node records where the user's code created it (:func:`creation_site`: the stack
 without lazyjit's own frames), and every error about bad input names the op, the
-operands' shapes and dtypes, and that line.  Dimensions of sizes known only at each call
-of an ``lj.function`` print by name (:data:`UNKNOWN`, filled by
-:func:`lazyjit.trace.sizes.unknown_dim`).
+operands' shapes and dtypes, and that line.  Symbolic sizes (sizes known only at each
+call: :mod:`lazyjit.trace.dims`) print by name.
 """
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ import numpy as np
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _MAX_FRAMES = 3
 _INTERNAL: dict = {}  # code object -> True when it belongs to lazyjit itself
-UNKNOWN: dict[int, str] = {}  # the stand-in size of an unknown dimension -> its name
 
 
 def is_internal(code) -> bool:
@@ -58,8 +56,8 @@ def format_site(site: tuple) -> str:
 
 
 def describe(shape: tuple) -> str:
-    """``shape`` with the stand-ins of unknown sizes shown by name: ``(batch, 784)``."""
-    parts = [UNKNOWN.get(d, str(d)) if isinstance(d, int) else str(d) for d in shape]
+    """``shape`` as text, symbolic sizes by name: ``(batch, 784)``."""
+    parts = [str(d) for d in shape]
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
@@ -73,18 +71,8 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
     Raising it inside lazyjit's code leaves the user's line as the frame below the API
     call; the message also carries that line so it is visible in logs.
     """
-    parts = ", ".join(f"{tuple(s.shape)} {np.dtype(s.dtype).name}" for s in srcs)
+    parts = ", ".join(f"{describe(s.shape)} {np.dtype(s.dtype).name}" for s in srcs)
     site = site_lines(creation_site())
     where = f" (at {site[0][0]}:{site[0][1]})" if site else ""
     operands = f" with operands [{parts}]" if srcs else ""
-    if any(str(d) in message for s in srcs for d in s.shape if d in UNKNOWN):
-        named = ", ".join(f"{d} is the unknown size {UNKNOWN[d]!r}" for d in
-                          dict.fromkeys(d for s in srcs for d in s.shape if d in UNKNOWN))
-        shown = ", ".join(describe(s.shape) for s in srcs)
-        all_unknown = all(any(d in UNKNOWN for d in s.shape) for s in srcs)
-        hint = ("two unknown dimensions that must be equal here need one name: "
-                "shape=('n', None) and shape=(None, 'n')" if all_unknown else
-                "a dimension of unknown size cannot meet a known one, declare it: "
-                "lj.matrix(name, shape=(None, 784))")
-        message += f" [{shown}: {named}, placeholder dimensions; {hint}]"
     return cls(f"{op}{operands}: {message}{where}")

@@ -33,7 +33,7 @@ from lazyjit.api.sorting import argsort
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError
 from lazyjit.ops import apply
-from lazyjit.trace.sizes import has_unknown, plain
+from lazyjit.trace.dims import Dim
 from lazyjit.trace.state import UPDATING
 
 __all__ = ["RandomStream", "philox"]
@@ -55,18 +55,9 @@ def _u64(x) -> Tensor:
 
 
 def _flat_index(shape: tuple) -> Tensor:
-    """The C-order flat index of each element of ``shape`` (uint64): one ``arange`` per
-    dimension of unknown size, broadcast, times its stride, plus one ``arange`` of the
-    known trailing block."""
-    if not has_unknown(shape):
-        return F.reshape(F.arange(math.prod(shape), dtype=_U64), shape)
-    out, stride = None, 1
-    for d in range(len(shape) - 1, -1, -1):
-        term = F.reshape(F.size_range(shape[d], _U64), (shape[d],) + (1,) * (len(shape) - 1 - d))
-        term = term * F.full((), stride, _U64) if stride != 1 else term  # a constant
-        out = term if out is None else term + out
-        stride *= shape[d]
-    return F.broadcast_to(out, shape)
+    """The C-order flat index of each element of ``shape`` (uint64; its sizes may be
+    symbolic: an ``arange`` made at each call's size)."""
+    return F.reshape(F.arange(math.prod(shape), dtype=_U64), shape)
 
 
 def philox(counter, key, word=0, counter_hi=0) -> Tensor:
@@ -94,14 +85,18 @@ def philox(counter, key, word=0, counter_hi=0) -> Tensor:
 
 def _shape(shape, where: str) -> tuple[int, ...]:
     try:
-        shape = (operator.index(plain(shape)),) if not isinstance(shape, (tuple, list)) \
-            else tuple(operator.index(plain(s)) for s in shape)
+        shape = (_index(shape),) if not isinstance(shape, (tuple, list)) \
+            else tuple(_index(s) for s in shape)
     except TypeError:
         raise LazyjitError(f"random.{where}: shape must be an int or a tuple of ints, "
                            f"got {shape!r}") from None
-    if any(d < 0 for d in shape):
+    if any(type(d) is int and d < 0 for d in shape):
         raise LazyjitError(f"random.{where}: negative dimensions are not allowed: {shape}")
     return shape
+
+
+def _index(d) -> "int | Dim":
+    return d if type(d) is Dim else operator.index(d)
 
 
 def _float_dtype(dtype, where: str) -> np.dtype:
@@ -159,9 +154,12 @@ class RandomStream:
             # it under this lock too) never draw the same numbers, as NumPy's Generator
             state = current(self.state)  # advanced by the draws before this one in a trace
             ctr = _flat_index(shape) + state
-            if recording() is not None or self.state.symbolic:  # in jit, a scan step, or
-                # after a symbolic advance (a scan's draws in an lj.function graph): an update
-                self.state.assign(state + F.full((), k % (1 << 64), _U64))
+            if recording() is not None or self.state.symbolic or type(k) is Dim:  # in jit,
+                # a scan step, after a symbolic advance (a scan's draws in an lj.function
+                # graph) or by a symbolic size: an update
+                step = F.astype(F.tensor(k), _U64) if type(k) is Dim else \
+                    F.full((), k % (1 << 64), _U64)
+                self.state.assign(state + step)
             else:  # eager: a new value now (the draw keeps reading the old one), so that a
                 # loop of draws builds traces of one structure, not a growing chain
                 self.counter = self.counter + k

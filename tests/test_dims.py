@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lazyjit.trace.dims import Dim, InconclusiveDimension, ceildiv, dmax, dmin, evaluate, sym
+from lazyjit.trace.dims import (Dim, InconclusiveDimension, ceildiv, dmax, dmin, evaluate, ident,
+                                sym)
 
 N, M = sym("n"), sym("m")
 NAMES = ("n", "m", "k")
@@ -84,9 +85,11 @@ def test_canonical_forms():
 def test_printing():
     assert repr(2 * N + 1) == "2*n + 1"
     assert repr(N - M) == "n - m"
-    assert repr(ceildiv(N, 2)) == "n - (n // 2)"
-    assert repr(N // 2) == "(n // 2)"
-    assert repr((N + 1) // M) == "((n + 1) // m)"
+    assert repr(ceildiv(N, 2)) == "n - n // 2"
+    assert repr(N // 2) == "n // 2"
+    assert repr((N + 1) // M) == "(n + 1) // m"
+    assert repr(2 * (N // 2)) == "2*(n // 2)"
+    assert repr((N * M) // (N // 2)) == "(m * n) // (n // 2)"
     assert repr(dmax(N, M)) == "max(m, n)"
 
 
@@ -113,12 +116,15 @@ def test_comparisons_known_for_every_size():
 
 def test_symbols_and_errors():
     assert ((N + 1) // M + dmax(N, 3)).symbols() == {"n", "m"}
-    with pytest.raises(KeyError, match="'m'"):
+    with pytest.raises(KeyError, match="size m is not known"):
         (N + M).evaluate({"n": 1})
     with pytest.raises(ZeroDivisionError):
         N // 0
     with pytest.raises(ValueError):
-        sym("not a name")
+        sym("")
     with pytest.raises(TypeError):
         N + 1.5
     assert isinstance(N, Dim)
+    a, b = sym("x0", unique=True), sym("x0", unique=True)  # one name, two sizes
+    assert a != b and repr(a) == repr(b) == "x0" and ident(a) != ident(b)
+    assert (a - b).evaluate({ident(a): 5, ident(b): 3}) == 2

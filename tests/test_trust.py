@@ -203,19 +203,22 @@ def test_a_gradient_wrt_a_lazy_value_after_its_cost_was_read(backend):
     np.testing.assert_allclose(w.numpy(), [0.125, 0.25])
 
 
-# ---- unknown sizes used as Python numbers ---------------------------------------------------
+# ---- symbolic sizes used as Python numbers ---------------------------------------------------
 
-def test_unknown_sizes_never_compute_with_a_stand_in_number():
+def test_symbolic_sizes_never_become_a_silent_number():
+    """A symbolic size made a Python number (float, int, bool, an ``if``, a NumPy
+    function, min/max of builtins) raises at that line; ``==`` is true only for the same
+    size (JAX's semantics: a size is not equal to a number it is only sometimes)."""
     m = lj.matrix("m", shape=(None, 3))
     n = m.shape[0]
-    for use in (lambda: m / np.sqrt(n), lambda: m - n // 2, lambda: m * min(n, 3),
+    for use in (lambda: m / np.sqrt(n), lambda: m * min(n, 3),
                 lambda: 1.0 if n > 3 else 0.0, lambda: float(n), lambda: range(n),
                 lambda: len(m), lambda: m * (2.0 / n), lambda: np.zeros((n, 3)),
-                lambda: n == 4, lambda: bool(n)):
-        with pytest.raises(lj.LazyjitError, match="known only at each call") as e:
+                lambda: bool(n), lambda: int(n), lambda: n / 2):
+        with pytest.raises(lj.LazyjitError, match="known only when the function is called"):
             use()
-        assert "test_trust.py" in str(e.value)  # the user's line
-    assert repr(n) == "dim0" and m.shape == m.shape and repr(m.size) == "(dim0 * 3)"
+    assert (n == 4) is False and n == n and (n + 1 > n) is True
+    assert repr(n) == "m0" and m.shape == (n, 3) and repr(m.size) == "3*m0"
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
@@ -363,18 +366,25 @@ def test_index_arrays_broadcast_to_nothing_are_not_bounds_checked(backend):
 
 # ---- found by the differential bug hunt --------------------------------------------------
 
-def test_sizes_a_call_cannot_follow_are_refused_where_written():
-    """Until sizes are symbolic, a call recomputes a size a * n + b (one monomial, small
-    a and b): every other form gave the stand-in's number silently (x + (n + 5000) was
-    1.7e9 at every call, x.sum(0) / (n + m) 1.5e-9)."""
+def test_sizes_of_any_form_are_exact_at_each_call():
+    """With sentinel sizes, a call could recompute only sizes a * n + b (one monomial,
+    small a and b), and other forms were refused (x + (n + 5000) had been 1.7e9 at every
+    call, x.sum(0) / (n + m) 1.5e-9).  Symbolic sizes are exact in every form; a slice
+    bound that must not be negative is checked at each call."""
     x = lj.matrix("x", shape=(None, 4))
     y = lj.matrix("y", shape=("b", 4))
     n, m = x.shape[0], y.shape[0]
-    for use in (lambda: x + (n + 5000), lambda: x * (n * 10**7), lambda: x * (n * n * n * n),
-                lambda: x.sum(0) / (n + m), lambda: lj.tensor(x[::2].shape[0]),
-                lambda: x[:, :n], lambda: x[:n - 3], lambda: x[n - 4:]):
-        with pytest.raises(lj.LazyjitError, match="known only at each call"):
-            use()
+    g = lj.function([x, y], [x + (n + 5000), x * (n * 10**7), x * (n * n * n * n),
+                             x.sum(0) / (n + m), lj.tensor(x[::2].shape[0]), x[:, :n],
+                             x[:n - 3], x[n - 4:]])
+    for rows, other in ((4, 1), (6, 3), (9, 2)):
+        a, b = np.arange(rows * 4.0).reshape(rows, 4), np.ones((other, 4))
+        want = [a + rows + 5000, a * rows * 10**7, a * rows**4, a.sum(0) / (rows + other),
+                len(a[::2]), a[:, :rows], a[:rows - 3], a[rows - 4:]]
+        for got, w in zip(g(a, b), want, strict=True):
+            np.testing.assert_array_equal(got, w)
+    with pytest.raises(lj.LazyjitError, match="getitem: the size x0 - [34] must not be negative"):
+        g(np.ones((2, 4)), np.ones((1, 4)))
     f = lj.function([x], [x[:n - 1], x[n - 2:], x * (n * n + 1) - 0 * n])
     for rows in (2, 3, 5):  # (x[n - 2:] has the 2 rows it was built for)
         a = np.arange(rows * 4.0).reshape(rows, 4)

@@ -9,16 +9,18 @@ all the functions is :mod:`lazyjit.api.functions`.
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from lazyjit.errors import op_error, site_lines
+from lazyjit.errors import describe, op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.ops import apply
+from lazyjit.trace.constraints import broadcast_size, discard, require
+from lazyjit.trace.dims import Dim, ceildiv, dmax, is_symbolic
 from lazyjit.trace.node import Node
-from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, exact, plain, user_size
 
 Scalar = (bool, int, float, np.generic)
 
@@ -49,17 +51,22 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     """
     if isinstance(data, Tensor):
         return data.astype(dtype) if dtype is not None else data
-    if type(data) is UnknownSize:  # an exact int64 leaf (recomputed at each call), cast
-        if dtype is not None and np.dtype(dtype) != np.int64:
-            return astype(tensor(data), dtype)
-        data = UnknownSize(exact(data), data.text, data.poly)
-    arr = np.array(plain(data), dtype=dtype, order="C", copy=True)
+    if type(data) is Dim:  # a symbolic size: a lazy int64 scalar, its value at each call
+        out = Tensor(size_node(data))
+        return out if dtype is None else astype(out, dtype)
+    arr = np.array(data, dtype=dtype, order="C", copy=True)
     check_dtype(arr.dtype, "tensor")
     arr.flags.writeable = False
-    node = Node.leaf(arr)
-    if type(data) is UnknownSize:  # a size known at each call: no value before it
-        SIZE_VALUES[node] = data.text
-    return Tensor(node)
+    return Tensor(Node.leaf(arr))
+
+
+def size_node(d: "Dim | int") -> Node:
+    """The size ``d`` as a 0-d int64 node: a constant, or for a symbolic size a ``param``
+    leaf ``("size", d)`` whose value is known at each call (lazyjit.engine.symbolic
+    makes it a constant then)."""
+    if type(d) is Dim:
+        return Node.make("param", (), ("size", d), (), np.dtype(np.int64))
+    return Node.const(d, np.int64)
 
 
 def _from_array(arr: np.ndarray) -> Tensor:
@@ -68,20 +75,38 @@ def _from_array(arr: np.ndarray) -> Tensor:
     return Tensor(Node.leaf(arr))
 
 
-def _shape_arg(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer, UnknownSize)):
-        return (int(plain(shape)),)
-    return tuple(int(plain(s)) for s in shape)
+def _size(d, op: str = "shape") -> "int | Dim":
+    """One size of a shape argument: an int, or a symbolic size (which must be ``>= 0``
+    at each call where that is not known now)."""
+    if type(d) is Dim:
+        if d.bounds()[0] < 0:
+            require("le", 0, d, op)
+        return d
+    if isinstance(d, Tensor) and d.node.op == "param" and d.node.arg[0] == "size":
+        return d.node.arg[1]  # lj.tensor(n) of a symbolic size given back as a size
+    try:
+        return operator.index(d)
+    except TypeError:
+        raise op_error(op, f"a size must be an int or a symbolic size, got "
+                       f"{type(d).__name__}") from None
+
+
+def _shape_arg(shape, op: str = "shape") -> tuple:
+    if isinstance(shape, (int, np.integer, Dim)) or \
+            (isinstance(shape, Tensor) and shape.ndim == 0):
+        return (_size(shape, op),)
+    return tuple(_size(s, op) for s in shape)
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
-    """A tensor of ``shape`` filled with ``fill_value`` (a broadcast constant, no memory)."""
-    if type(fill_value) is UnknownSize:  # exact, recomputed at each call
+    """A tensor of ``shape`` filled with ``fill_value`` (a broadcast constant, no memory).
+    ``shape`` may hold symbolic sizes, ``fill_value`` be one (its value at each call)."""
+    if type(fill_value) is Dim:
         dt = check_dtype(dtype if dtype is not None else np.int64, "full")
-        return broadcast_to(Tensor(_node_to(fill_value, dt, ())), _shape_arg(shape))
+        return broadcast_to(Tensor(_node_to(fill_value, dt, ())), _shape_arg(shape, "full"))
     dt = check_dtype(dtype if dtype is not None else np.asarray(fill_value).dtype, "full")
-    shape = _shape_arg(shape)
-    if builtins.any(d < 0 for d in shape):
+    shape = _shape_arg(shape, "full")
+    if builtins.any(type(d) is int and d < 0 for d in shape):
         raise op_error("full", f"negative dimensions are not allowed: {shape}")
     if isinstance(fill_value, (bool, int, float)):  # the cached broadcast constant
         return Tensor(_node_to(fill_value, dt, shape))
@@ -118,33 +143,14 @@ def full_like(x, fill_value, dtype=None) -> Tensor:
     return full(x.shape, fill_value, dtype or x.dtype)
 
 
-def _known_sizes(op: str, *sizes) -> None:
-    """Refuse a constant array whose size comes from a placeholder's unknown dimension
-    (``lj.arange(x.shape[0])`` under ``lj.function``): it would be built at the sentinel
-    size now and could not follow the size of each call."""
-    for given in sizes:
-        v = plain(given)
-        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and \
-                builtins.abs(int(v)) >= FLOOR:
-            shown = given if type(given) is UnknownSize else user_size(int(v))
-            raise op_error(op, f"a constant of {shown!r} elements: this size "
-                           "depends on a "
-                           "dimension of unknown size (an lj.function placeholder), so the "
-                           "array cannot be a constant; build it from the tensors (e.g. "
-                           "lj.cumsum(lj.ones_like(x)) - 1 for an index)")
-
-
-def size_value(n: int, dtype, text: str | None = None) -> "Tensor | int":
+def size_value(n: "int | Dim", dtype) -> "Tensor | int":
     """The count ``n`` as an operand of a ``dtype`` computation: the Python int, or, for
-    a count made of ``lj.function``'s unknown sizes (beyond float32's 24 bits), an exact
-    int64 constant cast to ``dtype`` (folded at compile time), so that a replay at other
-    sizes re-evaluates it exactly (``n - 1`` stays ``n - 1``).  ``text``: the size as the
-    user wrote it (marks the constant as having no value before a call)."""
-    if builtins.abs(n) < FLOOR or builtins.abs(n) >= 2**63:
+    a symbolic size, its value at each call as an int64 scalar cast to ``dtype`` (exact:
+    a float32 constant would lose ``n - 1``'s 1), checked against a narrow integer
+    dtype's range as NumPy checks a Python int."""
+    if type(n) is not Dim:
         return n
-    count = full((), n, np.int64)
-    if text is not None:
-        SIZE_VALUES[count.node] = text
+    count = Tensor(size_node(n))
     out = astype(count, dtype)
     dt = np.dtype(dtype)
     if dt.kind in "iu" and dt.itemsize < 8:  # NumPy refuses a Python int out of its range
@@ -154,21 +160,49 @@ def size_value(n: int, dtype, text: str | None = None) -> "Tensor | int":
     return out
 
 
+def _sized(op: str, args: tuple, shape: tuple, dtype) -> Tensor:
+    """A constant array whose shape depends on symbolic sizes: a ``param`` leaf
+    ``("sized", op, *args, dtype)``, made by NumPy's ``op(*args)`` at each call's sizes
+    (lazyjit.engine.symbolic)."""
+    for a in args:
+        if not isinstance(a, (int, np.integer, Dim)) and a is not None:
+            raise op_error(op, f"with a symbolic size, the other arguments must be ints, "
+                           f"got {a!r}")
+    dt = check_dtype(dtype if dtype is not None else np.int64, op)
+    return Tensor(Node.make("param", (), ("sized", op, *args, dt.str), shape, dt))
+
+
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
-    """As ``np.arange``."""
-    _known_sizes("arange", start, stop)
+    """As ``np.arange``; ``start`` and ``stop`` may be symbolic sizes (``x.shape[0]``),
+    with an int ``step`` (the length is then known at each call).
+
+    Raises
+    ------
+    LazyjitError
+        For a zero step, or a symbolic size with float arguments."""
+    if type(start) is Dim or type(stop) is Dim:
+        if stop is None:
+            start, stop = 0, start
+        step = operator.index(step)
+        if step == 0:
+            raise op_error("arange", "step must not be zero")
+        n = dmax(ceildiv(stop - start, step), 0)
+        return _sized("arange", (start, stop, step), (n,), dtype)
     return _from_array(np.arange(start, stop, step, dtype=dtype))
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
-    """As ``np.linspace``."""
-    _known_sizes("linspace", num)
+    """As ``np.linspace``; ``num`` may be a symbolic size."""
+    if type(num) is Dim:
+        dt = dtype if dtype is not None else np.result_type(start, stop, 1.0)
+        return _sized("linspace", (start, stop, num, bool(endpoint)), (num,), dt)
     return _from_array(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
 
 
 def eye(n, m=None, k=0, dtype=np.float64) -> Tensor:
-    """As ``np.eye``."""
-    _known_sizes("eye", n, m)
+    """As ``np.eye``; ``n`` and ``m`` may be symbolic sizes."""
+    if type(n) is Dim or type(m) is Dim:
+        return _sized("eye", (n, m, operator.index(k)), (n, n if m is None else m), dtype)
     return _from_array(np.eye(n, m, k, dtype=dtype))
 
 
@@ -199,7 +233,7 @@ def _axes(axis, ndim: int, op: str) -> tuple[int, ...]:
 
 
 def _as_operand(x):
-    if isinstance(x, Tensor) or type(x) is UnknownSize:  # (a size: a weak int, exact)
+    if isinstance(x, Tensor) or type(x) is Dim:  # (a symbolic size: a weak int, exact)
         return x
     if isinstance(x, Scalar) and not isinstance(x, np.generic):
         return x  # weakly typed Python scalar
@@ -217,23 +251,25 @@ def broadcast_shapes(*shapes, op: str = "broadcast", srcs: tuple = ()) -> tuple[
         for i, d in enumerate(shape):
             o = out[k + i]
             if d != o:
-                if o == 1:
-                    out[k + i] = d
-                elif d != 1:
-                    shown = ", ".join(str(tuple(s)) for s in shapes)
-                    raise op_error(op, f"shapes {shown} cannot be broadcast together", srcs)
+                try:
+                    out[k + i] = broadcast_size(o, d, op)
+                except ValueError:
+                    discard()
+                    shown = ", ".join(describe(s) for s in shapes)
+                    raise op_error(op, f"shapes {shown} cannot be broadcast together",
+                                   srcs) from None
     return tuple(out)
 
 
 def _weak(x):
-    """``x`` for NumPy's promotion: an unknown size is a weak Python int whatever it will
+    """``x`` for NumPy's promotion: a symbolic size is a weak Python int whatever it will
     be (its range is checked at each call: :func:`size_value`)."""
-    return 1 if type(x) is UnknownSize else x
+    return 1 if type(x) is Dim else x
 
 
 def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
-    if type(x) is UnknownSize:  # an exact int64 constant (recomputed at each call), cast:
-        x = size_value(exact(x), dtype, x.text)  # a float32 constant would lose n - 1's 1
+    if type(x) is Dim:  # an exact int64 value at each call, cast: a float32 constant
+        x = size_value(x, dtype)  # would lose n - 1's 1
     if isinstance(x, Tensor):
         node = x.node
         if node.dtype != dtype:
@@ -318,7 +354,8 @@ def _elementwise(name: str, operands) -> Tensor:
         recipe = _recipe(name, ops)
         if len(_RECIPES) > 8192:
             _RECIPES.clear()
-        _RECIPES[sig] = recipe
+        if not is_symbolic(recipe[2]):  # (symbolic: its requirements recorded each time)
+            _RECIPES[sig] = recipe
     common, out, shape = recipe
     srcs = tuple(_node_to(x, common, shape) for x in ops)
     return Tensor(Node.make(name, srcs, None, shape, out))

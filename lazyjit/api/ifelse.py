@@ -15,6 +15,7 @@ import lazyjit.api.core as C
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 from lazyjit.api.scan import results_of
+from lazyjit.trace.constraints import same_shape
 
 
 def ifelse(cond, then_branch, else_branch, name: str | None = None):
@@ -58,7 +59,7 @@ def ifelse(cond, then_branch, else_branch, name: str | None = None):
         raise op_error(name, f"the branches have {len(a)} and {len(b)} outputs (need the "
                        "same number, at least one)")
     for i, (x, y) in enumerate(zip(a, b)):
-        if x.shape != y.shape:
+        if not same_shape(x.shape, y.shape, name):
             raise op_error(name, f"output {i}: the branches have shapes {x.shape} and "
                            f"{y.shape}", (x.node, y.node))
         if x.dtype != y.dtype:

@@ -21,8 +21,10 @@ import lazyjit.api.shape_ops as S
 from lazyjit.api.scan import size_range
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
+from lazyjit.ops.structural import slice_indices
+from lazyjit.trace.constraints import require
+from lazyjit.trace.dims import Dim
 from lazyjit.trace.node import Node
-from lazyjit.trace.sizes import UnknownSize, plain
 
 
 def _normalize(key, ndim: int):
@@ -30,7 +32,6 @@ def _normalize(key, ndim: int):
         key = (key,)
     out = []
     for k in key:
-        k = plain(k)  # sizes known at each call: recomputed then (slices: see _bound)
         if isinstance(k, Tensor):
             out.append(k)
         elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
@@ -64,27 +65,23 @@ def _normalize(key, ndim: int):
     return out
 
 
-def _bounds(k: slice, n: int) -> slice:
-    """The slice ``k`` of a dimension of size ``n`` with its bounds as ints.  A bound
-    that is an unknown size is recomputed at each call when it is a multiple of this
-    dimension's own unknown size, not negative at some sizes only (``x[:n - 3]`` at ``n =
-    2``: NumPy counts ``-1`` from the end, the graph, built for a large ``n``, from the
-    start); other unknown bounds are refused (``x[:, :n]`` of a known dimension: the
-    slice's length would be ``min(n, 4)``, a shape not known until the call)."""
-    out = []
-    for v in (k.start, k.stop, k.step):
-        value = plain(v)
-        if type(v) is UnknownSize:
-            (mono, coef), = [(m, c) for m, c in v.poly.items() if m and c] \
-                if v.poly is not None else [((), 0)]
-            if mono != (n,):
-                v._refuse("a slice bound of another dimension (the slice's length would "
-                          "not be known until the call)")
-            if coef < 0 or v.poly.get((), 0) < -2:
-                v._refuse("this slice bound (negative at some sizes, where NumPy would "
-                          "count it from the end)")
-        out.append(value)
-    return slice(*out)
+def _index(i, n, dim: int) -> tuple:
+    """The slice of the integer index ``i`` (an int or a symbolic size) of a dimension
+    of size ``n`` (``i`` counts from the end when negative, as NumPy); where the sizes
+    are symbolic, that it is in bounds is a requirement checked at each call."""
+    if type(i) is not Dim and type(n) is not Dim:
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
+        i %= n
+        return (i, i + 1, 1)
+    if type(i) is not Dim and i < 0:
+        require("le", -i, n, "getitem")  # (-n <= i)
+        i = n + i
+    else:
+        if type(i) is Dim and i.bounds()[0] < 0:
+            require("le", 0, i, "getitem")
+        require("le", i + 1, n, "getitem")  # (i < n)
+    return (i, i + 1, 1)
 
 
 def _is_array(k) -> bool:
@@ -151,15 +148,11 @@ def getitem(x: Tensor, key) -> Tensor:
             slices.append((0, n, 1))
             adv.append((len(after), k))
             after.append(("keep", dim))
-        elif isinstance(k, (int, np.integer)):
-            i = int(k)
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
-            i %= n
-            slices.append((i, i + 1, 1))
+        elif isinstance(k, (int, np.integer, Dim)):
+            slices.append(_index(k if type(k) is Dim else int(k), n, dim))
             after.append(("drop", dim))
         elif isinstance(k, slice):
-            slices.append(_bounds(k, n).indices(n))
+            slices.append(slice_indices(k, n))
             after.append(("keep", dim))
         else:
             raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "

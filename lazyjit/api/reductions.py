@@ -18,6 +18,8 @@ from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.api.shape_ops import _squeeze_axes, expand_dims, reshape
 from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
+from lazyjit.trace.constraints import same_shape
+from lazyjit.trace.dims import Dim, dmax
 
 
 # reductions
@@ -101,6 +103,8 @@ def mean(x, axis=None, keepdims=False, dtype=None) -> Tensor:
     x = asarray(x)
     x = astype(x, _float_dtype(x, dtype))
     n = _count(x, axis)
+    if type(n) is Dim:  # (at a size 0: 0 / 0, NaN as NumPy's)
+        return sum(x, axis, keepdims) / size_value(n, x.dtype)
     return sum(x, axis, keepdims) / (size_value(n, x.dtype) if n else float("nan"))
 
 
@@ -110,6 +114,8 @@ def var(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
     x = astype(x, _float_dtype(x, dtype))
     d = x - mean(x, axis, keepdims=True)
     n = _count(x, axis) - ddof
+    if type(n) is Dim:  # NumPy divides by max(n - ddof, 0)
+        return sum(d * d, axis, keepdims) / size_value(dmax(n, 0), x.dtype)
     return sum(d * d, axis, keepdims) / (size_value(n, x.dtype) if n > 0 else float("nan"))
 
 
@@ -120,14 +126,20 @@ def std(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
 
 def any(x, axis=None, keepdims=False) -> Tensor:  # noqa: A001
     """True where any element along ``axis`` is nonzero, as ``np.any``."""
-    return max(astype(x, np.bool_), axis, keepdims) if asarray(x).size else \
+    return max(astype(x, np.bool_), axis, keepdims) if _nonempty(asarray(x)) else \
         zeros(_reduced_shape(asarray(x), axis, keepdims), np.bool_)
 
 
 def all(x, axis=None, keepdims=False) -> Tensor:  # noqa: A001
     """True where all elements along ``axis`` are nonzero, as ``np.all``."""
-    return min(astype(x, np.bool_), axis, keepdims) if asarray(x).size else \
+    return min(astype(x, np.bool_), axis, keepdims) if _nonempty(asarray(x)) else \
         ones(_reduced_shape(asarray(x), axis, keepdims), np.bool_)
+
+
+def _nonempty(x: Tensor) -> bool:
+    """Whether ``x`` has elements (a symbolic size: taken as yes; the reduction's shape
+    rule refuses an empty one at the call)."""
+    return type(x.size) is Dim or x.size != 0
 
 
 def _reduced_shape(x: Tensor, axis, keepdims) -> tuple[int, ...]:
@@ -202,13 +214,13 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
     shifted = z - _finite_max(z, axis)
     lse = log(sum(exp(shifted), axis, keepdims=True))
     if y.dtype.kind == "f":
-        if y.shape != z.shape:
+        if not same_shape(y.shape, z.shape, "softmax_cross_entropy"):
             raise op_error("softmax_cross_entropy", "probability labels must have the "
                            "logits' shape", (z.node, y.node))
         loss = -sum(astype(y, z.dtype) * (shifted - lse), axis, keepdims=True)
     else:
         want = z.shape[:axis] + z.shape[axis + 1:]
-        if y.shape != want:
+        if not same_shape(y.shape, want, "softmax_cross_entropy"):
             raise op_error("softmax_cross_entropy", f"integer labels must have shape {want} "
                            "(the logits' without the class axis)", (z.node, y.node))
         n = z.shape[axis]

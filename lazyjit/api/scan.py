@@ -38,7 +38,8 @@ from lazyjit.ops.registry import REGISTRY, apply
 from lazyjit.trace.gates import ungated
 from lazyjit.trace.graph import Trace, collect, reachable, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
-from lazyjit.trace.sizes import FLOOR, plain
+from lazyjit.trace.constraints import VALUE_SYMBOLS, same_shape
+from lazyjit.trace.dims import Dim, dmax, dmin, exact_key, sym
 from lazyjit.trace.state import STATE, UPDATING
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
@@ -76,11 +77,13 @@ class ScanSpec:
     def __init__(self, inputs, outputs, n_seq, taps, n_inv, keep, n_steps, reverse=False):
         self.inputs, self.outputs = tuple(inputs), tuple(outputs)
         self.n_seq, self.taps, self.n_inv = n_seq, tuple(map(tuple, taps)), n_inv
-        self.keep, self.n_steps, self.reverse = tuple(keep), int(n_steps), bool(reverse)
+        self.keep, self.reverse = tuple(keep), bool(reverse)
+        self.n_steps = n_steps if type(n_steps) is Dim else int(n_steps)
         self._trace: Trace | None = None
         self._compiled: dict = {}
         body = self.trace().key()
-        meta = repr((n_seq, self.taps, n_inv, self.keep, self.n_steps, self.reverse)).encode()
+        meta = repr(exact_key((n_seq, self.taps, n_inv, self.keep, self.n_steps,
+                               self.reverse))).encode()
         self.key = xxhash.xxh3_128_digest(body + meta)
 
     # -- structure --
@@ -271,7 +274,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
         if k < len(states):
             init = states[k][0]
             want = init.shape[1:]
-            if r.shape != want:
+            if not same_shape(r.shape, want, name):
                 raise op_error(name, f"output {k} of the step function has shape {r.shape}, "
                                f"but its initial value gives {want} (dtype {init.dtype})",
                                (r.node, init.node))
@@ -338,14 +341,28 @@ def _taps(value, default, what: str) -> tuple[int, ...]:
     return tuple(int(t) for t in taps)
 
 
-def _steps(n_steps) -> int | None:
-    if n_steps is None:
-        return None
-    n_steps = plain(n_steps)  # a size known at each call: recomputed then
+def _steps(n_steps) -> "int | Dim | None":
+    """``n_steps`` as a size: an int, a symbolic size (``x.shape[0]``, or ``lj.tensor``
+    of one), or the value at each call of an integer 0-d placeholder (a size symbol
+    named after it, bound to the argument's value: :data:`VALUE_SYMBOLS`)."""
+    if n_steps is None or type(n_steps) is Dim:
+        return n_steps
     if isinstance(n_steps, Tensor):
+        node = n_steps.node
         if n_steps.ndim != 0 or n_steps.dtype.kind not in "iu":
             raise op_error("scan", f"n_steps must be an integer scalar, got shape "
-                           f"{n_steps.shape} {n_steps.dtype}", (n_steps.node,))
+                           f"{n_steps.shape} {n_steps.dtype}", (node,))
+        if node.op == "param" and node.arg[0] == "size":
+            return node.arg[1]
+        if node.op == "param" and node.arg[0] == "input":
+            d = VALUE_SYMBOLS.get(node)
+            if d is None:
+                d = VALUE_SYMBOLS[node] = sym(str(node.arg[2]), unique=True)
+            return d
+        if node.buffer is None and node.op != "const":
+            raise op_error("scan", "n_steps must be an int, a size (x.shape[0]) or an "
+                           "integer placeholder (lj.scalar('n', 'int64')); a computed "
+                           "tensor's value is not known while the graph is built", (node,))
         n_steps = n_steps.item()
     if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
         raise op_error("scan", f"n_steps must be a non-negative int, got {n_steps!r}")
@@ -435,8 +452,8 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
         if go_backwards:
             x = x[::-1]
         span = max(taps) - min(taps)
-        count = max(x.shape[0] - span, 0)
-        steps = count if steps is None else min(steps, count)
+        count = dmax(x.shape[0] - span, 0)
+        steps = count if steps is None else dmin(steps, count)
         seq_parts.append((x, taps))
     if steps is None:
         raise op_error(name, "no sequences and no n_steps: the number of steps is unknown")
@@ -505,16 +522,9 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     return (result[0] if len(result) == 1 else result), updates
 
 
-def size_range(n: int, dtype=np.int64) -> Tensor:
-    """``arange(n)`` in ``dtype``: a constant, or, when ``n`` is a size unknown until an
-    ``lj.function`` call, a scan counting ``n`` steps (no constant of the sentinel size),
-    which the call replays at its size."""
-    if abs(n) < FLOOR:
-        return C.arange(n, dtype=dtype)
-    one = C.full((), 1, dtype)
-    out, _ = scan(lambda c: c + one, outputs_info=C.astype(C.full((), -1, np.int64), dtype),
-                  n_steps=n)
-    return out
+def size_range(n: "int | Dim", dtype=np.int64) -> Tensor:
+    """``arange(n)`` in ``dtype`` (``n`` may be a symbolic size)."""
+    return C.arange(n, dtype=dtype)
 
 
 def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, name):

@@ -12,13 +12,14 @@ from typing import Sequence
 
 import numpy as np
 
-from lazyjit.errors import op_error
+from lazyjit.errors import describe, op_error
 from lazyjit.api.core import (_axes, _shape_arg, asarray, astype,
                               broadcast_shapes, broadcast_to)
 from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
+from lazyjit.trace.constraints import require, same_shape
+from lazyjit.trace.dims import Dim
 from lazyjit.trace.node import Node
-from lazyjit.trace.sizes import plain
 
 # movement
 # ---------------------------------------------------------------------------------------
@@ -31,9 +32,12 @@ def reshape(x, shape, *more) -> Tensor:
         raise op_error("reshape", f"can only specify one unknown dimension, got {shape}", (x.node,))
     if -1 in shape:
         known = math.prod([s for s in shape if s != -1])
-        if known == 0 or x.size % known:
-            raise op_error("reshape", f"cannot reshape array of size {x.size} into shape {shape}",
-                           (x.node,))
+        rest = 1 if known == 0 else x.size % known
+        if type(known) is Dim or type(rest) is Dim:  # (symbolic: checked at each call)
+            require("divides", known, x.size, "reshape")
+        elif known == 0 or rest:
+            raise op_error("reshape", f"cannot reshape array of size {x.size} into shape "
+                           f"{describe(shape)}", (x.node,))
         shape = tuple(x.size // known if s == -1 else s for s in shape)
     if shape == x.shape:
         return x
@@ -98,7 +102,7 @@ def squeeze(x, axis=None) -> Tensor:
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
         axes = _axes(axis, x.ndim, "squeeze")
-        bad = [a for a in axes if x.shape[a] != 1]
+        bad = [a for a in axes if not same_shape((x.shape[a],), (1,), "squeeze")]
         if bad:
             raise op_error("squeeze", f"cannot select an axis to squeeze out which has size "
                            f"not equal to one (axis {bad[0]})", (x.node,))
@@ -151,7 +155,6 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
     x = asarray(x)
     (axis,) = _axes(axis, x.ndim, "split")
     n = x.shape[axis]
-    indices_or_sections = plain(indices_or_sections)
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
         if k <= 0 or n % k:
@@ -159,7 +162,7 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
                            f"{k} equal sections", (x.node,))
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
-        bounds = [0] + [builtins.min(int(plain(i)), n) for i in indices_or_sections] + [n]
+        bounds = [0] + [builtins.min(int(i), n) for i in indices_or_sections] + [n]
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         sl = tuple((a, builtins.max(a, b), 1) if i == axis else (0, d, 1)
@@ -232,14 +235,15 @@ def _put(name, x, indices, values, axis):
 # linear algebra
 # ---------------------------------------------------------------------------------------
 
-def matmul(a, b) -> Tensor:
+def matmul(a, b, name: str = "matmul") -> Tensor:
     """Matrix product with NumPy's ``matmul`` rules: 1-d operands are promoted to
     matrices and the added dim removed, batch dims broadcast.
 
     Raises
     ------
     LazyjitError
-        If the inner dimensions differ or an operand is 0-d.
+        If the inner dimensions differ or an operand is 0-d (naming ``name``, the
+        function called); for symbolic inner sizes, at each call where they differ.
     """
     a, b = asarray(a), asarray(b)
     na, nb = a.node, b.node
@@ -256,8 +260,8 @@ def matmul(a, b) -> Tensor:
     va, vb = a.ndim == 1, b.ndim == 1
     a2 = reshape(a, (1,) + a.shape) if va else a
     b2 = reshape(b, b.shape + (1,)) if vb else b
-    if a2.shape[-1] != b2.shape[-2]:
-        raise op_error("matmul", f"inner dimensions {a.shape[-1]} and "
+    if not same_shape(a2.shape[-1:], b2.shape[-2:-1], name):
+        raise op_error(name, f"inner dimensions {a.shape[-1]} and "
                        f"{b.shape[-2] if b.ndim > 1 else b.shape[0]} do not match",
                        (a.node, b.node))
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2], op="matmul")
@@ -278,7 +282,7 @@ def dot(a, b) -> Tensor:
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     if b.ndim <= 2:
-        return matmul(a, b)
+        return matmul(a, b, "dot")
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
 
 
@@ -295,7 +299,7 @@ def tensordot(a, b, axes=2) -> Tensor:
     free_b = [i for i in range(b.ndim) if i not in ax_b]
     k = math.prod(a.shape[i] for i in ax_a)
     for i, j in zip(ax_a, ax_b):
-        if a.shape[i] != b.shape[j]:
+        if not same_shape((a.shape[i],), (b.shape[j],), "tensordot"):
             raise op_error("tensordot", "shape-mismatch for sum", (a.node, b.node))
     am = reshape(transpose(a, free_a + ax_a), (-1 if free_a else 1, k) if k else
                  (math.prod(a.shape[i] for i in free_a), 0))

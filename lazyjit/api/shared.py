@@ -21,7 +21,7 @@ import numpy as np
 
 import lazyjit.api.functions as F
 from lazyjit.api.tensor import Tensor, check_dtype
-from lazyjit.errors import LazyjitError, op_error
+from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
@@ -38,8 +38,17 @@ SYMBOLIC: "dict[int, tuple[weakref.ref, frozenset]]" = {}
 
 
 def placeholders_of(node: Node) -> list[Node]:
-    """The ``lj.function`` placeholders the graph of ``node`` depends on."""
-    return [n for n in collect([node]).inputs if n.op == "param" and n.arg[0] == "input"]
+    """The ``lj.function`` placeholders the graph of ``node`` depends on, and the leaves
+    holding symbolic sizes (``("size", n)``, ``("sized", ...)``: :mod:`lazyjit.api.core`)."""
+    return [n for n in collect([node]).inputs
+            if n.op == "param" and n.arg[0] in ("input", "size", "sized")]
+
+
+def _leaf_text(p: Node) -> str:
+    """A leaf :func:`placeholders_of` returns, in messages."""
+    if p.arg[0] == "input":
+        return repr(p.arg[2])
+    return f"the size {p.arg[1] if p.arg[0] == 'size' else describe(p.shape)}"
 
 
 def recording() -> "dict | None":
@@ -112,7 +121,7 @@ class SharedVariable(Tensor):
             If the variable is symbolic (assigned a value depending on placeholders).
         """
         if self.symbolic:
-            names = ", ".join(sorted(repr(p.arg[2]) for p in SYMBOLIC[id(self)][1]))
+            names = ", ".join(sorted({_leaf_text(p) for p in SYMBOLIC[id(self)][1]}))
             raise op_error("get_value", f"shared variable {self.name or ''} was assigned a "
                            f"value that depends on the placeholders {names}: it has no value "
                            "until an lj.function over them takes the assignment as an "

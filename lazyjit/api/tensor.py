@@ -7,17 +7,16 @@ Shape, dtype, ndim and size are known without computing.
 """
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 
 from lazyjit.config import config
-from lazyjit.errors import UNKNOWN, LazyjitError, describe, is_internal, op_error
+from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
-from lazyjit.trace.sizes import FLOOR, SIZE_VALUES, UnknownSize, user_size
+from lazyjit.trace.dims import Dim
 from lazyjit.trace.state import CONTEXT
 
 
@@ -51,14 +50,11 @@ class Tensor:
 
     # ---- metadata, known without computing ----
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The shape, a tuple of ints; in the user's code, a dimension known only at each
-        call of an ``lj.function`` is an :class:`~lazyjit.trace.sizes.UnknownSize`
-        (lazyjit's own code sees the stand-in numbers, which it recomputes)."""
-        shape = self.node.shape
-        if UNKNOWN and shape and max(shape) >= FLOOR and not is_internal(sys._getframe(1).f_code):
-            return tuple(user_size(d) for d in shape)
-        return shape
+    def shape(self) -> tuple:
+        """The shape: a tuple of sizes, each an ``int`` or, for a dimension known only at
+        each call (a placeholder's, a size computed from one), a symbolic size
+        (:class:`lazyjit.trace.dims.Dim`, printed by name: ``(x0, 784)``)."""
+        return self.node.shape
 
     @property
     def dtype(self) -> np.dtype:
@@ -69,15 +65,8 @@ class Tensor:
         return len(self.node.shape)
 
     @property
-    def size(self) -> int:
-        size = self.node.size
-        if UNKNOWN and size >= FLOOR and not is_internal(sys._getframe(1).f_code):
-            dims = [user_size(d) for d in self.node.shape]
-            out = dims[0]
-            for d in dims[1:]:
-                out = out * d
-            return out
-        return size
+    def size(self) -> "int | Dim":
+        return self.node.size
 
     @property
     def device(self) -> str:
@@ -87,10 +76,7 @@ class Tensor:
         shape = self.node.shape
         if not shape:
             raise TypeError("len() of a 0-d tensor")
-        first = user_size(shape[0])
-        if type(first) is UnknownSize:
-            first.__index__()  # raises: the size is known only at each call
-        return shape[0]
+        return int(shape[0])  # (a symbolic size raises: known only at each call)
 
     @property
     def graph_node(self) -> Node:
@@ -143,9 +129,8 @@ class Tensor:
         return bool(self.item())
 
     def __repr__(self) -> str:
-        size = SIZE_VALUES.get(self.node) if SIZE_VALUES else None
-        if size is not None:  # lj.tensor(n) of an unknown size: no value before a call
-            return f"tensor(<{size}, known at each call>, dtype={self.dtype.name})"
+        if self.node.op == "param" and self.node.arg[0] == "size":  # lj.tensor(n)
+            return f"tensor(<{self.node.arg[1]}, known at each call>, dtype={self.dtype.name})"
         if self.node.buffer is None:
             params = [n for n in collect([self.node]).inputs if n.op == "param"]
             if params:  # no value outside a call (lj.function, lj.jit, a scan step)

@@ -1,10 +1,12 @@
 """Theano-style compiled functions: ``lj.function(inputs, outputs, updates, givens, mode)``
 over symbolic placeholders (``lj.scalar/vector/matrix/tensor3/tensor4``) of unknown sizes.
 
-The graph is built once, eagerly, on the placeholders; their unknown dimensions stand as
-sentinel sizes (:mod:`lazyjit.engine.replay`).  A call binds every unknown dimension to
-the size of the arguments and rebuilds the graph at those sizes (a replay of the nodes,
-not of the Python that built them), then runs it through the machinery of ``lj.jit``:
+The graph is built once, eagerly, on the placeholders; their dimensions of unknown size
+are symbols (``x0``, ``x1``), and every size computed from them an exact expression
+(:mod:`lazyjit.trace.dims`).  A call binds the symbols to the sizes of the arguments,
+checks what the graph assumed of them, and evaluates the graph's sizes at those values
+(:mod:`lazyjit.engine.symbolic`: not a replay of the Python that built it, and no
+guess), then runs it through the machinery of ``lj.jit``:
 the plan is cached per argument signature, the shared variables the graph reads are
 implicit inputs read at each call, and the updates are applied after the outputs are
 computed.  The kernels do not depend on sizes, so the first call compiles and every
@@ -19,13 +21,14 @@ import numpy as np
 
 import lazyjit.api.functions as F
 from lazyjit.config import config
-from lazyjit.errors import UNKNOWN, LazyjitError, describe, op_error
+from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.engine.jit import Jitted
 from lazyjit.api.shared import OWNER, SharedVariable, SYMBOLIC
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.node import Node
-from lazyjit.engine.replay import graph_leaves, instantiate, Sizes
-from lazyjit.trace.sizes import unknown_dim
+from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
+from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check
+from lazyjit.trace.dims import Dim, evaluate, ident, is_symbolic, sym
 from lazyjit.trace.state import CONTEXT
 
 _ids = itertools.count()
@@ -53,15 +56,17 @@ def placeholder(name: str | None = None, dtype: Any = "float64",
     dtype : any supported NumPy dtype; default float64 (Theano's ``floatX``, NumPy's
         default float).
     shape : one entry per dimension: an int (a known size, checked at each call),
-        ``None`` (unknown; the ``None`` dimensions at the same axis position of all
-        placeholders are one dimension ``dim<k>``, equal at each call), or a name (a
-        string: the dimensions with that name, in any placeholder, are equal at each
-        call; ``("time", "batch", 300)``).
+        ``None`` (a size of this placeholder's own, the symbol ``<name><k>``: ``x0``,
+        ``x1`` for ``lj.matrix("x")``), or a name (a string: the dimensions with that
+        name, in any placeholder, are one symbol, equal at each call;
+        ``("time", "batch", 300)``).
 
-    A dimension of unknown size stands as a large sentinel number until the call (it
-    prints as such in ``x.shape``); it must not meet a known size in a shape check at
-    graph-building time (``x @ W`` with ``W`` of shape ``(784, 10)`` needs ``x``'s last
-    dimension declared: ``shape=(None, 784)``).
+    A dimension of unknown size is a symbolic size (:class:`lazyjit.trace.dims.Dim`):
+    ``x.shape`` shows it by name, and shapes computed from it are exact expressions
+    (``x.reshape(-1)`` has ``x0*x1`` elements).  Where an op needs it to have a
+    particular size (``x @ W`` with ``W`` of shape ``(784, 10)`` needs ``x1 == 784``),
+    the graph records the requirement and each call checks it, with an error naming
+    the op, its line, the symbol and the sizes (PyTensor's static shapes with ``None``).
 
     Raises
     ------
@@ -74,10 +79,10 @@ def placeholder(name: str | None = None, dtype: Any = "float64",
     name = f"input{uid}" if name is None else str(name)
     dims = []
     for k, d in enumerate(shape):
-        if d is None:
-            dims.append(unknown_dim(f"dim{k}"))
-        elif isinstance(d, str):
-            dims.append(unknown_dim(d))
+        if d is None:  # x0, x1 for "x"; h0_0 for "h0"
+            dims.append(sym(f"{name}{'_' if name[-1:].isdigit() else ''}{k}", unique=True))
+        elif isinstance(d, str) and d:
+            dims.append(sym(d))
         elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
             dims.append(int(d))
         else:
@@ -121,9 +126,13 @@ def _rank(shape, n: int) -> tuple:
     return shape
 
 
-def _has_unknown(inputs) -> bool:
-    """Whether any placeholder has a dimension of unknown size."""
-    return any(d in UNKNOWN for x in inputs for d in x.shape)
+def _symbols_of(leaf: Node) -> set:
+    """The symbols of a leaf holding symbolic sizes (``("size", n)``, ``("sized", ...)``)."""
+    out: set = set()
+    for d in (*leaf.arg, *leaf.shape):
+        if type(d) is Dim:
+            out |= d.symbols()
+    return out
 
 
 def _graph(t: Tensor) -> Node:
@@ -168,11 +177,13 @@ class Function:
             self.__dict__.update({k: v for k, v in parent.__dict__.items()
                                   if k not in ("_jitted", "_probed", "swaps")})
             self.swaps = parent.swaps + [dict(swap or {})]
-            self._jitted = Jitted(self._replay, optimizer=self._flags.get("optimizer"))
+            self._jitted = Jitted(self._instantiate, static_argnums=self._valued,
+                                  optimizer=self._flags.get("optimizer"))
             self._jitted.generic_sizes = parent._jitted.generic_sizes
             self._probed = False
             return
         self.inputs = list(inputs)
+        self._required: list = []  # requirements on sizes beyond those of the graph
         self.allow_input_downcast = allow_input_downcast
         self.swaps: list[dict] = []
         for i, x in enumerate(self.inputs):
@@ -192,10 +203,8 @@ class Function:
                                "shared variables (lj.shared) can be updated",
                                (var.node,) if isinstance(var, Tensor) else ())
             expr = var.coerce(expr, "function")
-            if expr.shape != var.shape and not any(d in UNKNOWN for d in expr.shape):
-                raise op_error("function", f"update of {var.name or 'a shared variable'}: "
-                               f"the new value has shape {expr.shape}, the variable "
-                               f"{var.shape}", (var.node, expr.node))
+            self._same_shape(expr, var.shape, f"update of {var.name or 'a shared variable'}",
+                             (var.node, expr.node))
             self.updates.append((var, expr))
         if len({id(v) for v, _ in self.updates}) != len(self.updates):
             raise op_error("function", "a shared variable is updated twice")
@@ -219,20 +228,38 @@ class Function:
         flags = _mode_flags(mode)
         self._backend = flags.pop("backend", None)
         self._flags = flags
-        self._jitted = Jitted(self._replay, optimizer=flags.get("optimizer"))
-        self._jitted.generic_sizes = bool(_has_unknown(self.inputs))
+        # integer placeholders whose value is a size (a scan's n_steps): their values
+        # select the plan, as static arguments of the inner jit
+        self._valued = [i for i, x in enumerate(self.inputs) if x.node in VALUE_SYMBOLS]
+        self._jitted = Jitted(self._instantiate, static_argnums=self._valued,
+                              optimizer=flags.get("optimizer"))
+        self._jitted.generic_sizes = any(is_symbolic(x.shape) for x in self.inputs)
         self._probed = False
 
+    def _same_shape(self, expr: Tensor, shape: tuple, what: str, srcs: tuple) -> None:
+        """``expr`` must have ``shape``: checked now for known sizes, at each call (a
+        requirement) for symbolic ones."""
+        if len(expr.shape) != len(shape) or any(
+                a != b and type(a) is not Dim and type(b) is not Dim
+                for a, b in zip(expr.shape, shape)):
+            raise op_error("function", f"{what}: the new value has shape "
+                           f"{describe(expr.shape)}, the variable {describe(shape)}", srcs)
+        for a, b in zip(expr.shape, shape):
+            if a != b:
+                self._required.append(Requirement("eq", a, b, "function", expr.node.site))
     def _take_symbolic(self) -> list[SharedVariable]:
         """The shared variables assigned, while the graph was built, values that depend
         only on this function's placeholders (an optimizer step, a batch norm's running
         statistics, a scan's random draws): their assignments become updates (unless
         given explicitly)."""
         mine = {x.node for x in self.inputs}
+        symbols = {i for x in self.inputs for d in x.shape if type(d) is Dim
+                   for i in d.symbols()}
         taken = []
         for ref, phs in list(SYMBOLIC.values()):
             sv = ref()
-            if sv is None or not phs <= mine:
+            if sv is None or not all(p in mine or p.arg[0] != "input" and
+                                     _symbols_of(p) <= symbols for p in phs):
                 continue
             if all(sv is not v for v, _ in self.updates):
                 self.updates.append((sv, Tensor(sv.node)))
@@ -252,8 +279,16 @@ class Function:
             [e for _, e in self.givens]
         mine = {x.node for x in self.inputs}
         self._shared: dict[Node, SharedVariable] = {}
+        self._required += requirements(roots)
+        # what each symbol of the inputs' shapes stands for, in errors
+        self._names = {}
+        for x in self.inputs:
+            for k, d in enumerate(x.shape):
+                i = ident(d)
+                if i is not None:
+                    self._names.setdefault(i, f"{d} is dimension {k} of {x.name!r}")
         for n in graph_leaves(roots):
-            if n in given:
+            if n in given or (n.op == "param" and n.arg[0] in ("size", "sized")):
                 continue
             if n.op == "param":
                 if n.arg[0] == "input" and n not in mine:
@@ -282,25 +317,23 @@ class Function:
             if id(sv) not in explicit and not sv.symbolic:
                 self._advance[sv] = (int(sv.get_value()) - base) % (1 << 64)
 
-    def _bind(self, params) -> Sizes:
-        bound: dict[int, int] = {}
-        for x, p in zip(self.inputs, params):
-            for k, (d, a) in enumerate(zip(x.shape, p.shape)):
-                if d in UNKNOWN:
-                    if bound.setdefault(d, a) != a:
-                        raise LazyjitError(
-                            f"lj.function: dimension {UNKNOWN[d]!r} has size {bound[d]} in "
-                            f"an earlier input but {a} in {x.name!r} (shape {p.shape}); "
-                            "name the dimensions that may differ (shape=('time', "
-                            "'batch', None))")
-                elif d != a:
-                    raise LazyjitError(f"lj.function: input {x.name!r} has a known size "
-                                       f"{d} in dimension {k} (declared shape "
-                                       f"{describe(x.shape)}), got shape {p.shape}")
-        return Sizes(bound)
-
-    def _replay(self, *params):
-        sizes = self._bind(params)
+    def _instantiate(self, *params):
+        """The graph at the sizes of ``params`` (the arguments as tensors), its updates
+        assigned: what the inner ``lj.jit`` traces once per signature of shapes."""
+        params = list(params)
+        values = {}
+        for i in self._valued:  # a size given as a value: a constant of this plan
+            x, v = self.inputs[i], params[i]
+            if v < 0:
+                raise LazyjitError(f"lj.function: {x.name!r} is used as a number of steps, "
+                                   f"which must not be negative, got {v}")
+            values[ident(VALUE_SYMBOLS[x.node])] = v
+            arr = np.array(v, x.dtype)
+            arr.flags.writeable = False
+            params[i] = Tensor(Node.leaf(arr, site=False))
+        env = bind([x.shape for x in self.inputs], [p.shape for p in params],
+                   names=[repr(x.name) for x in self.inputs])
+        env.update(values)
         mapping = {x.node: p.node for x, p in zip(self.inputs, params)}
 
         def leaf(n: Node) -> Node:
@@ -316,24 +349,20 @@ class Function:
                     "graph is built for the shapes its shared variables had (build it "
                     "again, or use @lj.jit, which traces again)")
             off = self._offsets.get(n)
-            return node if not off else (Tensor(node) + np.uint64(sizes.int(off))).node
+            return node if not off else (Tensor(node) + np.uint64(off)).node
 
         for var, expr in self.givens:  # replacements first: they may use the inputs
-            new = mapping[var] = instantiate([expr], mapping, sizes, leaf)[0]
-            bound = dict(sizes.bound)  # a replaced placeholder's unknown sizes
-            for d, a in zip(var.shape, new.shape):
-                if d in UNKNOWN and bound.setdefault(d, a) != a:
-                    raise LazyjitError(f"lj.function: givens: dimension {UNKNOWN[d]!r} is "
-                                       f"{bound[d]} but the replacement has shape {new.shape}")
-            sizes = Sizes(bound)
+            new = mapping[var] = instantiate([expr], mapping, env, leaf)[0]
+            bind([var.shape], [new.shape], env, ["the replacement in givens"])
+        check(self._required, env, self._names)
         roots = [_graph(t) for t in self.outputs] + [_graph(e) for _, e in self.updates]
-        new = instantiate(roots, mapping, sizes, leaf)
+        new = instantiate(roots, mapping, env, leaf)
         n_out = len(self.outputs)
         for (var, _), node in zip(self.updates, new[n_out:]):
             self._resolve(var).assign(Tensor(node))
         for sv, k in self._advance.items():
             sv = self._resolve(sv)
-            sv.assign(sv + np.uint64(sizes.int(k) % (1 << 64)))
+            sv.assign(sv + np.uint64(evaluate(k, env) % (1 << 64)))
         return tuple(Tensor(n) for n in new[:n_out])
 
     def _array(self, x: Placeholder, v) -> np.ndarray:
@@ -377,6 +406,8 @@ class Function:
                                f"{len(args)}")
         tensors = [Tensor(Node.leaf(self._array(x, v), site=False))
                    for x, v in zip(self.inputs, args)]
+        for i in self._valued:
+            tensors[i] = int(tensors[i].node.buffer)
         if self._backend is None:
             outs = self._call(tensors)
         else:
@@ -387,7 +418,7 @@ class Function:
 
     def _call(self, tensors: list[Tensor]):
         outs = self._jitted(*tensors)
-        if not self._probed:
+        if not self._probed and not self._valued:
             self._probed = True
             self._compile_other_class(tensors)
         return outs
@@ -402,7 +433,7 @@ class Function:
         # the leading unknown dimensions (the batch, or time) are those a call may well
         # make 1; the others keep this call's sizes (an image of height 1 is rare, and
         # may not be valid for the graph)
-        lead = {x.shape[0] for x in self.inputs if x.ndim and x.shape[0] in UNKNOWN}
+        lead = {x.shape[0] for x in self.inputs if x.ndim and type(x.shape[0]) is Dim}
         probes = []
         for x, t in zip(self.inputs, tensors):
             probes.append(tuple((2 if a == 1 else 1) if d in lead else a

@@ -26,7 +26,7 @@ from lazyjit.stats import count
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
-from lazyjit.engine.replay import recompute_stateful
+from lazyjit.engine.symbolic import recompute_stateful
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 from lazyjit.trace.through import JITTED
 

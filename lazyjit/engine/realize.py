@@ -15,13 +15,12 @@ import numpy as np
 from lazyjit.autodiff.reverse import expand_grads, has_deferred
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
-from lazyjit.errors import LazyjitError, creation_site, format_site
+from lazyjit.errors import LazyjitError, describe, format_site
 from lazyjit.ops import kind_of
 from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
 from lazyjit.trace.node import Node, derived
-from lazyjit.trace.sizes import size_dependence
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
@@ -150,19 +149,18 @@ def realize(*tensors) -> None:
                     f"cannot compute the value of a tensor that depends on the placeholder "
                     f"{n.arg[2]!r} (it has a value only inside a call): compile it with "
                     "lj.function([...], outputs) and call that.\n" + format_site(nodes[0].site))
+            if n.op == "param" and n.arg[0] in ("size", "sized"):
+                size = n.arg[1] if n.arg[0] == "size" else describe(n.shape)
+                raise LazyjitError(
+                    f"cannot compute a value made from the size {size}, known only at "
+                    "each call: it has no value before a call.  Use it in the graph of "
+                    "the function (x / n, lj.zeros((n, 3)), lj.arange(n))\n"
+                    + format_site(nodes[0].site))
             if n.op == "param":
                 raise LazyjitError(
                     "cannot compute the value of a tensor traced by lj.jit (its value "
                     "depends on the function's inputs); return it instead, or mark the "
                     "argument static.\n" + format_site(nodes[0].site))
-    size = size_dependence(trace.nodes if nodes else given)
-    if size is not None:
-        raise LazyjitError(
-            f"cannot compute a value made from {size}, the size of a dimension known only "
-            "at each call of an lj.function: it has no value before a call.  Use it in the "
-            "function's graph (x / lj.tensor(n), lj.zeros((n, 3))); a slice bound or a "
-            "Python number made from it cannot be computed now\n"
-            + format_site(creation_site()))
     if nodes:
         plan = plan_for(trace)
         with UPDATING:  # (an update in another thread never writes over these arrays)

@@ -9,6 +9,7 @@ import numpy as np
 import lazyjit.api.functions as F
 from lazyjit.errors import LazyjitError
 from lazyjit.random import RandomStream
+from lazyjit.trace.dims import dmax
 
 __all__ = ["dropout", "batch_norm", "embedding", "cross_entropy"]
 
@@ -106,7 +107,7 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
         if running_mean is not None:
             running_mean.assign((1 - m) * running_mean + m * mean)
         if running_var is not None:
-            unbiased = var * F.size_value(n, x.dtype) / F.size_value(max(n - 1, 1), x.dtype)
+            unbiased = var * F.size_value(n, x.dtype) / F.size_value(dmax(n - 1, 1), x.dtype)
             running_var.assign((1 - m) * running_var + m * unbiased)
     else:
         if running_mean is None or running_var is None:

@@ -35,6 +35,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 from lazyjit.nn.basic import batch_norm, cross_entropy, dropout, embedding
 from lazyjit.ops.conv import conv, pool
+from lazyjit.trace.dims import Dim
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "lstm_cell", "lstm", "dropout", "batch_norm",
            "embedding", "cross_entropy"]
@@ -68,7 +69,7 @@ def _out_size(op: str, size: int, pads: tuple[int, int], k: int, s: int, d: int,
               axis: str, srcs: tuple) -> int:
     span = d * (k - 1) + 1
     padded = size + pads[0] + pads[1]
-    if padded < span:
+    if type(padded) is not Dim and padded < span:  # (symbolic: checked at each call)
         raise op_error(op, f"kernel size along {axis} ({k}, dilation {d}: spans {span}) is "
                        f"larger than the padded input ({size} + padding {pads[0]} + "
                        f"{pads[1]} = {padded})", srcs)

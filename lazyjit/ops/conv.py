@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lazyjit.trace.constraints import equal_size, require
+from lazyjit.trace.dims import Dim
 from lazyjit.ops.registry import F, OpDef, apply, bilinear_jvp, register
 
 CONV_OPS = ("conv2d", "conv2d_grad_input", "conv2d_grad_weight")
@@ -122,13 +124,29 @@ def _check_conv(x_shape, w_shape, arg) -> tuple[int, int]:
     stride, pads, dilation, groups = arg[:4]
     if len(x_shape) != 4 or len(w_shape) != 4:
         raise ValueError(f"expected a 4-d input and weight, got {x_shape} and {w_shape}")
-    if x_shape[1] != w_shape[1] * groups or w_shape[0] % groups:
+    try:
+        equal_size(x_shape[1], w_shape[1] * groups, "conv2d")
+        if w_shape[0] % groups:
+            raise ValueError
+    except ValueError:
         raise ValueError(f"input channels {x_shape[1]} and output channels {w_shape[0]} do "
-                         f"not match weight {w_shape} with groups={groups}")
+                         f"not match weight {w_shape} with groups={groups}") from None
     out = _out_hw(x_shape[2:], w_shape[2:], stride, pads, dilation)
-    if min(out) < 1:
+    if not _fits(out, "conv2d"):
         raise ValueError(f"the dilated kernel {w_shape[2:]} is larger than the padded input")
     return out
+
+
+def _fits(out: tuple, op: str) -> bool:
+    """Whether the output sizes of a window op are at least 1 (for a symbolic size not
+    known to be, a requirement checked at each call)."""
+    for o in out:
+        if type(o) is Dim:
+            if o.bounds()[0] < 1:
+                require("le", 1, o, op)
+        elif o < 1:
+            return False
+    return True
 
 
 def _same_dtype(srcs, arg):
@@ -251,7 +269,7 @@ def _pool_out(x_shape, arg) -> tuple[int, int]:
     if pads[0] > kernel[0] // 2 or pads[2] > kernel[1] // 2:
         raise ValueError(f"padding {pads} exceeds half the kernel {kernel}")
     out = _out_hw(x_shape[2:], kernel, stride, pads, dilation)
-    if min(out) < 1:
+    if not _fits(out, "max_pool2d"):
         raise ValueError(f"the dilated kernel {kernel} is larger than the padded input")
     return out
 

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lazyjit.errors import op_error
+from lazyjit.trace.constraints import discard
 from lazyjit.trace.node import Node
 
 # kinds: leaf, elementwise, reduce, movement (views), matmul, and "other" kernels
@@ -132,6 +133,7 @@ def apply(name: str, srcs: tuple[Node, ...], arg: Any = None) -> Node:
         shape = opdef.shape(srcs, arg) if opdef.shape is not None else srcs[0].shape
         dtype = opdef.dtype(srcs, arg) if opdef.dtype is not None else ref_dtype(opdef, srcs, arg)
     except (ValueError, TypeError, np.exceptions.AxisError) as e:
+        discard()  # (requirements the rule recorded before it failed)
         raise op_error(name, str(e), srcs) from None
     return Node.make(name, srcs, arg, tuple(shape), np.dtype(dtype))
 

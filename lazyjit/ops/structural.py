@@ -19,10 +19,13 @@ extremes, a valid subgradient) shared by both modes; ``matmul`` is bilinear.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from lazyjit.ops.registry import F
+from lazyjit.trace.constraints import equal_size, require
+from lazyjit.trace.dims import Dim, ceildiv, dmax, dmin, extreme_of
 from lazyjit.ops.registry import OpDef, bilinear_jvp, linear_jvp, register
 
 # views, indexed reads and writes, concat: the dtype of the first operand, and linear in
@@ -117,8 +120,11 @@ register(_arg_op("argmin", np.argmin))
 
 def _reshape_shape(srcs, shape):
     (x,) = srcs
-    if math.prod(shape) != x.size:
-        raise ValueError(f"cannot reshape array of size {x.size} into shape {shape}")
+    total = math.prod(shape)
+    if total != x.size:
+        if type(total) is not Dim and type(x.size) is not Dim:
+            raise ValueError(f"cannot reshape array of size {x.size} into shape {shape}")
+        equal_size(total, x.size, "reshape")
     return shape
 
 
@@ -131,9 +137,10 @@ def _permute_shape(srcs, perm):
 
 def _expand_shape(srcs, shape):
     (x,) = srcs
-    if len(shape) != x.ndim or any(s != 1 and s != d for s, d in zip(x.shape, shape)):
+    if len(shape) != x.ndim or any(s != 1 and s != d and type(s) is not Dim and type(d) is
+                                   not Dim for s, d in zip(x.shape, shape)):
         raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
-    return shape
+    return shape  # (a symbolic size: its requirement recorded where it was broadcast)
 
 
 def as_slices(sl) -> tuple:
@@ -145,13 +152,58 @@ def as_slices(sl) -> tuple:
                  for a, b, c in sl)
 
 
+def slice_len(a, b, c: int):
+    """``len(range(a, b, c))`` for sizes that may be symbolic (``c`` an int)."""
+    if type(a) is int and type(b) is int:
+        return len(range(a, b, c))
+    e = extreme_of(a)
+    if c == 1 and e is not None:  # b - min(u, v) is max(b - u, b - v), and the other way
+        op, u, v = e  # (x[s:] is n - min(s, n): max(n - s, 0); x[-s:] is min(s, n))
+        return dmax((dmax if op == "min" else dmin)(b - u, b - v), 0)
+    if c > 0:
+        return dmax(ceildiv(b - a, c), 0)
+    return dmax(ceildiv(a - b, -c), 0)
+
+
+def _bound(v, n, neg: bool, op: str):
+    """A slice bound ``v`` (int or symbolic) clipped as NumPy clips it to a dimension of
+    size ``n``: to ``[0, n]`` for a positive step, ``[-1, n - 1]`` for a negative one
+    (``neg``).  A symbolic bound must be ``>= 0`` (a requirement when not known: one
+    negative at some sizes would count from the end there)."""
+    lo, hi = (-1, n - 1) if neg else (0, n)
+    if type(v) is Dim:
+        if v.bounds()[0] < 0:
+            require("le", 0, v, op)
+        return dmin(v, hi)
+    if v < 0:
+        return dmax(n + v, lo)
+    return dmin(v, hi)
+
+
+def slice_indices(k: slice, n, op: str = "getitem") -> tuple:
+    """``k.indices(n)`` (NumPy's normalized ``(start, stop, step)``) where ``n`` or the
+    bounds may be symbolic sizes; the step must be an int."""
+    if type(n) is int and type(k.start) is not Dim and type(k.stop) is not Dim:
+        return k.indices(n)
+    c = 1 if k.step is None else operator.index(k.step)
+    if c == 0:
+        raise ValueError("slice step cannot be zero")
+    neg = c < 0
+    a = (n - 1 if neg else 0) if k.start is None else _bound(k.start, n, neg, op)
+    b = (-1 if neg else n) if k.stop is None else _bound(k.stop, n, neg, op)
+    return a, b, c
+
+
 def _slice_shape(srcs, slices):
     (x,) = srcs
     if len(slices) != x.ndim:
         raise ValueError(f"{len(slices)} slices for {x.ndim} dims")
     out = []
     for (a, b, c), d in zip(slices, x.shape):  # normalized: the kernels do no clipping
-        n = len(range(a, b, c))
+        n = slice_len(a, b, c)
+        if type(n) is Dim or type(d) is Dim or type(a) is Dim:
+            out.append(n)  # (normalized by slice_indices; checked at each call's sizes)
+            continue
         if c == 0 or (n and not (0 <= a < d and 0 <= a + (n - 1) * c < d)):
             raise ValueError(f"slice ({a}, {b}, {c}) is out of bounds for a dim of size {d}")
         out.append(n)
@@ -276,11 +328,19 @@ register(OpDef("put_add", "index", lambda x, idx, v, axis: _put(x, idx, v, axis,
 
 def _concat_shape(srcs, axis):
     first = srcs[0]
+    shape = list(first.shape)
     for s in srcs[1:]:
-        if s.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(s.shape, first.shape))
-                                       if i != axis):
+        if s.ndim != first.ndim:
             raise ValueError("all input shapes must match except along the concatenation axis")
-    return first.shape[:axis] + (sum(s.shape[axis] for s in srcs),) + first.shape[axis + 1:]
+        for i, (a, b) in enumerate(zip(s.shape, shape)):
+            if i != axis:
+                try:
+                    shape[i] = equal_size(b, a, "concatenate")
+                except ValueError:
+                    raise ValueError("all input shapes must match except along the "
+                                     "concatenation axis") from None
+    shape[axis] = sum(s.shape[axis] for s in srcs)
+    return tuple(shape)
 
 
 def _concat_vjp(g, out, *srcs_and_axis):
@@ -302,9 +362,14 @@ register(OpDef("concat", "concat", lambda *xs_axis: np.concatenate(xs_axis[:-1],
 
 def _matmul_shape(srcs, arg):
     a, b = srcs
-    if a.ndim < 2 or a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+    if a.ndim < 2 or a.ndim != b.ndim:
         raise ValueError("shapes are not aligned (inner dims must match)")
-    return a.shape[:-1] + (b.shape[-1],)
+    try:
+        batch = tuple(equal_size(x, y, "matmul") for x, y in zip(a.shape[:-2], b.shape[:-2]))
+        equal_size(a.shape[-1], b.shape[-2], "matmul")
+    except ValueError:
+        raise ValueError("shapes are not aligned (inner dims must match)") from None
+    return batch + (a.shape[-2], b.shape[-1])
 
 
 register(OpDef("matmul", "matmul", lambda a, b, arg: np.matmul(a, b), shape=_matmul_shape,

@@ -17,14 +17,25 @@ that does not have one answer for every value of its symbols (``n > 3``), and tu
 """
 from __future__ import annotations
 
+import itertools
 import math
+import numbers
 from typing import Union
+
+from lazyjit.errors import LazyjitError
 
 Size = Union[int, "Dim"]
 
 
-class InconclusiveDimension(TypeError):
+class InconclusiveDimension(LazyjitError, TypeError):
     """A question about a symbolic size whose answer depends on the symbols' values."""
+
+
+class UnboundSize(LazyjitError, KeyError):
+    """A symbolic size evaluated without a value for one of its symbols."""
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 # --- atoms: the irreducible factors of a term ---------------------------------------------
@@ -46,22 +57,26 @@ class _Atom:
 
 
 class _Sym(_Atom):
-    __slots__ = ()
+    """A symbol: ``key`` is ``("sym", ident)``, ``ident`` its identity (the key of its
+    value in an environment), ``name`` how it prints."""
+    __slots__ = ("name",)
 
-    def __init__(self, name: str):
-        super().__init__(("sym", name))
+    def __init__(self, name: str, ident):
+        super().__init__(("sym", ident))
+        self.name = name
 
     def value(self, env: dict) -> int:
         try:
             return int(env[self.key[1]])
         except KeyError:
-            raise KeyError(f"no value for the size symbol {self.key[1]!r}") from None
+            raise UnboundSize(f"the size {self.name} is not known here: no input of this "
+                              "function has a dimension of that size") from None
 
     def bounds(self) -> tuple[float, float]:
         return 0, math.inf
 
     def text(self) -> str:
-        return self.key[1]
+        return self.name
 
 
 class _Op(_Atom):
@@ -122,37 +137,56 @@ class Dim:
     def _parts(self) -> tuple[dict, int]:
         return dict(self.terms), self.const
 
-    # -- arithmetic ---
+    # -- arithmetic (with ints and sizes; others: NotImplemented, so that a tensor's
+    # reflected operator runs: n * x is x's) ---
     def __add__(self, other) -> Size:
-        return _add(self, other, 1)
+        return _add(self, other, 1) if _size_like(other, self, "+") else NotImplemented
 
     __radd__ = __add__
 
     def __sub__(self, other) -> Size:
-        return _add(self, other, -1)
+        return _add(self, other, -1) if _size_like(other, self, "-") else NotImplemented
 
     def __rsub__(self, other) -> Size:
-        return _add(other, self, -1)
+        return _add(other, self, -1) if _size_like(other, self, "-") else NotImplemented
 
     def __neg__(self) -> Size:
         return _add(0, self, -1)
 
     def __mul__(self, other) -> Size:
-        return _mul(self, other)
+        return _mul(self, other) if _size_like(other, self, "*") else NotImplemented
 
     __rmul__ = __mul__
 
     def __floordiv__(self, other) -> Size:
-        return _floordiv(self, other)
+        return _floordiv(self, other) if _size_like(other, self, "//") else NotImplemented
 
     def __rfloordiv__(self, other) -> Size:
-        return _floordiv(other, self)
+        return _floordiv(other, self) if _size_like(other, self, "//") else NotImplemented
 
     def __mod__(self, other) -> Size:
-        return _mod(self, other)
+        return _mod(self, other) if _size_like(other, self, "%") else NotImplemented
 
     def __rmod__(self, other) -> Size:
-        return _mod(other, self)
+        return _mod(other, self) if _size_like(other, self, "%") else NotImplemented
+
+    def __truediv__(self, other):
+        if _size_like(other, self, "/"):
+            self._no_number("float ('/' of sizes is a float; '//' keeps a size)")
+        return NotImplemented
+
+    def __rtruediv__(self, other):
+        if _size_like(other, self, "/"):
+            self._no_number("float ('/' of sizes is a float; '//' keeps a size)")
+        return NotImplemented
+
+    def __pow__(self, other):
+        if type(other) is int and other >= 0:
+            out = 1
+            for _ in range(other):
+                out = out * self
+            return out
+        return NotImplemented
 
     # -- comparisons: structural equality; order only where it has one answer ---
     def __eq__(self, other) -> bool:
@@ -192,6 +226,9 @@ class Dim:
     def __index__(self) -> int:
         self._no_number("int")
 
+    def __array__(self, dtype=None, copy=None):
+        self._no_number("NumPy")
+
     def __float__(self) -> float:
         self._no_number("float")
 
@@ -201,8 +238,8 @@ class Dim:
 
         Raises
         ------
-        KeyError
-            A symbol of the expression has no value in ``env``.
+        UnboundSize
+            A symbol of the expression has no value in ``env`` (a ``KeyError``).
         """
         total = self.const
         for mono, coeff in self.terms:
@@ -212,8 +249,13 @@ class Dim:
             total += p
         return total
 
+    def bounds(self) -> tuple[float, float]:
+        """``(lo, hi)``: bounds of the value over every value of the symbols (sizes
+        ``>= 0``), infinite where unknown."""
+        return _bounds(self)
+
     def symbols(self) -> set[str]:
-        """The names of the symbols the expression depends on."""
+        """The identities (:func:`ident`) of the symbols the expression depends on."""
         out: set[str] = set()
         stack: list = [self]
         while stack:
@@ -222,7 +264,7 @@ class Dim:
                 for mono, _ in d.terms:
                     for a in mono:
                         if isinstance(a, _Sym):
-                            out.add(a.key[1])
+                            out.add(a.key[1])  # (its ident)
                         else:
                             stack.extend(a.key[1:])
         return out
@@ -230,8 +272,9 @@ class Dim:
     def __repr__(self) -> str:
         parts = []
         for mono, coeff in self.terms:
+            alone = len(mono) == 1 and abs(coeff) == 1  # (no product to group against)
             body = " * ".join(a.text() if isinstance(a, _Sym) or a.key[0] in ("max", "min")
-                              else f"({a.text()})" for a in mono)
+                              or alone else f"({a.text()})" for a in mono)
             parts.append((coeff, body))
         if self.const:
             parts.append((self.const, ""))
@@ -247,12 +290,25 @@ class Dim:
 
 # --- the operations, on ints and Dims alike --------------------------------------------------
 
+def _size_like(other, d: "Dim", op: str) -> bool:
+    """Whether ``other`` combines with the size ``d`` into a size (an int or a size);
+    a float raises (a size with a float is no size, and has no value before a call)."""
+    t = type(other)
+    if t is Dim or t is int:
+        return True
+    if t is float:
+        raise InconclusiveDimension(
+            f"{d} {op} {other!r}: the size {d} is known only when the function is called, "
+            "and a float made from it has no value here.  Compute with tensors instead "
+            "(x * (1.5 / lj.tensor(n)), x / n)")
+    return isinstance(other, numbers.Integral) and t is not bool
+
 def _parts(x: Size) -> tuple[dict, int]:
     if isinstance(x, Dim):
         return x._parts()
-    if isinstance(x, bool) or not isinstance(x, int):
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise TypeError(f"a size is an int or a symbolic size, not {type(x).__name__}")
-    return {}, x
+    return {}, int(x)
 
 
 def _add(a: Size, b: Size, sign: int) -> Size:
@@ -348,11 +404,36 @@ def dmin(a: Size, b: Size) -> Size:
     return _extreme("min", a, b)
 
 
-def sym(name: str) -> Dim:
-    """The size symbol ``name`` (a size ``>= 0`` known only at each call)."""
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"a size symbol is named by an identifier, not {name!r}")
-    return Dim({(_Sym(name),): 1}, 0)
+_fresh = itertools.count()
+
+
+def sym(name: str, unique: bool = False) -> Dim:
+    """The size symbol ``name`` (a size ``>= 0`` known only at each call).  Symbols of
+    one name are one symbol, unless ``unique``: then a new symbol that prints as
+    ``name`` (a placeholder's own dimension: two placeholders named ``x`` have
+    different sizes).  An environment (:meth:`Dim.evaluate`) maps :func:`ident` of a
+    symbol to its value."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a size symbol is named by a string, not {name!r}")
+    return Dim({(_Sym(name, (name, next(_fresh)) if unique else name),): 1}, 0)
+
+
+def ident(d: "Dim"):
+    """The identity of the symbol ``d`` (its key in an environment), or None when ``d``
+    is not a bare symbol (an int, or an expression)."""
+    if isinstance(d, Dim) and not d.const and len(d.terms) == 1:
+        (mono, coeff), = d.terms
+        if coeff == 1 and len(mono) == 1 and isinstance(mono[0], _Sym):
+            return mono[0].key[1]
+    return None
+
+
+def is_symbolic(shape) -> bool:
+    """Whether a shape (a tuple of sizes) has a symbolic size."""
+    for d in shape:
+        if type(d) is Dim:
+            return True
+    return False
 
 
 # --- bounds and decisions ------------------------------------------------------------------
@@ -399,7 +480,36 @@ def _value(x: Size, env: dict) -> int:
 
 def _text(x: Size, group: bool = False) -> str:
     s = repr(x)
-    return f"({s})" if group and isinstance(x, Dim) and (len(x.terms) > 1 or x.const) else s
+    return f"({s})" if group and isinstance(x, Dim) and ident(x) is None else s
+
+
+def extreme_of(d: Size) -> "tuple | None":
+    """``("max" or "min", a, b)`` when ``d`` is exactly ``max(a, b)`` or ``min(a, b)``."""
+    if type(d) is Dim and not d.const and len(d.terms) == 1:
+        (mono, coeff), = d.terms
+        if coeff == 1 and len(mono) == 1 and mono[0].key[0] in ("max", "min"):
+            return mono[0].key
+    return None
+
+
+def _atom_key(a: _Atom) -> tuple:
+    if isinstance(a, _Sym):
+        return ("sym", repr(a.key[1]))
+    op, x, y = a.key
+    return (op, exact_key(x), exact_key(y))
+
+
+def exact_key(x):
+    """``x`` (a size, or tuples and lists holding sizes) with each symbolic size replaced
+    by nested tuples of strings and ints that identify it exactly (its symbols by
+    identity, not by the name it prints): for digests (``marshal``) of graphs."""
+    t = type(x)
+    if t is Dim:
+        return ("dim", tuple((tuple(_atom_key(a) for a in mono), c) for mono, c in x.terms),
+                x.const)
+    if t is tuple or t is list:
+        return tuple(exact_key(v) for v in x)
+    return x
 
 
 def evaluate(x: Size, env: dict) -> int:

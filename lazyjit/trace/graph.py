@@ -13,6 +13,7 @@ from typing import Callable, Collection, Iterable, Sequence
 
 import xxhash
 
+from lazyjit.trace.dims import exact_key
 from lazyjit.trace.node import Node
 
 
@@ -40,8 +41,12 @@ class Trace:
         parts.append(tuple([index[o] for o in self.outputs]))
         try:
             data = marshal.dumps(parts, 2)  # version 2: no object sharing, deterministic
-        except ValueError:  # an op argument marshal cannot write: its repr is exact too
-            data = repr(parts).encode()
+        except ValueError:  # symbolic sizes (by identity), or an op argument marshal
+            parts = exact_key(parts)  # cannot write: its repr is exact too
+            try:
+                data = marshal.dumps(parts, 2)
+            except ValueError:
+                data = repr(parts).encode()
         return xxhash.xxh3_128_digest(data)
 
     def consumers(self) -> dict[Node, list[Node]]:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from lazyjit.errors import creation_site
+from lazyjit.trace.constraints import CHECKS, PENDING, take
 
 _CACHE: dict = {}  # structural key -> weak reference to the live node with that key
 
@@ -64,6 +65,8 @@ class Node:
         if ref is not None:
             node = ref()
             if node is not None:
+                if PENDING:  # what its shape assumes of symbolic sizes (recorded again)
+                    CHECKS[node] = tuple(dict.fromkeys(CHECKS.get(node, ()) + take()))
                 return node
         node = object.__new__(Node)
         node.op, node.src, node.arg, node.shape, node.dtype = op, src, arg, shape, dtype
@@ -74,6 +77,8 @@ class Node:
         ref = _Ref(node, _forget)
         ref.key = key
         _CACHE[key] = ref
+        if PENDING:  # what its shape assumes of symbolic sizes (lazyjit.trace.constraints)
+            CHECKS[node] = take()
         return node
 
     @staticmethod
