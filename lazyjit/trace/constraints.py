@@ -11,6 +11,7 @@ op, the line that built it, the symbol and both sizes.
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import NamedTuple
 
@@ -30,17 +31,22 @@ class Requirement(NamedTuple):
     site: tuple
 
 
-PENDING: list[Requirement] = []
+# (thread, requirement) recorded and not yet attached: a graph built in another thread at
+# the same time must not take them (empty almost always: Node.make tests it cheaply)
+PENDING: list[tuple[int, Requirement]] = []
 # an integer 0-d placeholder used as a size (a scan's n_steps) -> the size symbol bound to
 # its value at each call
 VALUE_SYMBOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 CHECKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # node -> requirements
 
 
+_LOCK = threading.Lock()
+
+
 def require(kind: str, a: Size, b: Size, op: str) -> None:
     """Record that the node about to be made assumes ``kind(a, b)`` (see
     :class:`Requirement`)."""
-    PENDING.append(Requirement(kind, a, b, op, creation_site()))
+    PENDING.append((threading.get_ident(), Requirement(kind, a, b, op, creation_site())))
 
 
 def equal_size(a: Size, b: Size, op: str) -> Size:
@@ -104,15 +110,17 @@ def broadcast_size(a: Size, b: Size, op: str) -> Size:
 
 
 def take() -> tuple:
-    """The pending requirements, emptied (for the node being made)."""
-    out = tuple(PENDING)
-    PENDING.clear()
+    """This thread's pending requirements, taken (for the node being made)."""
+    me = threading.get_ident()
+    with _LOCK:
+        out = tuple(r for t, r in PENDING if t == me)
+        PENDING[:] = [e for e in PENDING if e[0] != me]
     return out
 
 
 def discard() -> None:
-    """Forget the pending requirements (a rule that recorded some then failed)."""
-    PENDING.clear()
+    """Forget this thread's pending requirements (a rule recorded some, then failed)."""
+    take()
 
 
 def gather(nodes) -> list[Requirement]:

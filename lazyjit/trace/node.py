@@ -66,7 +66,7 @@ class Node:
             node = ref()
             if node is not None:
                 if PENDING:  # what its shape assumes of symbolic sizes (recorded again)
-                    CHECKS[node] = tuple(dict.fromkeys(CHECKS.get(node, ()) + take()))
+                    _attach(node)
                 return node
         node = object.__new__(Node)
         node.op, node.src, node.arg, node.shape, node.dtype = op, src, arg, shape, dtype
@@ -78,7 +78,7 @@ class Node:
         ref.key = key
         _CACHE[key] = ref
         if PENDING:  # what its shape assumes of symbolic sizes (lazyjit.trace.constraints)
-            CHECKS[node] = take()
+            _attach(node)
         return node
 
     @staticmethod
@@ -135,6 +135,13 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.op}, arg={self.arg!r}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+def _attach(node: Node) -> None:
+    """Attach this thread's pending requirements on symbolic sizes to ``node``."""
+    got = take()
+    if got:
+        CHECKS[node] = tuple(dict.fromkeys(CHECKS.get(node, ()) + got))
 
 
 def _low_of(node: Node) -> int:
