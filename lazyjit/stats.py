@@ -12,6 +12,7 @@ NAMES = (
     "disk_cache_hits",     # compiled modules loaded from the disk cache
     "trace_cache_hits",    # realizes / jit calls that found a ready plan
     "trace_cache_misses",  # ... that had to build one
+    "traces",              # runs of a jitted function's Python body (lj.jit traces)
     "kernels_run",         # kernels launched (cpu) or nodes evaluated (numpy)
 )
 _ALL: list[tuple[threading.Thread, dict[str, int]]] = []  # live threads' counters
@@ -37,7 +38,7 @@ def count(name: str, n: int = 1) -> None:
 def stats() -> dict[str, int]:
     """Return a dict of counters, summed over threads: ``compiles`` (compiler runs in this
     process), ``disk_cache_hits``, ``trace_cache_hits``, ``trace_cache_misses``,
-    ``kernels_run``."""
+    ``traces`` (runs of an ``@lj.jit`` function's Python body), ``kernels_run``."""
     with _LOCK:
         for thread, c in [e for e in _ALL if not e[0].is_alive()]:  # folded, then dropped
             for k in NAMES:

@@ -106,3 +106,82 @@ def test_broadcasting_against_a_symbol_follows_numpy_at_size_1(backend):
     np.testing.assert_array_equal(f(np.ones((2, 1))), np.ones((2, 1)) + np.arange(3.0))
     with pytest.raises(lj.LazyjitError, match=r"the size x1 must be 1 or 3 \(broadcasting\)"):
         f(np.ones((2, 2)))
+
+
+# ---- @lj.jit: automatic dynamic shapes ---------------------------------------------------
+
+def _sgd_step():
+    """A jitted SGD step of a linear model (updates a shared variable), and its NumPy
+    reference."""
+    W = lj.shared(np.zeros((4, 3)), "W")
+
+    @lj.jit
+    def step(x, y):
+        loss = ((x @ W - y) ** 2).mean()
+        W.assign(W - 0.1 * lj.grad(loss, W))
+        return loss
+
+    def ref(Wv, x, y):
+        r = x @ Wv - y
+        return (r ** 2).mean(), Wv - 0.1 * 2 * x.T @ r / r.size
+    return step, W, ref
+
+
+def test_jit_fifty_batch_sizes_two_traces_no_compiles(backend):
+    """50 batch sizes: the function runs in Python twice (its first size, then once over
+    a symbolic batch), and sizes after the second compile nothing."""
+    step, W, ref = _sgd_step()
+    rng = np.random.default_rng(0)
+    before = lj.stats()
+    after_two = None
+    for k, n in enumerate(range(2, 52)):
+        x, y = rng.standard_normal((n, 4)), rng.standard_normal((n, 3))
+        want_loss, want_W = ref(W.get_value(), x, y)
+        np.testing.assert_allclose(float(step(x, y)), want_loss, rtol=1e-12)
+        np.testing.assert_allclose(W.get_value(), want_W, rtol=1e-12, atol=1e-15)
+        if k == 1:
+            after_two = lj.stats()["compiles"]
+    now = lj.stats()
+    assert now["traces"] - before["traces"] == 2
+    assert now["compiles"] == after_two
+    x = rng.standard_normal((1, 4))  # a batch of 1: right; one more plan at most
+    y = rng.standard_normal((1, 3))
+    want_loss, want_W = ref(W.get_value(), x, y)
+    np.testing.assert_allclose(float(step(x, y)), want_loss, rtol=1e-12)
+    np.testing.assert_allclose(W.get_value(), want_W, rtol=1e-12, atol=1e-15)
+    assert lj.stats()["traces"] == now["traces"] and lj.stats()["compiles"] <= after_two + 1
+
+
+def test_jit_dynamic_option_and_size_dependent_python(backend):
+    """dynamic=True traces once for every size; a function that makes a size a Python
+    number is traced at each size in automatic mode, and raises with dynamic=True;
+    dynamic=False traces every signature."""
+    before = lj.stats()["traces"]
+    always = lj.jit(lambda x: x * x.shape[0] - x.sum(), dynamic=True)
+    for n in (3, 1, 7):
+        v = np.arange(float(n))
+        np.testing.assert_allclose(always(v).numpy(), v * n - v.sum())
+    assert lj.stats()["traces"] - before == 1
+
+    def branchy(x):
+        return x * 2 if x.shape[0] > 3 else x - 1
+    auto = lj.jit(branchy)
+    for n in (2, 5, 3, 6):
+        v = np.arange(float(n))
+        np.testing.assert_allclose(auto(v).numpy(), v * 2 if n > 3 else v - 1)
+    with pytest.raises(lj.InconclusiveDimension, match="x0 > 3"):
+        lj.jit(branchy, dynamic=True)(np.ones(4))
+    before = lj.stats()["traces"]
+    never = lj.jit(lambda x: x + 1, dynamic=False)
+    for n in (2, 3, 4):
+        np.testing.assert_allclose(never(np.ones(n)).numpy(), np.full(n, 2.0))
+    assert lj.stats()["traces"] - before == 3
+
+
+def test_jit_symbolic_requirements_fall_back_to_exact_traces(backend):
+    """x[:n - 3] over a symbolic n needs n >= 3; at n = 2 the signature is traced at its
+    size instead, with NumPy's meaning (a negative bound counts from the end)."""
+    f = lj.jit(lambda x: x[: x.shape[0] - 3] * 2)
+    for n in (5, 6, 2, 9):
+        v = np.arange(float(n))
+        np.testing.assert_array_equal(f(v).numpy(), v[: n - 3] * 2)

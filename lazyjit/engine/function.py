@@ -178,7 +178,7 @@ class Function:
                                   if k not in ("_jitted", "_probed", "swaps")})
             self.swaps = parent.swaps + [dict(swap or {})]
             self._jitted = Jitted(self._instantiate, static_argnums=self._valued,
-                                  optimizer=self._flags.get("optimizer"))
+                                  optimizer=self._flags.get("optimizer"), dynamic=False)
             self._jitted.generic_sizes = parent._jitted.generic_sizes
             self._probed = False
             return
@@ -232,7 +232,7 @@ class Function:
         # select the plan, as static arguments of the inner jit
         self._valued = [i for i, x in enumerate(self.inputs) if x.node in VALUE_SYMBOLS]
         self._jitted = Jitted(self._instantiate, static_argnums=self._valued,
-                              optimizer=flags.get("optimizer"))
+                              optimizer=flags.get("optimizer"), dynamic=False)
         self._jitted.generic_sizes = any(is_symbolic(x.shape) for x in self.inputs)
         self._probed = False
 

@@ -3,12 +3,23 @@
 The function runs once on placeholder (``param``) tensors of the inputs' shapes and
 dtypes; the resulting trace is compiled by the backend into one plan.  Later calls with
 the same signature (shapes, dtypes, tree structure and static arguments, as JAX's cache
-key) look the plan up and run it directly; no graph is built.  A new batch size traces
-again in Python but reuses the compiled code, because kernels take sizes at run time.
+key) look the plan up and run it directly; no graph is built.
+
+Automatic dynamic shapes (torch.compile's "automatic dynamic"): when a call brings a new
+size on an axis where an earlier call of the same structure had another, the function is
+traced once more with that axis a size symbol (:mod:`lazyjit.trace.dims`), and from then
+on every size on that axis reuses that symbolic graph: it is made concrete at the sizes
+of the call (:mod:`lazyjit.engine.symbolic`, exact, no Python run) and its plan reuses
+the compiled code, since kernels take sizes at run time.  A function that cannot be
+traced over a symbol (it turns the size into a Python number: ``if x.shape[0] > 3``),
+or whose graph's requirements do not hold at some size, is traced at that size instead.
+``dynamic=True`` makes every axis symbolic from the first call (and raises instead),
+``dynamic=False`` traces every new signature.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import sys
 from typing import Any, Callable, Sequence
@@ -26,7 +37,9 @@ from lazyjit.stats import count
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
-from lazyjit.engine.symbolic import recompute_stateful
+from lazyjit.engine.symbolic import bind, instantiate, recompute_stateful, requirements
+from lazyjit.trace.constraints import check
+from lazyjit.trace.dims import Dim, ident, sym
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 from lazyjit.trace.through import JITTED
 
@@ -184,18 +197,53 @@ class _Entry:
         return out
 
 
+class _Symbolic:
+    """A jitted function traced over size symbols: its graph, made concrete at the sizes
+    of each new signature (no Python run)."""
+
+    __slots__ = ("shapes", "tid", "params", "nodes", "update_nodes", "updates", "out_tree",
+                 "required", "names")
+
+    def __init__(self, shapes, tid, params, nodes, update_nodes, updates, out_tree, names):
+        self.shapes, self.tid, self.params = shapes, tid, params
+        self.nodes, self.update_nodes, self.updates = nodes, update_nodes, updates
+        self.out_tree, self.names = out_tree, names
+        self.required = requirements(nodes + update_nodes)
+
+    def entry(self, jitted: "Jitted", arrays: list) -> "_Entry | None":
+        """The entry at the sizes of ``arrays``; None (automatic mode) when the graph's
+        requirements on the sizes do not hold there (that signature is traced itself)."""
+        try:
+            env = bind(self.shapes, [a.shape for a in arrays], where="lj.jit")
+            check(self.required, env, self.names)
+        except LazyjitError:
+            if jitted.dynamic:
+                raise
+            return None
+        mapping = {p: Node.make("param", (), p.arg, a.shape, a.dtype)
+                   for p, a in zip(self.params, arrays)}
+        roots = instantiate(self.nodes + self.update_nodes, mapping, env)
+        k = len(self.nodes)
+        return jitted._entry(self.tid, roots[:k], roots[k:], self.updates, self.out_tree,
+                             arrays, True)
+
+
 class Jitted:
     """A jit-compiled function; call it like the original."""
 
     def __init__(self, fn: Callable, static_argnums: Sequence[int] = (),
-                 donate_argnums: Sequence[int] = (), optimizer: str | None = None):
+                 donate_argnums: Sequence[int] = (), optimizer: str | None = None,
+                 dynamic: bool | None = None):
         self.fn = fn
         self.static_argnums = frozenset(static_argnums)
         self.donate_argnums = frozenset(donate_argnums)
         self.optimizer = optimizer
+        self.dynamic = dynamic
         self.generic_sizes = False  # plans made for sizes that vary (lj.function)
         self._cache: dict = {}
         self._fast: dict = {}   # (shapes and dtypes, config version) -> entry
+        self._seen: dict = {}   # structure (ranks, dtypes, tree, ...) -> shapes traced
+        self._symbolic: dict = {}  # structure -> its _Symbolic trace, or None (static)
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj, objtype=None):
@@ -275,7 +323,13 @@ class Jitted:
         out = _RETRACE if entry is None else entry.call(arrays, low)
         if out is _RETRACE:  # new, or a shared variable it reads changed shape or dtype
             count("trace_cache_misses")
-            entry = self._trace(args, leaves, arrays, tree, static)
+            shape_key = (tuple((len(a.shape), a.dtype) for a in arrays), tree, static,
+                         backend_key(), CONTEXT.epoch)
+            if entry is not None:  # (a shared variable changed: its symbolic graph too)
+                self._symbolic.pop(shape_key, None)
+            entry = self._over_sizes(shape_key, args, arrays, tree, static)
+            if entry is None:
+                entry = self._trace(args, leaves, arrays, tree, static)
             epoch = CONTEXT.epoch  # entries of earlier epochs (train/eval switches) go
             keys = list(self._cache)  # (a copy made at once: other threads insert)
             if any(k[-1] != epoch for k in keys):
@@ -292,11 +346,15 @@ class Jitted:
             self._fast[(tuple(sig), config._version, CONTEXT.epoch)] = entry
         return out
 
-    def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
+    def _run(self, args, shapes, arrays, tree, static) -> tuple:
+        """Run the Python function on ``param`` tensors of ``shapes`` (sizes may be
+        symbolic) and the dtypes of ``arrays``: ``(trace id, params, output nodes, update
+        nodes, shared variables updated, output tree)``."""
+        count("traces")
         tid = next(_trace_ids)
-        params = [Tensor(Node.make("param", (), (tid, i), a.shape, a.dtype))
-                  for i, a in enumerate(arrays)]
-        dyn, kwargs = unflatten(tree, params)
+        params = [Node.make("param", (), (tid, i), shape, a.dtype)
+                  for i, (shape, a) in enumerate(zip(shapes, arrays))]
+        dyn, kwargs = unflatten(tree, [Tensor(p) for p in params])
         full, it = [], iter(dyn)
         static_map = dict(static)
         for i in range(len(args)):
@@ -311,14 +369,78 @@ class Jitted:
             if not isinstance(x, Tensor):
                 raise LazyjitError(f"lj.jit: outputs must be tensors, got {type(x).__name__}")
         nodes = [F.asarray(x).node for x in out_leaves]
+        return tid, params, nodes, [v.node for v in updates.values()], list(updates), out_tree
+
+    def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
+        run = self._run(args, [a.shape for a in arrays], arrays, tree, static)
+        return self._entry(*run[0:1], *run[2:], arrays, self.generic_sizes)
+
+    def _over_sizes(self, shape_key, args, arrays, tree, static) -> "_Entry | None":
+        """The entry of a call whose shapes are new for their structure, from the
+        symbolic trace of that structure (made on the second distinct shape, or on the
+        first with ``dynamic=True``); None when this signature is traced at its sizes."""
+        shapes = tuple(a.shape for a in arrays)
+        symbolic = self._symbolic.get(shape_key)
+        if symbolic is None:
+            if self.dynamic is False or shape_key in self._symbolic:
+                return None  # (never dynamic; or this structure is traced at each size)
+            seen = self._seen.setdefault(shape_key, set())
+            earlier = list(seen)  # (a copy: other threads may add to it)
+            if self.dynamic is None and (not earlier or shapes in earlier):
+                if len(earlier) < 64:
+                    seen.add(shapes)
+                return None
+            # the axes whose size differs between calls (every axis, if forced)
+            axes = {(i, k) for i, s in enumerate(shapes) for k in range(len(s))
+                    if self.dynamic or any(o[i][k] != s[k] for o in earlier)}
+            symbolic = self._symbolic[shape_key] = self._trace_symbolic(
+                args, arrays, tree, static, axes)
+            if symbolic is None:
+                return None
+        return symbolic.entry(self, arrays)
+
+    def _trace_symbolic(self, args, arrays, tree, static, axes) -> "_Symbolic | None":
+        """The function traced with a size symbol on each of ``axes`` ((argument, axis)
+        pairs); None (automatic mode) when it cannot be traced over symbols."""
+        names = self._arg_names(len(arrays), tree)
+        shapes = [tuple(sym(f"{names[i]}{'_' if names[i][-1].isdigit() else ''}{k}",
+                            unique=True) if (i, k) in axes else d
+                        for k, d in enumerate(a.shape)) for i, a in enumerate(arrays)]
+        try:
+            tid, params, nodes, update_nodes, updates, out_tree = self._run(
+                args, shapes, arrays, tree, static)
+        except LazyjitError:  # (an InconclusiveDimension: a size used as a number)
+            if self.dynamic:
+                raise
+            return None  # (each size is traced instead, exactly)
+        said = {ident(d): f"{d} is dimension {k} of {names[i]!r}"
+                for i, s in enumerate(shapes) for k, d in enumerate(s) if type(d) is Dim}
+        return _Symbolic(shapes, tid, params, nodes, update_nodes, updates, out_tree, said)
+
+    def _arg_names(self, n: int, tree) -> list[str]:
+        """Names for the array arguments' size symbols: the parameter names when every
+        argument is one array, else ``a0``, ``a1``, ..."""
+        flat = tree == ("t", (("t", ("*",) * n), ("d", (), ())))
+        try:
+            params = [p for i, p in enumerate(inspect.signature(self.fn).parameters)
+                      if i not in self.static_argnums]
+        except (TypeError, ValueError):
+            params = []
+        if flat and len(params) >= n:
+            return params[:n]
+        return [f"a{i}" for i in range(n)]
+
+    def _entry(self, tid, nodes, update_nodes, updates, out_tree, arrays,
+               generic_sizes: bool) -> _Entry:
+        """The entry (plan and bookkeeping) of a traced graph over params ``tid``."""
         # a value computed earlier from a shared variable (read eagerly, or found again
         # by hash-consing) is computed again at each call, never captured as a constant
-        roots = recompute_stateful(nodes + [v.node for v in updates.values()], _current)
+        roots = recompute_stateful(nodes + update_nodes, _current)
         nodes, update_nodes = roots[:len(nodes)], roots[len(nodes):]
         trace = collect(nodes + update_nodes)
         entry = _Entry()
         entry.n_out, entry.updates = len(nodes), list(updates)
-        STATE.generic_sizes = self.generic_sizes
+        STATE.generic_sizes = generic_sizes
         try:
             if self.optimizer is None:
                 entry.plan = plan_for(trace)
@@ -375,7 +497,7 @@ class Jitted:
 
 def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
         optimizer: str | None = None,
-        donate_argnums: int | Sequence[int] = ()) -> Any:
+        donate_argnums: int | Sequence[int] = (), dynamic: bool | None = None) -> Any:
     """Compile ``fn`` (a function of tensors, NumPy arrays and nested tuples, lists and
     dicts of them) into one native call per input signature.
 
@@ -388,6 +510,13 @@ def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
     optimizer : this function's optimizer level (``'fast_compile'``, ``'o1'``..``'o4'``,
         ``'fast_run'``, ``'unsafe'``, ``'none'``), overriding the ``optimizer`` flag for
         its plans (Theano's ``mode`` per function).
+    dynamic : sizes that vary between calls.  ``None`` (default, torch.compile's
+        "automatic dynamic"): the first signature is traced at its sizes; a later call
+        with other sizes on some axes traces once more with those axes symbolic, and
+        every later size there reuses that trace (no Python run, no compile).  ``True``:
+        every axis of every array argument is symbolic from the first call; a function
+        that cannot be traced so (``if x.shape[0] > 3``, ``float(x.shape[0])``) raises.
+        ``False``: every new signature is traced at its sizes.
 
     Non-array arguments that are not static are also part of the cache key.  Inside
     ``fn``, values cannot be read (``float(t)``, ``bool(t)`` raise), since they are not
@@ -399,6 +528,8 @@ def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
         static_argnums = (static_argnums,)
     if isinstance(donate_argnums, int):
         donate_argnums = (donate_argnums,)
+    if dynamic not in (None, True, False):
+        raise LazyjitError(f"lj.jit: dynamic must be None, True or False, got {dynamic!r}")
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, donate_argnums, optimizer)
-    return Jitted(fn, static_argnums, donate_argnums, optimizer)
+        return lambda f: Jitted(f, static_argnums, donate_argnums, optimizer, dynamic)
+    return Jitted(fn, static_argnums, donate_argnums, optimizer, dynamic)
