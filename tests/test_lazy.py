@@ -210,8 +210,8 @@ def test_jit_cache_hits_and_retraces(backend, rng):
 def test_jit_static_argnums(backend):
     calls = []
 
-    @lj.jit(static_argnums=(1,))
-    def power_sum(x, n, axis=None):
+    @lj.jit(static_argnums=(1,), static_argnames=("axis",))  # axis: a Python int, not a
+    def power_sum(x, n, axis=None):                           # weak runtime scalar
         calls.append(n)
         out = x
         for _ in range(n - 1):  # a Python loop over a static value

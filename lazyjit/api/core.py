@@ -17,6 +17,7 @@ import numpy as np
 from lazyjit.errors import describe, op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.api.tensor import check_dtype, Tensor
+from lazyjit.api.weak import WeakScalar
 from lazyjit.ops import apply
 from lazyjit.trace.constraints import broadcast_size, discard, require
 from lazyjit.trace.dims import Dim, ceildiv, dmax, is_symbolic
@@ -51,6 +52,8 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     """
     if isinstance(data, Tensor):
         return data.astype(dtype) if dtype is not None else data
+    if isinstance(data, WeakScalar):  # a traced Python scalar: its 0-d tensor
+        return astype(data.tensor, dtype) if dtype is not None else data.tensor
     if type(data) is Dim:  # a symbolic size: a lazy int64 scalar, its value at each call
         out = Tensor(size_node(data))
         return out if dtype is None else astype(out, dtype)
@@ -103,6 +106,9 @@ def full(shape, fill_value, dtype=None) -> Tensor:
     ``shape`` may hold symbolic sizes, ``fill_value`` be one (its value at each call)."""
     if type(fill_value) is Dim:
         dt = check_dtype(dtype if dtype is not None else np.int64, "full")
+        return broadcast_to(Tensor(_node_to(fill_value, dt, ())), _shape_arg(shape, "full"))
+    if isinstance(fill_value, WeakScalar):  # a traced Python scalar: known at each call
+        dt = check_dtype(dtype if dtype is not None else fill_value.tensor.dtype, "full")
         return broadcast_to(Tensor(_node_to(fill_value, dt, ())), _shape_arg(shape, "full"))
     dt = check_dtype(dtype if dtype is not None else np.asarray(fill_value).dtype, "full")
     shape = _shape_arg(shape, "full")
@@ -233,8 +239,8 @@ def _axes(axis, ndim: int, op: str) -> tuple[int, ...]:
 
 
 def _as_operand(x):
-    if isinstance(x, Tensor) or type(x) is Dim:  # (a symbolic size: a weak int, exact)
-        return x
+    if isinstance(x, (Tensor, WeakScalar)) or type(x) is Dim:  # (a symbolic size: a
+        return x  # weak int, exact; a traced Python scalar: weak, known at each call)
     if isinstance(x, Scalar) and not isinstance(x, np.generic):
         return x  # weakly typed Python scalar
     return tensor(x)
@@ -263,13 +269,34 @@ def broadcast_shapes(*shapes, op: str = "broadcast", srcs: tuple = ()) -> tuple[
 
 def _weak(x):
     """``x`` for NumPy's promotion: a symbolic size is a weak Python int whatever it will
-    be (its range is checked at each call: :func:`size_value`)."""
+    be (its range is checked at each call: :func:`size_value`); a traced Python scalar,
+    a number of its Python type (:func:`_weak_node` checks an int's range at each call)."""
+    if isinstance(x, WeakScalar):
+        return x.weak
     return 1 if type(x) is Dim else x
+
+
+def _weak_node(x: WeakScalar, dtype: np.dtype) -> Tensor:
+    """The traced Python scalar ``x`` as a 0-d tensor of ``dtype``: a cast of its float64,
+    int64 or bool value; an int cast to another integer dtype is checked at each call to
+    fit it, as NumPy refuses a Python int out of a dtype's range (``int8 + 300``)."""
+    t = x.tensor
+    if t.dtype == dtype:
+        return t
+    out = astype(t, dtype)
+    if dtype.kind in "iu" and t.dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        ok = (t >= int(info.min)) & (t <= int(info.max))
+        out = Tensor(apply("check", (out.node, ok.node),
+                           f"lj.jit: {x.origin} (a Python int) is out of bounds for {dtype}"))
+    return out
 
 
 def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
     if type(x) is Dim:  # an exact int64 value at each call, cast: a float32 constant
         x = size_value(x, dtype)  # would lose n - 1's 1
+    elif isinstance(x, WeakScalar):
+        x = _weak_node(x, dtype)
     if isinstance(x, Tensor):
         node = x.node
         if node.dtype != dtype:
@@ -501,6 +528,8 @@ def power(a, b) -> Tensor:
     out = elementwise("pow", a, b)
     if out.dtype.kind not in "iu":
         return out
+    if isinstance(b, WeakScalar):  # a traced Python int: checked at each computation
+        b = b.tensor
     if not isinstance(b, Tensor):
         if np.any(np.asarray(b) < 0):
             raise op_error("pow", _NEGATIVE_POWER, (out.node,))

@@ -20,6 +20,7 @@ import lazyjit.api.core as C
 import lazyjit.api.shape_ops as S
 from lazyjit.api.scan import size_range
 from lazyjit.api.tensor import Tensor
+from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import op_error
 from lazyjit.ops.structural import slice_indices
 from lazyjit.trace.constraints import require
@@ -32,6 +33,8 @@ def _normalize(key, ndim: int):
         key = (key,)
     out = []
     for k in key:
+        if isinstance(k, WeakScalar):  # a traced Python int: a 0-d index array, read at
+            k = k.tensor  # each call (a float is refused below, as NumPy refuses it)
         if isinstance(k, Tensor):
             out.append(k)
         elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):

@@ -1,13 +1,17 @@
-"""Operators and NumPy-style methods of :class:`~lazyjit.api.tensor.Tensor`.
+"""Operators and NumPy-style methods of :class:`~lazyjit.api.tensor.Tensor`, and the
+operators of :class:`~lazyjit.api.weak.WeakScalar` (a traced Python scalar).
 
 Each is a thin alias of a function in :mod:`lazyjit.api.functions`, so the semantics are
 defined once.
 """
 from __future__ import annotations
 
+import numpy as np
+
 import lazyjit.api.functions as F
 import lazyjit.api.indexing as indexing
 from lazyjit.api.tensor import Tensor
+from lazyjit.api.weak import WeakScalar, derived, weak_of
 
 
 def _binop(fn, reflected=False):
@@ -28,6 +32,33 @@ for _name, _fn in _BINARY.items():
 for _name, _fn in {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
                    "gt": F.greater, "ge": F.greater_equal}.items():
     setattr(Tensor, f"__{_name}__", _binop(_fn))
+
+
+def _weak_binop(fn, reflected=False):
+    """A weak scalar's operator: a weak scalar when the other operand is one or a Python
+    number (``lr * 0.5``), else the tensor ``fn`` gives (``lr * x``, ``lr * np.float32``)."""
+    def op(self, other):
+        if other is None or isinstance(other, str):  # (lr == None: False, not an error)
+            return NotImplemented
+        out = fn(other, self) if reflected else fn(self, other)
+        if isinstance(other, (WeakScalar, bool, int, float)) and \
+                not isinstance(other, np.generic):
+            return weak_of(out, derived(self, other))
+        return out
+    return op
+
+
+for _name, _fn in _BINARY.items():
+    if _name != "matmul":
+        setattr(WeakScalar, f"__{_name}__", _weak_binop(_fn))
+        setattr(WeakScalar, f"__r{_name}__", _weak_binop(_fn, reflected=True))
+for _name, _fn in {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
+                   "gt": F.greater, "ge": F.greater_equal}.items():
+    setattr(WeakScalar, f"__{_name}__", _weak_binop(_fn))
+for _name, _fn in {"neg": F.negative, "abs": F.absolute, "invert": F.invert}.items():
+    setattr(WeakScalar, f"__{_name}__",
+            lambda self, fn=_fn: weak_of(fn(self), derived(self)))
+WeakScalar.__pos__ = lambda self: self
 
 Tensor.__neg__ = lambda self: F.negative(self)
 Tensor.__pos__ = lambda self: self

@@ -15,6 +15,16 @@ traced over a symbol (it turns the size into a Python number: ``if x.shape[0] > 
 or whose graph's requirements do not hold at some size, is traced at that size instead.
 ``dynamic=True`` makes every axis symbolic from the first call (and raises instead),
 ``dynamic=False`` traces every new signature.
+
+Python ``float`` and ``int`` arguments (not ``bool``), in nested containers too, are
+runtime scalars, as in JAX: 0-d inputs of the plan (float64, int64) whose values are
+passed at each call, so a learning rate that changes at every call traces once.  While
+traced they are :class:`~lazyjit.api.weak.WeakScalar` s, weakly typed as the Python
+literal would be (``float32_tensor * lr`` stays float32); the cache key holds only their
+Python type.  A use that needs the value itself (an axis, a shape, ``range``, an ``if``)
+raises; ``static_argnums`` / ``static_argnames`` make an argument a Python value baked
+into the trace (part of the key).  Other non-array arguments (bools, strings, None, NumPy
+scalars) are part of the key, as before.
 """
 from __future__ import annotations
 
@@ -35,6 +45,7 @@ from lazyjit.engine.realize import backend_key, plan_for
 from lazyjit.api.shared import _PENDING, OWNER, realize_pending, SharedVariable
 from lazyjit.stats import count
 from lazyjit.api.tensor import check_dtype, Tensor
+from lazyjit.api.weak import WeakFloat, WeakInt, WeakScalar
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, instantiate, recompute_stateful, requirements
@@ -93,6 +104,51 @@ def _current(leaf: Node) -> "Node | None":
 
 def _is_array(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray))
+
+
+def _is_leaf(x) -> bool:
+    """An input of the plan: an array, or a Python float or int (a weak runtime scalar;
+    not a bool, nor a subclass such as a NumPy scalar or an enum)."""
+    return isinstance(x, (Tensor, np.ndarray)) or type(x) is float or type(x) is int
+
+
+_WEAK = {float: WeakFloat, int: WeakInt}  # a Python scalar's type -> its traced stand-in
+
+
+def _scalar(x: "float | int") -> np.ndarray:
+    """The Python scalar argument ``x`` as the plan's 0-d input: float64 or int64."""
+    try:
+        arr = np.array(x, np.float64 if type(x) is float else np.int64)
+    except OverflowError:
+        raise LazyjitError(f"lj.jit: the Python int argument {x} does not fit int64, the "
+                           "dtype of a runtime scalar; pass it in static_argnums") from None
+    arr.flags.writeable = False
+    return arr
+
+
+def _leaf_paths(tree, positions: list[int], names: list[str]) -> list[str]:
+    """What each leaf of the argument tree ``tree`` (``(args, kwargs)``) is, for errors:
+    ``"argument 1 ('lr')"``, ``"argument 0 ('hp')['lr']"``, ``"keyword argument 'lr'"``;
+    ``positions``, the position of each of ``args`` in the call (static ones left out);
+    ``names``, the parameter names of the positional arguments (as far as known)."""
+    out: list[str] = []
+
+    def walk(d, path: str) -> None:
+        if d == "*":
+            out.append(path)
+        elif d[0] in ("t", "l"):
+            for i, v in enumerate(d[1]):
+                walk(v, f"{path}[{i}]")
+        elif d[0] == "d":
+            for k, v in zip(d[1], d[2]):
+                walk(v, f"{path}[{k!r}]")
+
+    (_, args), (_, keys, values) = tree[1]
+    for i, d in zip(positions, args):
+        walk(d, f"argument {i}" + (f" ({names[i]!r})" if i < len(names) else ""))
+    for k, d in zip(keys, values):
+        walk(d, f"keyword argument {k!r}")
+    return out
 
 
 def _wrap(array: np.ndarray, low: int | None) -> Tensor:
@@ -233,9 +289,14 @@ class Jitted:
 
     def __init__(self, fn: Callable, static_argnums: Sequence[int] = (),
                  donate_argnums: Sequence[int] = (), optimizer: str | None = None,
-                 dynamic: bool | None = None):
+                 dynamic: bool | None = None, static_argnames: Sequence[str] = ()):
         self.fn = fn
-        self.static_argnums = frozenset(static_argnums)
+        self._names = _positional_names(fn)
+        # a parameter made static by position is static by name too, and the other way
+        self.static_argnums = frozenset(static_argnums) | frozenset(
+            i for i, n in enumerate(self._names) if n in static_argnames)
+        self.static_argnames = frozenset(static_argnames) | frozenset(
+            self._names[i] for i in static_argnums if 0 <= i < len(self._names))
         self.donate_argnums = frozenset(donate_argnums)
         self.optimizer = optimizer
         self.dynamic = dynamic
@@ -249,12 +310,18 @@ class Jitted:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
-    def _split(self, args):
-        if not self.static_argnums:
-            return args, ()
+    def _split(self, args, kwargs):
+        """``(dynamic args, dynamic kwargs, static)``: ``static``, the static arguments
+        as ``(position, value)`` then ``(name, value)`` pairs (part of the cache key)."""
+        if not self.static_argnums and not self.static_argnames:
+            return args, kwargs, ()
         dyn = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
         static = tuple((i, a) for i, a in enumerate(args) if i in self.static_argnums)
-        return dyn, static
+        if kwargs and self.static_argnames:
+            static += tuple((k, kwargs[k]) for k in sorted(kwargs)
+                            if k in self.static_argnames)
+            kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        return dyn, kwargs, static
 
     def __call__(self, *args, **kwargs):
         if _PENDING:  # shared variables assigned outside: computed before the call
@@ -262,19 +329,28 @@ class Jitted:
         if not kwargs and not self.static_argnums:
             # fast path: positional, already realized tensors with a known signature
             arrays = []
+            sig = []
             low = None  # (see _wrap)
             for a in args:
-                if type(a) is not Tensor:
+                t = type(a)
+                if t is Tensor:
+                    node = a.node
+                    buf = node.buffer
+                    if buf is None:
+                        break
+                    arrays.append(buf)
+                    sig.append((buf.shape, buf.dtype))
+                    if low is None or node.low < low:
+                        low = node.low
+                elif t is float or t is int:  # a weak runtime scalar: keyed by its type
+                    if t is int and not -2**63 <= a < 2**63:
+                        break
+                    arrays.append(_scalar(a))
+                    sig.append(t)
+                else:
                     break
-                node = a.node
-                if node.buffer is None:
-                    break
-                arrays.append(node.buffer)
-                if low is None or node.low < low:
-                    low = node.low
             else:
-                entry = self._fast.get((tuple([(b.shape, b.dtype) for b in arrays]),
-                                        config._version, CONTEXT.epoch))
+                entry = self._fast.get((tuple(sig), config._version, CONTEXT.epoch))
                 if entry is not None:
                     out = entry.call(arrays, low)
                     if out is not _RETRACE:
@@ -290,11 +366,15 @@ class Jitted:
         self._trace(arrays, list(arrays), list(arrays), tree, ())
 
     def _call(self, args, kwargs):
-        dyn, static = self._split(args)
-        leaves, tree = flatten((dyn, kwargs), _is_array)
+        dyn, kwargs, static = self._split(args, kwargs)
+        leaves, tree = flatten((dyn, kwargs), _is_leaf)
         arrays = []
         sig = []
         for x in leaves:
+            if type(x) is float or type(x) is int:  # a weak runtime scalar
+                arrays.append(_scalar(x))
+                sig.append(type(x))
+                continue
             if isinstance(x, Tensor):
                 node = x.node
                 if node.buffer is None:
@@ -327,7 +407,7 @@ class Jitted:
                          backend_key(), CONTEXT.epoch)
             if entry is not None:  # (a shared variable changed: its symbolic graph too)
                 self._symbolic.pop(shape_key, None)
-            entry = self._over_sizes(shape_key, args, arrays, tree, static)
+            entry = self._over_sizes(shape_key, args, leaves, arrays, tree, static)
             if entry is None:
                 entry = self._trace(args, leaves, arrays, tree, static)
             epoch = CONTEXT.epoch  # entries of earlier epochs (train/eval switches) go
@@ -340,42 +420,52 @@ class Jitted:
             out = entry.call(arrays, low)
         else:
             count("trace_cache_hits")
-        if not kwargs and not static and tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
+        if not kwargs and not static and \
+                tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
             if len(self._fast) > 64 or any(k[2] != CONTEXT.epoch for k in list(self._fast)):
                 self._fast.clear()  # stale config versions and epochs
             self._fast[(tuple(sig), config._version, CONTEXT.epoch)] = entry
         return out
 
-    def _run(self, args, shapes, arrays, tree, static) -> tuple:
+    def _run_body(self, args, leaves, shapes, arrays, tree, static) -> tuple:
         """Run the Python function on ``param`` tensors of ``shapes`` (sizes may be
-        symbolic) and the dtypes of ``arrays``: ``(trace id, params, output nodes, update
-        nodes, shared variables updated, output tree)``."""
+        symbolic) and the dtypes of ``arrays`` (weak scalars for the Python numbers among
+        ``leaves``): ``(trace id, param nodes, output nodes, update nodes, shared
+        variables updated, output tree)``."""
         count("traces")
         tid = next(_trace_ids)
-        params = [Node.make("param", (), (tid, i), shape, a.dtype)
-                  for i, (shape, a) in enumerate(zip(shapes, arrays))]
-        dyn, kwargs = unflatten(tree, [Tensor(p) for p in params])
+        nodes_in = [Node.make("param", (), (tid, i), shape, a.dtype)
+                    for i, (shape, a) in enumerate(zip(shapes, arrays))]
+        params: list = [Tensor(p) for p in nodes_in]
+        if any(type(x) in _WEAK for x in leaves):  # the runtime scalars, weakly typed
+            positions = [i for i in range(len(args)) if i not in self.static_argnums]
+            paths = _leaf_paths(tree, positions, self._names)
+            params = [_WEAK[type(x)](p, paths[i]) if type(x) in _WEAK else p
+                      for i, (x, p) in enumerate(zip(leaves, params))]
+        dyn, kwargs = unflatten(tree, params)
         full, it = [], iter(dyn)
         static_map = dict(static)
         for i in range(len(args)):
             full.append(static_map[i] if i in static_map else next(it))
+        kwargs.update((k, v) for k, v in static if isinstance(k, str))
         STATE.recording.append({})
         try:
             out = self.fn(*full, **kwargs)
         finally:
             updates = STATE.recording.pop()
-        out_leaves, out_tree = flatten(out, lambda x: isinstance(x, Tensor))
+        out_leaves, out_tree = flatten(out, lambda x: isinstance(x, (Tensor, WeakScalar)))
         for x in out_leaves:
-            if not isinstance(x, Tensor):
+            if not isinstance(x, (Tensor, WeakScalar)):
                 raise LazyjitError(f"lj.jit: outputs must be tensors, got {type(x).__name__}")
         nodes = [F.asarray(x).node for x in out_leaves]
-        return tid, params, nodes, [v.node for v in updates.values()], list(updates), out_tree
+        return (tid, nodes_in, nodes, [v.node for v in updates.values()], list(updates),
+                out_tree)
 
     def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
-        run = self._run(args, [a.shape for a in arrays], arrays, tree, static)
+        run = self._run_body(args, leaves, [a.shape for a in arrays], arrays, tree, static)
         return self._entry(*run[0:1], *run[2:], arrays, self.generic_sizes)
 
-    def _over_sizes(self, shape_key, args, arrays, tree, static) -> "_Entry | None":
+    def _over_sizes(self, shape_key, args, leaves, arrays, tree, static) -> "_Entry | None":
         """The entry of a call whose shapes are new for their structure, from the
         symbolic trace of that structure (made on the second distinct shape, or on the
         first with ``dynamic=True``); None when this signature is traced at its sizes."""
@@ -394,12 +484,13 @@ class Jitted:
             axes = {(i, k) for i, s in enumerate(shapes) for k in range(len(s))
                     if self.dynamic or any(o[i][k] != s[k] for o in earlier)}
             symbolic = self._symbolic[shape_key] = self._trace_symbolic(
-                args, arrays, tree, static, axes)
+                args, leaves, arrays, tree, static, axes)
             if symbolic is None:
                 return None
         return symbolic.entry(self, arrays)
 
-    def _trace_symbolic(self, args, arrays, tree, static, axes) -> "_Symbolic | None":
+    def _trace_symbolic(self, args, leaves, arrays, tree, static,
+                        axes) -> "_Symbolic | None":
         """The function traced with a size symbol on each of ``axes`` ((argument, axis)
         pairs); None (automatic mode) when it cannot be traced over symbols."""
         names = self._arg_names(len(arrays), tree)
@@ -407,8 +498,8 @@ class Jitted:
                             unique=True) if (i, k) in axes else d
                         for k, d in enumerate(a.shape)) for i, a in enumerate(arrays)]
         try:
-            tid, params, nodes, update_nodes, updates, out_tree = self._run(
-                args, shapes, arrays, tree, static)
+            tid, params, nodes, update_nodes, updates, out_tree = self._run_body(
+                args, leaves, shapes, arrays, tree, static)
         except LazyjitError:  # (an InconclusiveDimension: a size used as a number)
             if self.dynamic:
                 raise
@@ -421,11 +512,7 @@ class Jitted:
         """Names for the array arguments' size symbols: the parameter names when every
         argument is one array, else ``a0``, ``a1``, ..."""
         flat = tree == ("t", (("t", ("*",) * n), ("d", (), ())))
-        try:
-            params = [p for i, p in enumerate(inspect.signature(self.fn).parameters)
-                      if i not in self.static_argnums]
-        except (TypeError, ValueError):
-            params = []
+        params = [p for i, p in enumerate(self._names) if i not in self.static_argnums]
         if flat and len(params) >= n:
             return params[:n]
         return [f"a{i}" for i in range(n)]
@@ -495,17 +582,33 @@ class Jitted:
         return entry
 
 
+def _positional_names(fn: Callable) -> list[str]:
+    """The names of ``fn``'s parameters that may be passed by position, in order (none
+    when its signature cannot be read)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in params if p.kind in kinds]
+
+
 def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        optimizer: str | None = None,
-        donate_argnums: int | Sequence[int] = (), dynamic: bool | None = None) -> Any:
+        optimizer: str | None = None, donate_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), dynamic: bool | None = None) -> Any:
     """Compile ``fn`` (a function of tensors, NumPy arrays and nested tuples, lists and
     dicts of them) into one native call per input signature.
 
     Parameters
     ----------
-    fn : the function; its outputs must be tensors or nested containers of tensors.
+    fn : the function; its outputs must be tensors, weak scalars (returned as 0-d
+        tensors) or nested containers of them.
     static_argnums : positions of arguments that are Python values baked into the trace
-        (part of the cache key; must be hashable).
+        (part of the cache key; must be hashable): what ``fn`` uses as a Python value
+        (an axis, a shape, a loop count, a flag in an ``if``).  A parameter named in
+        ``static_argnames`` is static when passed by position too.
+    static_argnames : names of keyword arguments baked into the trace, as
+        ``static_argnums`` (a parameter given in either is static however it is passed).
     donate_argnums : accepted for JAX compatibility (buffers are not reused yet).
     optimizer : this function's optimizer level (``'fast_compile'``, ``'o1'``..``'o4'``,
         ``'fast_run'``, ``'unsafe'``, ``'none'``), overriding the ``optimizer`` flag for
@@ -518,18 +621,43 @@ def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
         that cannot be traced so (``if x.shape[0] > 3``, ``float(x.shape[0])``) raises.
         ``False``: every new signature is traced at its sizes.
 
-    Non-array arguments that are not static are also part of the cache key.  Inside
-    ``fn``, values cannot be read (``float(t)``, ``bool(t)`` raise), since they are not
-    known until the call.
+    Returns
+    -------
+    A :class:`Jitted` callable (or a decorator, when ``fn`` is not given).
+
+    Notes
+    -----
+    Arguments are traced by signature: tensors and NumPy arrays by shape and dtype;
+    Python ``float`` and ``int`` values (not ``bool``), also inside nested containers, by
+    their Python type only.  Those are *weakly typed runtime scalars*, JAX's weak types
+    and NumPy 2's rule for Python scalars (NEP 50): their value is a 0-d input of the
+    plan (float64 or int64) passed at each call, so calls with other values trace and
+    compile nothing again (a learning-rate schedule traces once), and in arithmetic they
+    take the dtype of the tensor they meet, as the literal would: ``float32 * lr`` stays
+    float32, ``int32 + n`` stays int32 (an ``n`` out of int32's range raises at the
+    call), ``int32 * lr`` is float64.  Arithmetic of them with Python numbers stays weak
+    (``lr * 0.5``); ``lj.exp(lr)`` and ``lj.tensor(lr)`` are float64 tensors, as
+    ``lj.exp(0.1)``.  A traced int indexes (``x[i]``, read at each call).  A use that
+    needs the number itself (``float(lr)``, ``if lr > 0``, ``range(n)``, an axis, a
+    shape, ``lj.scan``'s ``n_steps``) raises a ``LazyjitError``: pass that argument in
+    ``static_argnums`` or ``static_argnames``.  Other non-array arguments (bools,
+    strings, ``None``, NumPy scalars, hashable objects) are part of the cache key.
+
+    Inside ``fn``, values cannot be read (``float(t)``, ``bool(t)`` raise), since they
+    are not known until the call.
     """
     if optimizer is not None:
         optimizer = config._parse({"optimizer": optimizer})["optimizer"]  # fails here
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
     if isinstance(donate_argnums, int):
         donate_argnums = (donate_argnums,)
     if dynamic not in (None, True, False):
         raise LazyjitError(f"lj.jit: dynamic must be None, True or False, got {dynamic!r}")
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, donate_argnums, optimizer, dynamic)
-    return Jitted(fn, static_argnums, donate_argnums, optimizer, dynamic)
+        return lambda f: Jitted(f, static_argnums, donate_argnums, optimizer,
+                                dynamic=dynamic, static_argnames=static_argnames)
+    return Jitted(fn, static_argnums, donate_argnums, optimizer, dynamic=dynamic,
+                  static_argnames=static_argnames)

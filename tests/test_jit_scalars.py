@@ -1,0 +1,186 @@
+"""``@lj.jit`` with Python ``float`` and ``int`` arguments: weakly typed runtime scalars.
+
+A Python scalar argument is a 0-d input of the plan, not a trace constant: new values
+trace and compile nothing (counted by ``lj.stats()``), and in arithmetic it takes the
+dtype of the tensor it meets, as the literal does in eager code (NumPy 2, NEP 50; JAX's
+weak types).  Values are checked against NumPy on every backend.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+
+def _counts():
+    s = lj.stats()
+    return {k: s[k] for k in ("trace_cache_hits", "trace_cache_misses", "compiles")}
+
+
+def test_learning_rates_trace_once(backend, rng):
+    traces = []
+
+    @lj.jit
+    def step(w, x, lr):
+        traces.append(lr)
+        g = x.T @ (x @ w)
+        return w - lr * g
+
+    w = rng.standard_normal(3).astype(np.float32)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    lrs = [0.1 / (1 + k) for k in range(100)]
+    got = step(w, x, lrs[0])  # the one trace
+    want = w - np.float32(lrs[0]) * (x.T @ (x @ w))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
+    before = _counts()
+    cur, ref = lj.tensor(want), want
+    for lr in lrs[1:]:
+        cur = step(cur, x, lr)
+        ref = ref - np.float32(lr) * (x.T @ (x @ ref))
+        assert cur.dtype == np.float32  # weak: float32 weights stay float32
+    after = _counts()
+    np.testing.assert_allclose(cur.numpy(), ref, rtol=1e-4, atol=1e-5)
+    assert len(traces) == 1
+    assert after["trace_cache_misses"] == before["trace_cache_misses"]
+    assert after["compiles"] == before["compiles"]
+    assert after["trace_cache_hits"] == before["trace_cache_hits"] + 99
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool"])
+def test_promotion_as_a_python_literal(backend, dtype):
+    """Each result has the dtype and value the same expression with the literal has in
+    NumPy 2 (and in eager lazyjit)."""
+    a = np.array([0, 1, 2, 5], dtype=dtype)
+
+    @lj.jit
+    def f(x, s, n):
+        return x * s, x + n, s * x + n, lj.where(x > 0, x, s), x * (s * 2.0 - n)
+
+    for s, n in [(0.5, 3), (-1.25, 7)]:
+        outs = f(a, s, n)
+        want = (a * s, a + n, s * a + n, np.where(a > 0, a, s), a * (s * 2.0 - n))
+        eager = (lj.tensor(a) * s, lj.tensor(a) + n)
+        for o, w in zip(outs, want):
+            assert o.dtype == w.dtype, (o.dtype, w.dtype)
+            np.testing.assert_allclose(o.numpy(), w, rtol=1e-6)
+        assert [o.dtype for o in outs[:2]] == [e.dtype for e in eager]
+
+
+def test_int_argument_is_weak_and_runtime(backend):
+    traces = []
+
+    @lj.jit
+    def f(x, n):
+        traces.append(n)
+        return x + n, x[n], n // 2 + 1
+
+    x = np.arange(6, dtype=np.int16)
+    before = None
+    for n in [1, 4, -2, 5]:
+        shifted, picked, half = f(x, n)
+        assert shifted.dtype == np.int16 and picked.dtype == np.int16
+        np.testing.assert_array_equal(shifted.numpy(), x + n)
+        assert int(picked) == x[n]
+        assert int(half) == n // 2 + 1 and half.dtype == np.int64
+        if before is None:
+            before = _counts()
+    assert len(traces) == 1 and _counts()["trace_cache_misses"] == before["trace_cache_misses"]
+    with pytest.raises(ValueError, match=r"argument 1 \('n'\).*out of bounds for int16"):
+        f(x, 40000)  # checked at the call, as NumPy refuses np.int16 array + 40000
+
+
+def test_int_meets_float_and_python_type_is_in_key(backend):
+    traces = []
+
+    @lj.jit
+    def f(x, s):
+        traces.append(type(s).__name__)
+        return x * s
+
+    x = np.array([1, 2, 3], dtype=np.int32)
+    assert f(x, 2).dtype == np.int32  # int32 * int stays int32
+    out = f(x, 2.5)  # int32 * float: float64, a new trace (the key keeps the type)
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out.numpy(), x * 2.5)
+    assert f(x, 3).dtype == np.int32 and f(x, 0.5).dtype == np.float64
+    assert traces == ["WeakInt", "WeakFloat"]
+    f(x, True)  # a bool is not a runtime scalar: part of the key, as before
+    f(x, False)
+    assert traces[2:] == ["bool", "bool"]
+
+
+def test_nested_containers_of_scalars(backend, rng):
+    traces = []
+
+    @lj.jit
+    def f(params, hp):
+        traces.append(1)
+        w, b = params["w"], params["b"]
+        return {"w": w * (1 - hp["lr"] * hp["decay"][0]), "b": b + hp["steps"][1],
+                "lr": hp["lr"]}
+
+    w = rng.standard_normal((2, 3)).astype(np.float32)
+    b = np.zeros(3, np.float32)
+    for lr, k in [(0.1, 2), (0.01, 5), (0.001, -1)]:
+        hp = {"lr": lr, "decay": (0.5,), "steps": [k, k * 2]}
+        out = f({"w": w, "b": b}, hp)
+        assert out["w"].dtype == np.float32 and out["b"].dtype == np.float32
+        np.testing.assert_allclose(out["w"].numpy(), w * np.float32(1 - lr * 0.5), rtol=1e-6)
+        np.testing.assert_array_equal(out["b"].numpy(), b + k * 2)
+        assert out["lr"].dtype == np.float64 and float(out["lr"]) == lr  # returned: 0-d
+    assert len(traces) == 1
+
+
+def test_static_argnums_still_bakes(backend):
+    traces = []
+
+    @lj.jit(static_argnums=(1,), static_argnames=("axis",))
+    def f(x, scale, axis=0):
+        traces.append((scale, axis))
+        assert type(scale) is float and type(axis) is int  # Python values, as given
+        return lj.sum(x * scale, axis=axis)
+
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(f(x, 2.0).numpy(), (x * 2).sum(0))
+    np.testing.assert_array_equal(f(x, 3.0, axis=1).numpy(), (x * 3).sum(1))
+    np.testing.assert_array_equal(f(x, 2.0).numpy(), (x * 2).sum(0))
+    np.testing.assert_array_equal(f(x, 2.0, 1).numpy(), (x * 2).sum(1))  # axis by position
+    assert traces == [(2.0, 0), (3.0, 1), (2.0, 1)]
+
+
+def test_traced_int_where_a_python_int_is_needed(backend):
+    x = np.ones((2, 3))
+    uses = {
+        "axis": lambda x, n: lj.sum(x, axis=n),
+        "shape": lambda x, n: x.reshape(n, -1),
+        "range": lambda x, n: sum(x for _ in range(n)),
+        "if": lambda x, n: x if n > 1 else -x,
+        "int()": lambda x, n: x * int(n),
+        "slice": lambda x, n: x[:n],
+        "zeros": lambda x, n: lj.zeros((n,)),
+    }
+    for name, fn in uses.items():
+        with pytest.raises(lj.LazyjitError, match=r"argument 1 \('n'\).*static_argnums"):
+            lj.jit(fn)(x, 1)
+        static = lj.jit(fn, static_argnums=1)(x, 1)  # the fix the error names
+        assert isinstance(static, lj.Tensor), name
+    with pytest.raises(lj.LazyjitError, match=r"keyword argument 'lr'.*float\(\)"):
+        lj.jit(lambda x, lr: x * float(lr))(x, lr=0.5)
+    with pytest.raises(lj.LazyjitError, match=r"argument 0 \('hp'\)\['k'\]\[1\]"):
+        lj.jit(lambda hp, x: lj.sum(x, axis=hp["k"][1]))({"k": (0, 1)}, x)
+
+
+def test_weak_scalars_in_scalar_arithmetic(backend):
+    @lj.jit
+    def f(x, a, n):
+        c = -a * 2 + n / 4 - abs(a) ** 2  # weak all along: float32 at the end
+        return x * c, x * lj.exp(a)       # lj.exp(a) is a float64 tensor, as lj.exp(0.1)
+
+    x = np.array([1.0, 2.0], np.float32)
+    for a, n in [(0.5, 3), (-2.0, 10)]:
+        scaled, exped = f(x, a, n)
+        c = -a * 2 + n / 4 - abs(a) ** 2
+        assert scaled.dtype == np.float32 and exped.dtype == np.float64
+        np.testing.assert_allclose(scaled.numpy(), x * np.float32(c), rtol=1e-6)
+        np.testing.assert_allclose(exped.numpy(), x * np.exp(a), rtol=1e-12)
