@@ -11,7 +11,10 @@ without them (``timing.native_blas``), so NumPy's OpenBLAS uses this machine's k
 
 Workloads (float32): ``exp(-x*x/2)*sin(3*x)+0.5*tanh(x)`` and ``a*x+b`` on 10,000,000
 elements, ``sum`` along axis 1 and axis 0 of a 4096x4096 matrix, and the per-call
-overhead of a jitted ``x*2+1`` on 10 floats.  ``--quick`` uses sizes ten times smaller
+overhead of ``x*2+1`` on 10 floats: ``@lj.jit`` given a realized tensor and given a NumPy
+array, ``lj.function`` given a NumPy array, eager lazyjit, against NumPy's eager
+``x*2+1`` (issue 13's target: the jitted and ``lj.function`` calls within 3x NumPy, a
+NumPy/this ratio of 0.33 or more).  ``--quick`` uses sizes ten times smaller
 (1,000,000 elements, 1024x1024) and fewer repeats: a smoke run, not a measurement.
 
 Each time is the median of several runs after warm-up calls.  lazyjit runs twice: as an
@@ -73,17 +76,22 @@ def lj_small(x):
 
 # ---- timing ---------------------------------------------------------------------------
 
-def per_call_us(fn, iters: int, repeats: int) -> float:
-    """Median over ``repeats`` loops of the mean time of one call of ``fn`` (microseconds)."""
-    for _ in range(min(iters, 1000)):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(iters):
+def per_call_us(cases: list[tuple], repeats: int) -> list[float]:
+    """Per ``(fn, iters)`` of ``cases``, the median over ``repeats`` loops of ``iters``
+    calls of the mean time of one call of ``fn`` (microseconds).  The loops of all cases
+    take turns, so that load from elsewhere on the machine spreads over all of them (their
+    ratios are what to read)."""
+    for fn, iters in cases:
+        for _ in range(min(iters, 1000)):
             fn()
-        times.append((time.perf_counter() - t0) / iters)
-    return statistics.median(times) * 1e6
+    times: list[list[float]] = [[] for _ in cases]
+    for _ in range(repeats):
+        for (fn, iters), ts in zip(cases, times, strict=True):
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                fn()
+            ts.append((time.perf_counter() - t0) / iters)
+    return [statistics.median(ts) * 1e6 for ts in times]
 
 
 # ---- optional peers -------------------------------------------------------------------
@@ -189,17 +197,24 @@ def main(argv=None) -> None:
     for label, impl, ms, np_ms in rows:
         print(f"{label:<46} {impl:<15} {ms:>10.3f} {np_ms / ms:>11.2f}")
 
-    # dispatch overhead: a jitted x*2+1 on 10 floats
+    # the cost of a call: x*2+1 on 10 floats, jitted, as an lj.function, eager
     small = lj.jit(lj_small)
-    check("small (jit)", small(lxs), xs.astype(np.float64) * 2 + 1, 1e-6, 1e-6)
-    np_us = per_call_us(lambda: xs * 2 + 1, small_iters, small_repeats)
-    small_rows = [("NumPy eager", np_us),
-                  ("lazyjit @jit", per_call_us(lambda: small(lxs), small_iters, small_repeats)),
-                  ("lazyjit eager", per_call_us(lambda: lj_small(lxs).realize(),
-                                                max(small_iters // 10, 100), small_repeats))]
-    for peer, fns in peers.items():
-        if "small" in fns:
-            small_rows.append((peer, per_call_us(fns["small"], small_iters, small_repeats)))
+    v = lj.vector("x", dtype=xs.dtype)
+    small_fn = lj.function([v], lj_small(v))
+    want = xs.astype(np.float64) * 2 + 1
+    check("small (jit, tensor)", small(lxs), want, 1e-6, 1e-6)
+    check("small (jit, ndarray)", small(xs), want, 1e-6, 1e-6)
+    check("small (lj.function)", small_fn(xs), want, 1e-6, 1e-6)
+    cases = [("NumPy eager", lambda: xs * 2 + 1, small_iters),
+             ("@jit(tensor)", lambda: small(lxs), small_iters),
+             ("@jit(ndarray)", lambda: small(xs), small_iters),
+             ("lj.function", lambda: small_fn(xs), small_iters),
+             ("lazyjit eager", lambda: lj_small(lxs).realize(), max(small_iters // 10, 100))]
+    cases += [(peer, fns["small"], small_iters) for peer, fns in peers.items()
+              if "small" in fns]
+    times = per_call_us([(fn, iters) for _, fn, iters in cases], small_repeats)
+    np_us = times[0]
+    small_rows = [(impl, us) for (impl, _, _), us in zip(cases, times, strict=True)]
     print()
     print(f"{'x*2+1 on 10 float32, per call':<46} {'implementation':<15} {'us':>10} "
           f"{'NumPy/this':>11}")
