@@ -43,7 +43,7 @@ from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.engine.realize import backend_key, plan_for
 from lazyjit.api.shared import _PENDING, OWNER, realize_pending, SharedVariable
-from lazyjit.stats import count
+from lazyjit.stats import COUNTS, count
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.api.weak import WeakFloat, WeakInt, WeakScalar
 from lazyjit.trace.graph import collect
@@ -181,20 +181,33 @@ class _Entry:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
-                 "updates", "n_out", "in_place", "fresh")
+                 "updates", "n_out", "in_place", "fresh", "simple")
 
     def call(self, arrays: list, low: int | None = None) -> Any:
-        """Run the plan on ``arrays``; ``_RETRACE`` when a shared variable it reads no
-        longer has the shape or dtype it was traced with (the caller traces again).  Calls that
-        update shared variables run one at a time (in any thread), each from the values
-        the one before left: no update is lost.  ``low``: the oldest node the tensor
+        """Run the plan on ``arrays`` and return the output tree of tensors, or
+        ``_RETRACE`` (see :meth:`outputs`).  ``low``: the oldest node the tensor
         arguments depend on, None when none is a tensor (see :meth:`_wrap`)."""
+        outs = self.outputs(arrays)
+        if outs is _RETRACE:
+            return outs
+        if self.out_tree == "*":
+            return _wrap(outs[0], low)
+        return unflatten(self.out_tree, [_wrap(a, low) for a in outs])
+
+    def outputs(self, arrays: list) -> Any:
+        """Run the plan on ``arrays``; the output arrays (flat, in the order of the output
+        tree), or ``_RETRACE`` when a shared variable it reads no longer has the shape or
+        dtype it was traced with (the caller traces again).  Calls that update shared
+        variables run one at a time (in any thread), each from the values the one before
+        left: no update is lost."""
+        if self.simple:  # the arguments are the plan's inputs; no update, no pass-through
+            return self.plan.run(arrays)
         if self.updates:
             with UPDATING:
-                return self._run(arrays, low)
-        return self._run(arrays, low)
+                return self._run(arrays)
+        return self._run(arrays)
 
-    def _run(self, arrays: list, low: int | None) -> Any:
+    def _run(self, arrays: list) -> Any:
         if self.direct:
             ins = arrays
         else:
@@ -202,8 +215,10 @@ class _Entry:
                 ins = self._inputs(arrays)
             if ins is None:
                 return _RETRACE
-        donate = self._donate(ins) if self.in_place else None
-        outs = self.plan.run(ins, donate) if donate else self.plan.run(ins)
+        if self.in_place:  # (a dict, even empty: see the cpu backend's Program.run)
+            outs = self.plan.run(ins, self._donate(ins))
+        else:
+            outs = self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call
             for sv, arr, fresh in zip(self.updates, outs[self.n_out:], self.fresh):
                 if not fresh:  # an input passed on (an argument, another variable's
@@ -216,10 +231,7 @@ class _Entry:
                     for o in outs]
             for o in outs:
                 o.flags.writeable = False
-        if self.out_tree == "*":
-            return _wrap(outs[0], low)
-        return unflatten(self.out_tree, [_wrap(a, low) for a in outs])
-
+        return outs
 
     def _inputs(self, arrays: list) -> list | None:
         """The plan's inputs: the arguments and the captured values, each shared
@@ -327,36 +339,68 @@ class Jitted:
         if _PENDING:  # shared variables assigned outside: computed before the call
             realize_pending()
         if not kwargs and not self.static_argnums:
-            # fast path: positional, already realized tensors with a known signature
-            arrays = []
-            sig = []
-            low = None  # (see _wrap)
-            for a in args:
-                t = type(a)
-                if t is Tensor:
-                    node = a.node
-                    buf = node.buffer
-                    if buf is None:
-                        break
-                    arrays.append(buf)
-                    sig.append((buf.shape, buf.dtype))
-                    if low is None or node.low < low:
-                        low = node.low
-                elif t is float or t is int:  # a weak runtime scalar: keyed by its type
-                    if t is int and not -2**63 <= a < 2**63:
-                        break
-                    arrays.append(_scalar(a))
-                    sig.append(t)
-                else:
-                    break
-            else:
-                entry = self._fast.get((tuple(sig), config._version, CONTEXT.epoch))
-                if entry is not None:
-                    out = entry.call(arrays, low)
-                    if out is not _RETRACE:
-                        count("trace_cache_hits")
-                        return out
+            found = self._lookup(args)
+            if found is not None:
+                entry, arrays, low = found
+                out = entry.call(arrays, low)
+                if out is not _RETRACE:
+                    COUNTS.of["trace_cache_hits"] += 1  # (count(), inlined: the hot path)
+                    return out
         return self._call(args, kwargs)
+
+    def outputs(self, args: tuple) -> list | None:
+        """The output arrays (flat, in the order of the output tree; read-only) of a call
+        on the positional ``args``, when the fast path of :meth:`__call__` takes them (a
+        signature seen before, arguments it needs neither to realize nor to copy); None
+        otherwise (call the function).  For ``lj.function``, whose results are arrays:
+        no tensor is made around them."""
+        if _PENDING:
+            realize_pending()
+        if self.static_argnums:
+            return None
+        found = self._lookup(args)
+        if found is None:
+            return None
+        outs = found[0].outputs(found[1])
+        if outs is _RETRACE:
+            return None
+        COUNTS.of["trace_cache_hits"] += 1
+        return outs
+
+    def _lookup(self, args: tuple) -> tuple | None:
+        """``(entry, arrays, low)`` for positional ``args`` that are realized tensors or
+        C-contiguous, aligned NumPy arrays (read in place: outputs never alias them) of a
+        signature called before; None for anything else (:meth:`_call` decides).  An
+        array of a dtype that must be converted (another byte order, an unsupported
+        dtype) has a signature no call stored."""
+        arrays = []
+        sig = []
+        low = None  # (see _wrap)
+        for a in args:
+            kind = type(a)
+            if kind is Tensor:
+                node = a.node
+                a = node.buffer
+                if a is None:
+                    return None
+                if low is None or node.low < low:
+                    low = node.low
+            elif kind is np.ndarray:
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+            elif kind is float or kind is int:  # a weak runtime scalar: keyed by its type
+                if kind is int and not -2**63 <= a < 2**63:
+                    return None
+                arrays.append(_scalar(a))
+                sig.append(kind)
+                continue
+            else:
+                return None
+            arrays.append(a)
+            sig.append((a.shape, a.dtype))
+        entry = self._fast.get((tuple(sig), config._version, CONTEXT.epoch))
+        return None if entry is None else (entry, arrays, low)
 
     def precompile(self, *arrays: np.ndarray) -> None:
         """Trace and compile the plan for positional arguments of the shapes and dtypes
@@ -578,6 +622,7 @@ class Jitted:
         entry.slots = slots
         entry.direct = slots == list(range(len(arrays)))
         entry.passthrough = any(n in trace.inputs for n in trace.outputs[:len(nodes)])
+        entry.simple = entry.direct and not entry.updates and not entry.passthrough
         entry.out_tree = out_tree
         return entry
 

@@ -69,7 +69,7 @@ class _WithExtras:
         self.donors = getattr(plan, "donors", {})  # (the extras come last: same slots)
 
     def run(self, inputs, donate=None):
-        if donate:
+        if donate is not None:
             return self.plan.run(list(inputs) + self.extras, donate)
         return self.plan.run(list(inputs) + self.extras)
 

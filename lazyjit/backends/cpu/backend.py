@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import threading
 import time
 from collections import Counter
@@ -34,6 +35,20 @@ from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import Node
 
 name = "cpu"
+KEPT_BYTES = 1 << 14  # a program whose blocks take at most this keeps them between calls
+
+
+def _kept_refs() -> int:
+    """``sys.getrefcount`` of a block that only its list refers to, seen from a loop over
+    the list (a probe with the structure of :meth:`Program.run`'s check; measured, as
+    interpreters count borrowed references differently)."""
+    blocks = [np.empty(1)]
+    for b in blocks:
+        return sys.getrefcount(b)
+    raise AssertionError
+
+
+_KEPT_REFS = _kept_refs()
 
 
 def target(forced: str | None = None) -> Target:
@@ -62,7 +77,8 @@ class Program:
     """A compiled trace bound to concrete shapes (its parameter table)."""
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
-                 "n_slots", "block", "blocks", "_B", "donors", "messages")
+                 "n_slots", "block", "blocks", "_B", "donors", "messages", "_small",
+                 "_own_blocks", "_outs", "_keep", "_lj_run")
 
     def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
@@ -82,12 +98,26 @@ class Program:
         for i, b in enumerate(self.block):
             if sharing[b] == 1:
                 self.blocks[b] = self.slots[i]
-        self._B: list = []  # buffer tables not in use (one per call running at once)
         # output position -> the input slot its kernel may overwrite (see run's donate);
         # none when a kernel can fail during the call (an index check, an allocation):
         # an update already written in place could not be undone
         self.donors = prog.donors  # (none when a kernel may fail)
         self.messages = prog.messages  # of error codes 3, 4, ... (check ops)
+        # what run does at each call, decided once: whether every block is small (from
+        # NumPy's allocator, not the pool), whether each slot has a block of its own (in
+        # order), and per output whether it is an input passed through, and its index
+        self._small = all(nbytes < pool.MIN_POOLED for _, _, nbytes in self.blocks)
+        self._own_blocks = self.block == list(range(len(self.blocks)))
+        self._outs = [(True, s, shape) if s < self.n_in else
+                      (False, self.block[s - self.n_in], shape) for s, shape in self.outputs]
+        # whether a call's blocks are kept with its buffer table, for the next call to
+        # reuse if nothing else holds them by then (allocating them and taking their
+        # addresses is most of a small call's cost): small programs only
+        self._keep = sum(n for _, _, n in self.blocks) <= KEPT_BYTES
+        # (buffer table, blocks it points to or None) not in use: one per call running
+        # at once
+        self._B: list[tuple] = []
+        self._lj_run = lib.lj_run
 
     def _donated(self, inputs, donate: dict) -> list[np.ndarray]:
         """The call's memory blocks, each donated output's block being its input array."""
@@ -105,47 +135,81 @@ class Program:
     def run(self, inputs: list[np.ndarray], donate: dict | None = None) -> list[np.ndarray]:
         """Run on ``inputs``; ``donate`` (``{output position: input slot}``, a subset of
         :attr:`donors`) lets those outputs be written over those inputs, in place: the
-        caller gives up the input arrays (a shared variable's old value)."""
-        self.params[0] = busy()
-        try:
-            B = self._B.pop()  # (atomic: a call running in another thread takes another)
+        caller gives up the input arrays (a shared variable's old value).  A caller that
+        may donate passes a dict at every call, empty or not: the blocks of such calls
+        are never kept (a variable's value kept here would count one reference more,
+        and the caller's donation checks count them)."""
+        m = _MACHINE  # (busy(), its cheap part inlined: the hot path of every call)
+        self.P[0] = m.busy if _monotonic() - m.sampled <= 0.05 else busy()
+        try:  # (atomic: a call running in another thread takes another)
+            B, blocks = self._B.pop()
         except IndexError:
-            B = ffi.new("void*[]", self.n_slots or 1)
+            B, blocks = ffi.new("void*[]", self.n_slots or 1), None
         i = 0
-        for a in inputs:
+        for a in inputs:  # (the pointer stays valid: ``inputs`` holds the array)
             B[i] = _from_buffer(_CHARS, a, False)
             i += 1
-        n_in = self.n_in
-        alloc = pool.alloc
-        blocks = [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.blocks] \
-            if not donate else self._donated(inputs, donate)
-        ptrs = [_from_buffer(_CHARS, b, False) for b in blocks]
-        for b in self.block:
-            B[i] = ptrs[b]
-            i += 1
-        err = self.lib.lj_run(B, self.P)
-        self._B.append(B)
+        if donate:  # (some outputs written over inputs: new blocks)
+            blocks = None
+        elif blocks is not None:  # an earlier call's, B pointing to them: free again?
+            for b in blocks:
+                if _getrefcount(b) > _KEPT_REFS:  # (an output still in use)
+                    blocks = None
+                    break
+        if blocks is None:
+            blocks = self._blocks(inputs, donate)
+            if self._own_blocks:
+                for b in blocks:
+                    B[i] = _from_buffer(_CHARS, b, False)
+                    i += 1
+            else:  # blocks shared by several slots
+                ptrs = [_from_buffer(_CHARS, b, False) for b in blocks]
+                for b in self.block:
+                    B[i] = ptrs[b]
+                    i += 1
+        err = self._lj_run(B, self.P)
         COUNTS.of["kernels_run"] += self.n_kernels  # (count(), inlined: the hot path)
+        if err:
+            self._B.append((B, None))
+            self._raise(err)
+        outs = []
+        for passed, k, shape in self._outs:
+            # an input passed through is returned as a read-only view, never re-flagged
+            a = inputs[k].view() if passed else blocks[k]
+            if a.shape != shape:
+                a = a.reshape(shape)
+            _setflags(a, False)  # read-only (a.flags.writeable = False, at half the cost)
+            outs.append(a)
+        # given back once ``outs`` holds the outputs: a call in another thread that takes
+        # the table now finds its blocks in use
+        self._B.append((B, blocks if self._keep and donate is None else None))
+        return outs
+
+    def _blocks(self, inputs: list[np.ndarray], donate: dict | None) -> list[np.ndarray]:
+        """New memory blocks for a call (see :meth:`run`)."""
+        if donate:
+            return self._donated(inputs, donate)
+        if self._small:
+            return [_empty(shape, dt) for shape, dt, _ in self.blocks]
+        alloc = pool.alloc
+        return [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.blocks]
+
+    def _raise(self, err: int) -> None:
+        """Raise the error that ``lj_run``'s nonzero return code ``err`` stands for."""
         if err == 2:
             raise MemoryError("lazyjit: a kernel could not allocate its scratch memory")
         if err >= 3:
             raise ValueError(self.messages[err - 3])
-        if err:
-            raise IndexError("lazyjit: an index is out of bounds (take, put or advanced "
-                             "indexing)")
-        outs = []
-        for s, shape in self.outputs:
-            # an input passed through is returned as a read-only view, never re-flagged
-            a = inputs[s].view() if s < n_in else blocks[self.block[s - n_in]]
-            if a.shape != shape:
-                a = a.reshape(shape)
-            a.flags.writeable = False
-            outs.append(a)
-        return outs
+        raise IndexError("lazyjit: an index is out of bounds (take, put or advanced "
+                         "indexing)")
 
 
 _NCPU = os.cpu_count() or 1
 _from_buffer = ffi._backend.from_buffer  # cffi's own, without the Python wrapper's checks
+_empty = np.empty
+_getrefcount = sys.getrefcount
+_setflags = np.ndarray.setflags  # setflags(a, False): write=False
+_monotonic = time.monotonic
 _CHARS = ffi.typeof("char[]")
 
 
