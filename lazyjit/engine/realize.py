@@ -126,7 +126,7 @@ def realize(*tensors) -> None:
     ------
     LazyjitError
         For a value that exists only at a call: one that depends on an ``lj.function``
-        placeholder, a ``jit`` tracer, a scan step's placeholders, or an unknown size.
+        placeholder, a ``jit`` tracer, a scan step's placeholders, or a symbolic size.
     """
     nodes = []
     seen = set()
