@@ -61,6 +61,12 @@ def describe(shape: tuple) -> str:
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
+# called when an error about bad input is made (the layers above register what a failed
+# graph-building call must undo: lazyjit.trace.constraints drops the requirements it
+# recorded, so that they never reach the next graph)
+ON_ERROR: list = []
+
+
 class LazyjitError(ValueError):
     """Raised for bad input; the message names the op, the shapes and the dtypes."""
 
@@ -71,6 +77,8 @@ def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) 
     Raising it inside lazyjit's code leaves the user's line as the frame below the API
     call; the message also carries that line so it is visible in logs.
     """
+    for undo in ON_ERROR:
+        undo()
     parts = ", ".join(f"{describe(s.shape)} {np.dtype(s.dtype).name}" for s in srcs)
     site = site_lines(creation_site())
     where = f" (at {site[0][0]}:{site[0][1]})" if site else ""

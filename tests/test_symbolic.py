@@ -185,3 +185,123 @@ def test_jit_symbolic_requirements_fall_back_to_exact_traces(backend):
     for n in (5, 6, 2, 9):
         v = np.arange(float(n))
         np.testing.assert_array_equal(f(v).numpy(), v[: n - 3] * 2)
+
+
+# ---- found by the review, the differential bug hunt and the new-user trial ---------------
+
+def _each(f, args_of, ref, sizes):
+    """``f`` against NumPy's ``ref`` at each size; where NumPy raises, lazyjit must raise
+    too (an IndexError where NumPy's is, else a LazyjitError), never return a number."""
+    for n in sizes:
+        args = args_of(n)
+        try:
+            want = ref(*args)
+        except (ValueError, IndexError) as e:
+            with pytest.raises(type(e) if isinstance(e, IndexError) else lj.LazyjitError):
+                f(*args)
+            continue
+        got = f(*args)
+        got = got.numpy() if isinstance(got, lj.Tensor) else got
+        assert np.shape(got) == np.shape(want), (n, np.shape(got), np.shape(want))
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_numpy_semantics_at_every_size(backend):
+    """Two symbols broadcast (a 0 meeting a 1 is 0), negative symbolic bounds count from
+    the end, sizes as exponents, split, stack, reshape(-1) at size 0, indexing by a
+    symbolic arange: NumPy's answer, or a LazyjitError where NumPy raises."""
+    x, y = lj.matrix("x"), lj.matrix("y")
+    _each(lj.function([x, y], x + y), lambda n: (np.ones((n, 3)), np.arange(3.0)[None]),
+          lambda a, b: a + b, (0, 1, 4))
+    v = lj.vector("v")
+    n = v.shape[0]
+    tail = lj.function([v], v[-(n // 2):])
+    _each(tail, lambda k: (np.arange(1.0, k + 1.0),), lambda a: a[-(len(a) // 2):], (2, 5))
+    with pytest.raises(lj.LazyjitError, match=r"the size -\(v0 // 2\) must be negative .* at "
+                       r"this call -\(v0 // 2\) is 0"):  # (NumPy reads -0 as 0: a clear error)
+        tail(np.ones(1))
+    last = lj.function([v], v[n - 1:])
+    _each(last, lambda k: (np.arange(1.0, k + 1.0),), lambda a: a[len(a) - 1:], (1, 4))
+    with pytest.raises(lj.LazyjitError, match="the size v0 - 1 must not be negative"):
+        last(np.ones(0))  # (NumPy counts -1 from the end of nothing: a clear error here)
+    for expr, ref in ((lj.stack([v, v * 2]), lambda a: np.stack([a, a * 2])),
+                      (lj.split(v, 2)[1], lambda a: np.split(a, 2)[1]),
+                      (v.reshape(n, -1).sum(0), lambda a: a.reshape(len(a), -1).sum(0))):
+        _each(lj.function([v], expr), lambda k: (np.arange(1.0, k + 1.0),), ref, (0, 1, 2, 5))
+    i = lj.matrix("i", "int64")
+    _each(lj.function([i], i ** i.shape[1]), lambda k: (np.arange(6).reshape(2, 3) - k,),
+          lambda a: a ** a.shape[1], (0, 2))
+    t = lj.vector("t", "int64")
+    _each(lj.function([x, t], x[lj.arange(x.shape[0]), t]),
+          lambda k: (np.arange(12.0).reshape(4, 3), np.arange(4) % 3 + k),
+          lambda a, b: a[np.arange(4), b], (0, 1))
+
+
+def test_index_errors_name_the_index(backend):
+    x = lj.vector("x")
+    f = lj.function([x], x[5])
+    with pytest.raises(lj.LazyjitError, match=r"getitem: the index 5 must be in bounds for an "
+                       r"axis of size x0, but at this call x0 is 3"):
+        f(np.ones(3))
+    assert f(np.arange(6.0)) == 5.0
+
+
+def test_requirements_of_a_failed_expression_reach_no_other_graph(backend):
+    """A requirement recorded by an expression that then failed, or by a graph that was
+    never compiled, is not checked by other functions (it made every later function
+    fail with 'the size m is not known here')."""
+    m = lj.matrix("m", shape=(None, 3))
+    with pytest.raises(IndexError):
+        m[m.shape[0] - 1, 5]
+    a = lj.matrix("a", shape=("m", None))
+    lj.function([a], lj.sort(a.reshape(a.shape[0], -1), axis=1))  # built, never called
+    y = lj.vector("y")
+    np.testing.assert_array_equal(lj.function([y], lj.sort(y * 2))(np.array([3.0, 1.0])),
+                                  [2.0, 6.0])
+
+
+def test_labels_out_of_range_raise_at_each_call(backend):
+    """softmax_cross_entropy raises for an out-of-range label when the labels are known
+    only at the call, as it does eagerly (it gave the loss of no class)."""
+    z, t = lj.matrix("z", "float32"), lj.vector("t", "int64")
+    f = lj.function([z, t], lj.softmax_cross_entropy(z, t))
+    logits = np.array([[1.0, 2.0, 3.0, 4.0]], np.float32)
+    np.testing.assert_allclose(f(logits, np.array([3])), [np.log(np.exp(logits).sum()) - 4],
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="label is out of range"):
+        f(logits, np.array([7]))
+
+
+def test_jit_python_that_depends_on_sizes_is_traced_per_size(backend):
+    """Under automatic dynamic shapes, Python that compares a size (==, !=, a dict key,
+    squeeze without axes, a size ** 0.5) is traced at each size: NumPy's answers."""
+    @lj.jit
+    def branch(x):
+        if x.shape[0] == 1:
+            return x * 100.0
+        return x * {4: 3.0}.get(x.shape[0], 1.0) / x.shape[0] ** 0.5
+    squeezed = lj.jit(lambda x: lj.squeeze(x).sum())
+    for n in (3, 5, 4, 1, 2):
+        a = np.arange(1.0, n + 1.0)
+        want = a * 100.0 if n == 1 else a * {4: 3.0}.get(n, 1.0) / n ** 0.5
+        np.testing.assert_allclose(branch(a).numpy(), want, rtol=1e-12)
+        m = a.reshape(n, 1)
+        np.testing.assert_allclose(squeezed(m).numpy(), np.squeeze(m).sum())
+
+
+def test_jit_shared_variable_of_a_new_shape_and_a_new_axis(backend):
+    """A shared variable given another shape makes the symbolic trace stale (it wrote
+    past a buffer on cpu); an axis that starts to vary widens it (one more trace)."""
+    W = lj.shared(np.ones((4, 3)), "W")
+    f = lj.jit(lambda x: x @ W)
+    for n in (2, 3):
+        f(np.ones((n, 4)))
+    W.set_value(np.arange(20.0).reshape(4, 5))
+    for n in (5, 3, 7):
+        x = np.ones((n, 4))
+        np.testing.assert_array_equal(f(x).numpy(), x @ W.get_value())
+    h = lj.jit(lambda x: x * 2.0)
+    before = lj.stats()["traces"]
+    for shape in [(2, 3), (4, 3)] + [(4, k) for k in range(5, 15)] + [(7, 9)]:
+        np.testing.assert_array_equal(h(np.ones(shape)).numpy(), np.full(shape, 2.0))
+    assert lj.stats()["traces"] - before == 3

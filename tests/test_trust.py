@@ -217,7 +217,10 @@ def test_symbolic_sizes_never_become_a_silent_number():
                 lambda: bool(n), lambda: int(n), lambda: n / 2):
         with pytest.raises(lj.LazyjitError, match="known only when the function is called"):
             use()
-    assert (n == 4) is False and n == n and (n + 1 > n) is True
+    for use in (lambda: n == 4, lambda: n != 4, lambda: m.shape == (4, 3)):
+        with pytest.raises(lj.InconclusiveDimension, match="depends on the sizes"):
+            use()
+    assert n == n and (n + 1 > n) is True and (n + 1 == n) is False and m.shape == (n, 3)
     assert repr(n) == "m0" and m.shape == (n, 3) and repr(m.size) == "3*m0"
 
 

@@ -201,14 +201,16 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
     """As ``np.linspace``; ``num`` may be a symbolic size."""
     if type(num) is Dim:
         dt = dtype if dtype is not None else np.result_type(start, stop, 1.0)
-        return _sized("linspace", (start, stop, num, bool(endpoint)), (num,), dt)
+        return _sized("linspace", (start, stop, _size(num, "linspace"), bool(endpoint)),
+                      (num,), dt)
     return _from_array(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
 
 
 def eye(n, m=None, k=0, dtype=np.float64) -> Tensor:
     """As ``np.eye``; ``n`` and ``m`` may be symbolic sizes."""
     if type(n) is Dim or type(m) is Dim:
-        return _sized("eye", (n, m, operator.index(k)), (n, n if m is None else m), dtype)
+        n, m = _size(n, "eye"), n if m is None else _size(m, "eye")
+        return _sized("eye", (n, m, operator.index(k)), (n, m), dtype)
     return _from_array(np.eye(n, m, k, dtype=dtype))
 
 
@@ -340,8 +342,18 @@ def broadcast_to(x, shape) -> Tensor:
     shape = _shape_arg(shape)
     if x.shape == shape:
         return x
-    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape, op="broadcast_to") != shape:
-        raise op_error("broadcast_to", f"cannot broadcast shape {x.shape} to {shape}", (x.node,))
+    ok = len(shape) >= x.ndim
+    for d, t in zip(x.shape[::-1], shape[::-1]):  # one way: x's sizes are 1 or the target's
+        if d == t or d == 1:
+            continue
+        if type(d) is Dim or type(t) is Dim:
+            require("bcast", d, t, "broadcast_to")  # (checked at each call)
+        else:
+            ok = False
+    if not ok:
+        discard()
+        raise op_error("broadcast_to", f"cannot broadcast shape {describe(x.shape)} to "
+                       f"{describe(shape)}", (x.node,))
     return Tensor(_broadcast_node(x.node, shape))
 
 
@@ -530,6 +542,8 @@ def power(a, b) -> Tensor:
         return out
     if isinstance(b, WeakScalar):  # a traced Python int: checked at each computation
         b = b.tensor
+    if type(b) is Dim:  # a size: never negative
+        return out
     if not isinstance(b, Tensor):
         if np.any(np.asarray(b) < 0):
             raise op_error("pow", _NEGATIVE_POWER, (out.node,))

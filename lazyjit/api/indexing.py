@@ -77,13 +77,12 @@ def _index(i, n, dim: int) -> tuple:
             raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
         i %= n
         return (i, i + 1, 1)
-    if type(i) is not Dim and i < 0:
-        require("le", -i, n, "getitem")  # (-n <= i)
+    lo, hi = i.bounds() if type(i) is Dim else (i, i)
+    if hi < 0 or (hi == 0 and lo < 0):  # never positive: from the end (0 must not be)
+        require("rindex", i, n, "getitem")  # (-n <= i < 0)
         i = n + i
     else:
-        if type(i) is Dim and i.bounds()[0] < 0:
-            require("le", 0, i, "getitem")
-        require("le", i + 1, n, "getitem")  # (i < n)
+        require("index", i, n, "getitem")  # (0 <= i < n)
     return (i, i + 1, 1)
 
 

@@ -236,6 +236,11 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
         label = expand_dims(astype(y, np.int64), axis)
         picked = sum(where(iota == label, shifted, 0), axis, keepdims=True)
         loss = lse - picked
+        if labels is None:  # known only when computed: checked then (eagerly: above)
+            inside = (label >= 0) & (label < size_value(n, np.int64))
+            loss = Tensor(apply("check", (loss.node, min(inside).node),
+                                f"softmax_cross_entropy: a label is out of range for the "
+                                f"{n} classes of axis {axis} (labels are 0 .. classes - 1)"))
     return _squeeze_axes(loss, (axis,))
 
 

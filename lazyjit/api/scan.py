@@ -38,8 +38,8 @@ from lazyjit.ops.registry import REGISTRY, apply
 from lazyjit.trace.gates import ungated
 from lazyjit.trace.graph import Trace, collect, reachable, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
-from lazyjit.trace.constraints import VALUE_SYMBOLS, same_shape
-from lazyjit.trace.dims import Dim, dmax, dmin, exact_key, sym
+from lazyjit.trace.constraints import require, same_shape, value_symbol
+from lazyjit.trace.dims import Dim, dmax, dmin, exact_key
 from lazyjit.trace.state import STATE, UPDATING
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
@@ -345,7 +345,11 @@ def _steps(n_steps) -> "int | Dim | None":
     """``n_steps`` as a size: an int, a symbolic size (``x.shape[0]``, or ``lj.tensor``
     of one), or the value at each call of an integer 0-d placeholder (a size symbol
     named after it, bound to the argument's value: :data:`VALUE_SYMBOLS`)."""
-    if n_steps is None or type(n_steps) is Dim:
+    if type(n_steps) is Dim:
+        if n_steps.bounds()[0] < 0:  # (checked at each call: x.shape[0] - 2 at 1 row)
+            require("le", 0, n_steps, "scan")
+        return n_steps
+    if n_steps is None:
         return n_steps
     if isinstance(n_steps, Tensor):
         node = n_steps.node
@@ -355,10 +359,7 @@ def _steps(n_steps) -> "int | Dim | None":
         if node.op == "param" and node.arg[0] == "size":
             return node.arg[1]
         if node.op == "param" and node.arg[0] == "input":
-            d = VALUE_SYMBOLS.get(node)
-            if d is None:
-                d = VALUE_SYMBOLS[node] = sym(str(node.arg[2]), unique=True)
-            return d
+            return value_symbol(node)
         if node.buffer is None and node.op != "const":
             raise op_error("scan", "n_steps must be an int, a size (x.shape[0]) or an "
                            "integer placeholder (lj.scalar('n', 'int64')); a computed "
@@ -480,7 +481,10 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
         if lag == 1:  # the initial value is the state itself
             init = S.reshape(init, (1, *init.shape))
         else:
-            if init.ndim == 0 or init.shape[0] < lag:
+            rows = init.shape[0] if init.ndim else 0
+            if type(rows) is Dim and rows.bounds()[0] < lag:  # (checked at each call)
+                require("le", lag, rows, name)
+            elif init.ndim == 0 or rows < lag:
                 raise op_error(name, f"outputs_info[{k}]: taps {list(taps)} need an initial "
                                f"value with at least {lag} rows, got shape {init.shape}",
                                (init.node,))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from typing import Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ from lazyjit.api.core import (_axes, _shape_arg, asarray, astype,
 from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
 from lazyjit.trace.constraints import require, same_shape
-from lazyjit.trace.dims import Dim
+from lazyjit.trace.dims import Dim, InconclusiveDimension, dmax, dmin
 from lazyjit.trace.node import Node
 
 # movement
@@ -39,6 +40,8 @@ def reshape(x, shape, *more) -> Tensor:
             raise op_error("reshape", f"cannot reshape array of size {x.size} into shape "
                            f"{describe(shape)}", (x.node,))
         shape = tuple(x.size // known if s == -1 else s for s in shape)
+        if type(known) is Dim or type(rest) is Dim:  # (a node to hold the requirement)
+            return Tensor(apply("reshape", (x.node,), shape))
     if shape == x.shape:
         return x
     return Tensor(apply("reshape", (x.node,), shape))
@@ -99,6 +102,10 @@ def squeeze(x, axis=None) -> Tensor:
     """Remove size-1 axes (all, or those in ``axis``), as ``np.squeeze``."""
     x = asarray(x)
     if axis is None:
+        if any(type(d) is Dim for d in x.shape):
+            raise InconclusiveDimension(
+                f"squeeze: which of the dimensions {describe(x.shape)} have size 1 depends "
+                "on the sizes, known only at each call: give the axes to remove (axis=)")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
         axes = _axes(axis, x.ndim, "squeeze")
@@ -143,8 +150,7 @@ def stack(xs: Sequence, axis: int = 0) -> Tensor:
     xs = [asarray(x) for x in xs]
     if not xs:
         raise op_error("stack", "need at least one array to stack")
-    shapes = {x.shape for x in xs}
-    if len(shapes) != 1:
+    if not all(same_shape(x.shape, xs[0].shape, "stack") for x in xs[1:]):
         raise op_error("stack", "all input arrays must have the same shape",
                        tuple(x.node for x in xs))
     return concatenate([expand_dims(x, axis) for x in xs], axis)
@@ -155,18 +161,23 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
     x = asarray(x)
     (axis,) = _axes(axis, x.ndim, "split")
     n = x.shape[axis]
+    divides = None  # the sections' count, when it must divide a symbolic size
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
-        if k <= 0 or n % k:
+        if k > 0 and type(n % k) is Dim:  # (checked at each call's size, for each piece)
+            divides = k
+        elif k <= 0 or n % k:
             raise op_error("split", f"array of size {n} along axis {axis} does not divide into "
                            f"{k} equal sections", (x.node,))
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
-        bounds = [0] + [builtins.min(int(i), n) for i in indices_or_sections] + [n]
+        bounds = [0] + [dmin(operator.index(i), n) for i in indices_or_sections] + [n]
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
-        sl = tuple((a, builtins.max(a, b), 1) if i == axis else (0, d, 1)
+        sl = tuple((a, dmax(a, b), 1) if i == axis else (0, d, 1)
                    for i, d in enumerate(x.shape))
+        if divides is not None:
+            require("divides", divides, n, "split")
         out.append(get_slice(x, sl))
     return out
 

@@ -27,8 +27,8 @@ from lazyjit.api.shared import OWNER, SharedVariable, SYMBOLIC
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
-from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check
-from lazyjit.trace.dims import Dim, evaluate, ident, is_symbolic, sym
+from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check, discard
+from lazyjit.trace.dims import Dim, axis_symbol, evaluate, ident, is_symbolic, sym
 from lazyjit.trace.state import CONTEXT
 
 _ids = itertools.count()
@@ -80,7 +80,7 @@ def placeholder(name: str | None = None, dtype: Any = "float64",
     dims = []
     for k, d in enumerate(shape):
         if d is None:  # x0, x1 for "x"; h0_0 for "h0"
-            dims.append(sym(f"{name}{'_' if name[-1:].isdigit() else ''}{k}", unique=True))
+            dims.append(axis_symbol(name, k))
         elif isinstance(d, str) and d:
             dims.append(sym(d))
         elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
@@ -223,6 +223,7 @@ class Function:
                                f"{var.shape} has shape {expr.shape}", (var.node, expr.node))
             self.givens.append((var.node, _graph(expr)))
         self._check_graph()
+        discard()  # (requirements left unattached by the graph's building: none leak on)
         for sv in taken:  # its assignment is this function's update now
             sv.restore()
         flags = _mode_flags(mode)

@@ -48,9 +48,9 @@ from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.api.weak import WeakFloat, WeakInt, WeakScalar
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
-from lazyjit.engine.symbolic import bind, instantiate, recompute_stateful, requirements
-from lazyjit.trace.constraints import check
-from lazyjit.trace.dims import Dim, ident, sym
+from lazyjit.engine.dynamic import Dynamic
+from lazyjit.engine.symbolic import recompute_stateful
+from lazyjit.trace.constraints import discard
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 from lazyjit.trace.through import JITTED
 
@@ -265,37 +265,6 @@ class _Entry:
         return out
 
 
-class _Symbolic:
-    """A jitted function traced over size symbols: its graph, made concrete at the sizes
-    of each new signature (no Python run)."""
-
-    __slots__ = ("shapes", "tid", "params", "nodes", "update_nodes", "updates", "out_tree",
-                 "required", "names")
-
-    def __init__(self, shapes, tid, params, nodes, update_nodes, updates, out_tree, names):
-        self.shapes, self.tid, self.params = shapes, tid, params
-        self.nodes, self.update_nodes, self.updates = nodes, update_nodes, updates
-        self.out_tree, self.names = out_tree, names
-        self.required = requirements(nodes + update_nodes)
-
-    def entry(self, jitted: "Jitted", arrays: list) -> "_Entry | None":
-        """The entry at the sizes of ``arrays``; None (automatic mode) when the graph's
-        requirements on the sizes do not hold there (that signature is traced itself)."""
-        try:
-            env = bind(self.shapes, [a.shape for a in arrays], where="lj.jit")
-            check(self.required, env, self.names)
-        except LazyjitError:
-            if jitted.dynamic:
-                raise
-            return None
-        mapping = {p: Node.make("param", (), p.arg, a.shape, a.dtype)
-                   for p, a in zip(self.params, arrays)}
-        roots = instantiate(self.nodes + self.update_nodes, mapping, env)
-        k = len(self.nodes)
-        return jitted._entry(self.tid, roots[:k], roots[k:], self.updates, self.out_tree,
-                             arrays, True)
-
-
 class Jitted:
     """A jit-compiled function; call it like the original."""
 
@@ -312,11 +281,10 @@ class Jitted:
         self.donate_argnums = frozenset(donate_argnums)
         self.optimizer = optimizer
         self.dynamic = dynamic
+        self._dynamic = Dynamic(dynamic)  # sizes seen and symbolic traces, per structure
         self.generic_sizes = False  # plans made for sizes that vary (lj.function)
         self._cache: dict = {}
         self._fast: dict = {}   # (shapes and dtypes, config version) -> entry
-        self._seen: dict = {}   # structure (ranks, dtypes, tree, ...) -> shapes traced
-        self._symbolic: dict = {}  # structure -> its _Symbolic trace, or None (static)
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj, objtype=None):
@@ -450,8 +418,8 @@ class Jitted:
             shape_key = (tuple((len(a.shape), a.dtype) for a in arrays), tree, static,
                          backend_key(), CONTEXT.epoch)
             if entry is not None:  # (a shared variable changed: its symbolic graph too)
-                self._symbolic.pop(shape_key, None)
-            entry = self._over_sizes(shape_key, args, leaves, arrays, tree, static)
+                self._dynamic.forget(shape_key)
+            entry = self._dynamic.entry(self, shape_key, args, leaves, arrays, tree, static)
             if entry is None:
                 entry = self._trace(args, leaves, arrays, tree, static)
             epoch = CONTEXT.epoch  # entries of earlier epochs (train/eval switches) go
@@ -495,62 +463,21 @@ class Jitted:
         STATE.recording.append({})
         try:
             out = self.fn(*full, **kwargs)
+            out_leaves, out_tree = flatten(out, lambda x: isinstance(x, (Tensor, WeakScalar)))
+            for x in out_leaves:
+                if not isinstance(x, (Tensor, WeakScalar)):
+                    raise LazyjitError(f"lj.jit: outputs must be tensors, got "
+                                       f"{type(x).__name__}")
+            nodes = [F.asarray(x).node for x in out_leaves]
         finally:
             updates = STATE.recording.pop()
-        out_leaves, out_tree = flatten(out, lambda x: isinstance(x, (Tensor, WeakScalar)))
-        for x in out_leaves:
-            if not isinstance(x, (Tensor, WeakScalar)):
-                raise LazyjitError(f"lj.jit: outputs must be tensors, got {type(x).__name__}")
-        nodes = [F.asarray(x).node for x in out_leaves]
+            discard()  # (requirements on sizes this trace left unattached go with it)
         return (tid, nodes_in, nodes, [v.node for v in updates.values()], list(updates),
                 out_tree)
 
     def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
         run = self._run_body(args, leaves, [a.shape for a in arrays], arrays, tree, static)
         return self._entry(*run[0:1], *run[2:], arrays, self.generic_sizes)
-
-    def _over_sizes(self, shape_key, args, leaves, arrays, tree, static) -> "_Entry | None":
-        """The entry of a call whose shapes are new for their structure, from the
-        symbolic trace of that structure (made on the second distinct shape, or on the
-        first with ``dynamic=True``); None when this signature is traced at its sizes."""
-        shapes = tuple(a.shape for a in arrays)
-        symbolic = self._symbolic.get(shape_key)
-        if symbolic is None:
-            if self.dynamic is False or shape_key in self._symbolic:
-                return None  # (never dynamic; or this structure is traced at each size)
-            seen = self._seen.setdefault(shape_key, set())
-            earlier = list(seen)  # (a copy: other threads may add to it)
-            if self.dynamic is None and (not earlier or shapes in earlier):
-                if len(earlier) < 64:
-                    seen.add(shapes)
-                return None
-            # the axes whose size differs between calls (every axis, if forced)
-            axes = {(i, k) for i, s in enumerate(shapes) for k in range(len(s))
-                    if self.dynamic or any(o[i][k] != s[k] for o in earlier)}
-            symbolic = self._symbolic[shape_key] = self._trace_symbolic(
-                args, leaves, arrays, tree, static, axes)
-            if symbolic is None:
-                return None
-        return symbolic.entry(self, arrays)
-
-    def _trace_symbolic(self, args, leaves, arrays, tree, static,
-                        axes) -> "_Symbolic | None":
-        """The function traced with a size symbol on each of ``axes`` ((argument, axis)
-        pairs); None (automatic mode) when it cannot be traced over symbols."""
-        names = self._arg_names(len(arrays), tree)
-        shapes = [tuple(sym(f"{names[i]}{'_' if names[i][-1].isdigit() else ''}{k}",
-                            unique=True) if (i, k) in axes else d
-                        for k, d in enumerate(a.shape)) for i, a in enumerate(arrays)]
-        try:
-            tid, params, nodes, update_nodes, updates, out_tree = self._run_body(
-                args, leaves, shapes, arrays, tree, static)
-        except LazyjitError:  # (an InconclusiveDimension: a size used as a number)
-            if self.dynamic:
-                raise
-            return None  # (each size is traced instead, exactly)
-        said = {ident(d): f"{d} is dimension {k} of {names[i]!r}"
-                for i, s in enumerate(shapes) for k, d in enumerate(s) if type(d) is Dim}
-        return _Symbolic(shapes, tid, params, nodes, update_nodes, updates, out_tree, said)
 
     def _arg_names(self, n: int, tree) -> list[str]:
         """Names for the array arguments' size symbols: the parameter names when every

@@ -66,6 +66,12 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | Non
                 current = stateful(n)  # a shared variable's value: its current one
                 dep[n] = current is not None
                 if current is not None and current is not n:
+                    if current.shape != n.shape or current.dtype != n.dtype:
+                        raise LazyjitError(
+                            f"a shared variable read by this graph now holds a value of "
+                            f"shape {describe(current.shape)} {current.dtype}, but the graph "
+                            f"was built for {describe(n.shape)} {n.dtype}\n"
+                            + format_site(n.site))
                     memo[n] = current
             else:
                 dep[n] = False

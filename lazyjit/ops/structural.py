@@ -168,12 +168,19 @@ def slice_len(a, b, c: int):
 def _bound(v, n, neg: bool, op: str):
     """A slice bound ``v`` (int or symbolic) clipped as NumPy clips it to a dimension of
     size ``n``: to ``[0, n]`` for a positive step, ``[-1, n - 1]`` for a negative one
-    (``neg``).  A symbolic bound must be ``>= 0`` (a requirement when not known: one
-    negative at some sizes would count from the end there)."""
+    (``neg``); a negative bound counts from the end.  A symbolic bound whose sign is not
+    the same at every size must keep the sign it can have most (a requirement: ``>= 0``,
+    or ``< 0`` for one never positive, ``-(n // 2)``, which NumPy reads as 0 at 0)."""
     lo, hi = (-1, n - 1) if neg else (0, n)
     if type(v) is Dim:
-        if v.bounds()[0] < 0:
-            require("le", 0, v, op)
+        vlo, vhi = v.bounds()
+        if vlo >= 0:
+            return dmin(v, hi)
+        if vhi <= 0:  # never positive: counts from the end (where it is not 0)
+            if vhi == 0:
+                require("le", v + 1, 0, op)
+            return dmax(n + v, lo)
+        require("le", 0, v, op)
         return dmin(v, hi)
     if v < 0:
         return dmax(n + v, lo)

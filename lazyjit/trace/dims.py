@@ -20,9 +20,10 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import sys
 from typing import Union
 
-from lazyjit.errors import LazyjitError
+from lazyjit.errors import LazyjitError, is_internal
 
 Size = Union[int, "Dim"]
 
@@ -80,7 +81,8 @@ class _Sym(_Atom):
 
 
 class _Op(_Atom):
-    """``a // b``, ``a % b``, ``max(a, b)`` or ``min(a, b)`` that does not simplify."""
+    """``a // b``, ``a % b``, ``max(a, b)``, ``min(a, b)`` or ``broadcast(a, b)`` that
+    does not simplify."""
     __slots__ = ()
 
     def __init__(self, op: str, a: Size, b: Size):
@@ -90,7 +92,7 @@ class _Op(_Atom):
         op, a, b = self.key
         x, y = _value(a, env), _value(b, env)
         return {"//": lambda: x // y, "%": lambda: x % y, "max": lambda: max(x, y),
-                "min": lambda: min(x, y)}[op]()
+                "min": lambda: min(x, y), "bcast": lambda: y if x == 1 else x}[op]()
 
     def bounds(self) -> tuple[float, float]:
         op, a, b = self.key
@@ -99,6 +101,8 @@ class _Op(_Atom):
             return max(alo, blo), max(ahi, bhi)
         if op == "min":
             return min(alo, blo), min(ahi, bhi)
+        if op == "bcast":
+            return min(alo, blo), max(ahi, bhi)
         if blo < 1:  # (a divisor known >= 1 only: sizes and what lowering builds)
             return -math.inf, math.inf
         if op == "%":
@@ -109,8 +113,8 @@ class _Op(_Atom):
 
     def text(self) -> str:
         op, a, b = self.key
-        if op in ("max", "min"):
-            return f"{op}({_text(a)}, {_text(b)})"
+        if op in ("max", "min", "bcast"):
+            return f"{'broadcast' if op == 'bcast' else op}({_text(a)}, {_text(b)})"
         return f"{_text(a, True)} {op} {_text(b, True)}"
 
 
@@ -186,16 +190,62 @@ class Dim:
             for _ in range(other):
                 out = out * self
             return out
+        if isinstance(other, (int, float)):  # n ** 0.5, n ** -1: a float, no size
+            self._no_number(f"float (** {other!r} of a size)")
         return NotImplemented
+
+    def __abs__(self) -> Size:
+        if _bounds(self)[0] >= 0:
+            return self
+        return dmax(self, -self)
+
+    def __round__(self, ndigits=None):
+        self._no_number("rounded")
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def _no_bits(self, *args):
+        self._no_number("bitwise")
+
+    __lshift__ = __rshift__ = __and__ = __or__ = __xor__ = __invert__ = _no_bits
+    __rlshift__ = __rrshift__ = __rand__ = __ror__ = __rxor__ = _no_bits
 
     # -- comparisons: structural equality; order only where it has one answer ---
     def __eq__(self, other) -> bool:
-        return isinstance(other, Dim) and self.terms == other.terms and self.const == other.const
+        """Equal as expressions (the same size at every value of the symbols).  In the
+        user's code, a size that is neither the same nor different at every value
+        (``n == 4``, ``x0 == y0``) raises :class:`InconclusiveDimension` (an ``if`` on it
+        would pick a branch for one size only); lazyjit's own code compares
+        structurally (dict keys, shape rules that record requirements)."""
+        return self._equal(other, "==", sys._getframe(1).f_code)
 
     def __ne__(self, other) -> bool:
-        return not self == other
+        eq = self._equal(other, "!=", sys._getframe(1).f_code)
+        return eq if eq is NotImplemented else not eq
+
+    def _equal(self, other, op: str, caller) -> bool:
+        t = type(other)
+        if t is Dim:
+            if self.terms == other.terms and self.const == other.const:
+                return True
+        elif t is not int:
+            if not isinstance(other, numbers.Integral) or isinstance(other, bool):
+                return NotImplemented
+            other = int(other)
+        if is_internal(caller):
+            return False
+        lo, hi = _bounds(self - other)
+        if lo > 0 or hi < 0:
+            return False
+        raise InconclusiveDimension(
+            f"the comparison {self} {op} {_text(other)} depends on the sizes, known only when "
+            "the function is called (lj.jit traces each size where its Python compares a "
+            "size; lj.where and lj.ifelse choose at run time)")
 
     def __hash__(self) -> int:
+        if not is_internal(sys._getframe(1).f_code):  # a key in the user's dict or set:
+            self._no_number("hashable")  # {1: a, 4: b}.get(n) would miss silently
         return self._hash
 
     def __lt__(self, other) -> bool:
@@ -270,11 +320,14 @@ class Dim:
         return out
 
     def __repr__(self) -> str:
+        terms = sorted(self.terms, key=lambda t: t[1] < 0)  # (stable: positive first)
+        lead_negative = terms[0][1] < 0 and self.const <= 0  # printed first, with "-"
         parts = []
-        for mono, coeff in self.terms:
+        for k, (mono, coeff) in enumerate(terms):
             alone = len(mono) == 1 and abs(coeff) == 1  # (no product to group against)
-            body = " * ".join(a.text() if isinstance(a, _Sym) or a.key[0] in ("max", "min")
-                              or alone else f"({a.text()})" for a in mono)
+            grouped = not alone or (k == 0 and lead_negative)  # -(n // 2), not -n // 2
+            body = " * ".join(a.text() if isinstance(a, _Sym) or a.key[0] in _CALLS
+                              or not grouped else f"({a.text()})" for a in mono)
             parts.append((coeff, body))
         if self.const:
             parts.append((self.const, ""))
@@ -394,6 +447,22 @@ def _extreme(op: str, a: Size, b: Size) -> Size:
     return Dim.make({(_Op(op, x, y),): 1}, 0)
 
 
+_CALLS = ("max", "min", "bcast")  # atoms printed as function calls
+
+
+def dbroadcast(a: Size, b: Size) -> Size:
+    """The broadcast of sizes ``a`` and ``b`` that are equal or one of which is 1
+    (NumPy's rule): ``b`` where ``a`` is 1, else ``a``."""
+    if a == b or b == 1:
+        return a
+    if a == 1:
+        return b
+    if isinstance(a, int) and isinstance(b, int):
+        raise ValueError(f"sizes {a} and {b} do not broadcast")
+    x, y = sorted((a, b), key=repr)
+    return Dim.make({(_Op("bcast", x, y),): 1}, 0)
+
+
 def dmax(a: Size, b: Size) -> Size:
     """``max(a, b)`` for sizes."""
     return _extreme("max", a, b)
@@ -416,6 +485,12 @@ def sym(name: str, unique: bool = False) -> Dim:
     if not isinstance(name, str) or not name:
         raise ValueError(f"a size symbol is named by a string, not {name!r}")
     return Dim({(_Sym(name, (name, next(_fresh)) if unique else name),): 1}, 0)
+
+
+def axis_symbol(name: str, k: int) -> "Dim":
+    """A new symbol for dimension ``k`` of the input ``name``: ``x0`` for ``x``, ``h0_1``
+    for ``h0`` (a unique symbol that prints so)."""
+    return sym(f"{name}{'_' if name[-1:].isdigit() else ''}{k}", unique=True)
 
 
 def ident(d: "Dim"):

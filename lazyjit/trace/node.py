@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from lazyjit.errors import creation_site
-from lazyjit.trace.constraints import CHECKS, PENDING, take
+from lazyjit.trace.constraints import PENDING, attach, symbols_of
 
 _CACHE: dict = {}  # structural key -> weak reference to the live node with that key
 
@@ -138,10 +138,11 @@ class Node:
 
 
 def _attach(node: Node) -> None:
-    """Attach this thread's pending requirements on symbolic sizes to ``node``."""
-    got = take()
-    if got:
-        CHECKS[node] = tuple(dict.fromkeys(CHECKS.get(node, ()) + got))
+    """Attach to ``node`` this thread's pending requirements on the symbolic sizes its
+    shape, argument and operands' shapes mention (none to a node without any)."""
+    symbols = symbols_of((node.shape, node.arg, *[s.shape for s in node.src]))
+    if symbols:
+        attach(node, symbols)
 
 
 def _low_of(node: Node) -> int:
