@@ -206,7 +206,8 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], env: dict,
         if want != shape or (opdef.kind == "elementwise" and
                              any(s.shape != shape for s in src)):
             raise _fail(n, src, f"the graph's shape {describe(n.shape)} is {shape} here, "
-                        f"but the op gives {want} (a lazyjit bug: please report it)")
+                        f"but the op gives {want}: a requirement on the sizes was not "
+                        "recorded where the graph was built (please report it)")
         memo[n] = Node.make(op, src, arg, shape, n.dtype)
     return [memo[r] for r in roots]
 
