@@ -25,6 +25,7 @@ from lazyjit.errors import op_error
 from lazyjit.ops.structural import slice_indices
 from lazyjit.trace.constraints import require
 from lazyjit.trace.dims import Dim
+from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 
 
@@ -49,6 +50,12 @@ def _normalize(key, ndim: int):
     expanded = []
     for k in out:
         if (isinstance(k, (Tensor, np.ndarray)) and k.dtype == np.bool_):
+            if isinstance(k, Tensor) and k.node.buffer is None and \
+                    any(n.op == "param" for n in collect([k.node]).inputs):
+                raise op_error("getitem", "a boolean mask known only at each call: the "
+                               "result's shape would depend on the mask's values; use "
+                               "lj.where(mask, x, 0), or lj.sort / lj.argsort to gather",
+                               (k.node,))
             mask = k.numpy() if isinstance(k, Tensor) else k
             expanded.extend(np.nonzero(mask))
         else:

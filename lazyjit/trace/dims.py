@@ -546,7 +546,8 @@ def _decide(diff: Size, least: int, what: str) -> bool:
     if hi < least:
         return False
     raise InconclusiveDimension(f"the comparison {what} depends on the sizes, known only "
-                                "when the function is called")
+                                "when the function is called (lj.where and lj.ifelse choose "
+                                "at run time; min and max of sizes: lj.dims.dmin, dmax)")
 
 
 def _value(x: Size, env: dict) -> int:
