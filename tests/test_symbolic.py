@@ -325,3 +325,28 @@ def test_jit_shared_variable_of_a_new_shape_and_a_new_axis(backend):
     for shape in [(2, 3), (4, 3)] + [(4, k) for k in range(5, 15)] + [(7, 9)]:
         np.testing.assert_array_equal(h(np.ones(shape)).numpy(), np.full(shape, 2.0))
     assert lj.stats()["traces"] - before == 3
+
+
+def test_jit_equal_sizes_share_a_symbol(backend):
+    """Duck sizing: varying axes of one size at the trace share a symbol, so a function
+    that checks x.shape == y.shape traces twice for all sizes; a later call where they
+    differ traces once more, with a symbol each (NumPy's broadcasting there)."""
+    @lj.jit
+    def f(x, y):
+        assert x.shape == y.shape
+        return x - y
+
+    @lj.jit
+    def g(x, y):
+        return x - y
+    before = lj.stats()["traces"]
+    for n in range(2, 12):
+        a, b = np.arange(float(n)), np.full(n, 2.0)
+        np.testing.assert_array_equal(f(a, b).numpy(), a - b)
+        np.testing.assert_array_equal(g(a, b).numpy(), a - b)
+    assert lj.stats()["traces"] - before == 4
+    for n, m in ((3, 1), (1, 4), (5, 5), (6, 1)):
+        a, b = np.arange(float(n)), np.full(m, 2.0)
+        np.testing.assert_array_equal(g(a, b).numpy(), a - b)
+    with pytest.raises(AssertionError):
+        f(np.ones(3), np.ones(1))

@@ -7,9 +7,12 @@ differed (:class:`Symbolic`), and every later signature that differs only on tho
 is that graph made concrete at its sizes (:func:`lazyjit.engine.symbolic.instantiate`:
 exact, no Python run); its plan reuses the compiled code, since kernels take sizes at run
 time.  An axis that starts to vary later widens the symbolic trace (one more trace per
-axis at most).  Exactness first: a signature where the symbolic graph's requirements fail,
-where a shared variable it reads has changed shape, or a function that cannot be traced
-over symbols (it makes a size a Python number) is traced at its own sizes instead;
+axis at most).  Varying axes of equal size at the trace share one symbol (torch's "duck
+sizing": ``x.shape == y.shape`` then holds for every size, and ``x - y`` needs no
+broadcast); a later call where they differ traces once more with a symbol each.
+Exactness first: a signature where the symbolic graph's requirements fail, where a
+shared variable it reads has changed shape, or a function that cannot be traced over
+symbols (it makes a size a Python number) is traced at its own sizes instead;
 ``dynamic=True`` raises there instead.
 """
 from __future__ import annotations
@@ -42,9 +45,19 @@ class Symbolic:
                        if n.op == "buffer" and n in OWNER]
 
     def covers(self, shapes) -> bool:
-        """Whether ``shapes`` differ from the traced ones only on symbolic axes."""
-        return all(len(s) == len(t) and all(type(d) is Dim or d == a for d, a in zip(s, t))
-                   for s, t in zip(self.shapes, shapes))
+        """Whether ``shapes`` differ from the traced ones only on symbolic axes, with
+        one size for each symbol (axes that share one: :meth:`Dynamic._trace`)."""
+        sizes: dict = {}
+        for s, t in zip(self.shapes, shapes):
+            if len(s) != len(t):
+                return False
+            for d, a in zip(s, t):
+                if type(d) is not Dim:
+                    if d != a:
+                        return False
+                elif sizes.setdefault(ident(d), a) != a:
+                    return False
+        return True
 
     def current(self) -> bool:
         """Whether every shared variable the graph reads has the shape and dtype it had."""
@@ -80,6 +93,7 @@ class Dynamic:
         self.mode = mode
         self.seen: dict = {}      # structure -> shapes traced at their sizes
         self.symbolic: dict = {}  # structure -> Symbolic, or None (traced at each size)
+        self.distinct: set = set()  # structures whose equal sizes were not equal later
         self.lock = threading.Lock()
 
     def forget(self, key) -> None:
@@ -113,21 +127,36 @@ class Dynamic:
                 axes = set() if symbolic is None else set(symbolic.axes)
                 axes |= {(i, k) for i, s in enumerate(shapes) for k in range(len(s))
                          if self.mode or any(o[i][k] != s[k] for o in earlier) or
-                         (symbolic is not None and symbolic.shapes[i][k] != s[k])}
+                         (symbolic is not None and type(symbolic.shapes[i][k]) is not Dim
+                          and symbolic.shapes[i][k] != s[k])}
+                if symbolic is not None and len(axes) == len(symbolic.axes):
+                    self.distinct.add(key)  # (no new axis: shared symbols that differ)
+                duck = key not in self.distinct
         if axes is not None:  # (traced outside the lock: the function may take long)
-            symbolic = self._trace(jitted, args, leaves, arrays, tree, static, axes)
+            symbolic = self._trace(jitted, args, leaves, arrays, tree, static, axes, duck)
             with self.lock:
                 self.symbolic[key] = symbolic
             if symbolic is None:
                 return None
         return symbolic.entry(jitted, arrays)
 
-    def _trace(self, jitted, args, leaves, arrays, tree, static, axes) -> "Symbolic | None":
-        """The function traced with a size symbol on each of ``axes``; None (automatic
-        mode) when it cannot be traced over symbols (it makes a size a Python number,
-        or fails otherwise: each size is traced exactly instead)."""
+    def _trace(self, jitted, args, leaves, arrays, tree, static, axes,
+               duck: bool) -> "Symbolic | None":
+        """The function traced with a size symbol on each of ``axes`` (one symbol for
+        axes of one size, with ``duck``); None (automatic mode) when it cannot be traced
+        over symbols (it makes a size a Python number, or fails otherwise: each size is
+        traced exactly instead)."""
         names = jitted._arg_names(len(arrays), tree)
-        shapes = [tuple(axis_symbol(names[i], k) if (i, k) in axes else d
+        by_size: dict = {}
+
+        def symbol(i: int, k: int, size: int) -> Dim:
+            if not duck:
+                return axis_symbol(names[i], k)
+            d = by_size.get(size)
+            if d is None:
+                d = by_size[size] = axis_symbol(names[i], k)
+            return d
+        shapes = [tuple(symbol(i, k, d) if (i, k) in axes else d
                         for k, d in enumerate(a.shape)) for i, a in enumerate(arrays)]
         try:
             run = jitted._run_body(args, leaves, shapes, arrays, tree, static)
@@ -135,6 +164,9 @@ class Dynamic:
             if self.mode:
                 raise
             return None
-        said = {ident(d): f"{d} is dimension {k} of {names[i]!r}"
-                for i, s in enumerate(shapes) for k, d in enumerate(s) if type(d) is Dim}
+        said: dict = {}
+        for i, s in enumerate(shapes):
+            for k, d in enumerate(s):
+                if type(d) is Dim:
+                    said.setdefault(ident(d), f"{d} is dimension {k} of {names[i]!r}")
         return Symbolic(shapes, frozenset(axes), run, said)
