@@ -350,3 +350,48 @@ def test_jit_equal_sizes_share_a_symbol(backend):
         np.testing.assert_array_equal(g(a, b).numpy(), a - b)
     with pytest.raises(AssertionError):
         f(np.ones(3), np.ones(1))
+
+
+def test_found_by_the_second_bug_hunt(backend):
+    """A shared variable's shape read as a number (jit retraces, lj.function refuses);
+    str() of a size in a trace over symbols lj.jit chose itself; bounds 0 at large
+    sizes (scan taps of a symbolic initial value); an empty batch's label check;
+    tensordot, linspace, split over symbols."""
+    s = lj.shared(np.arange(3.0))
+    f = lj.jit(lambda x: x * s.shape[0])
+    g = lj.jit(lambda x: x * 100 if s.shape[0] == 3 else x)
+    x = lj.vector("x")
+    h = lj.function([x], x * s.shape[0])
+    np.testing.assert_array_equal(f(np.ones(2)).numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(g(np.ones(2)).numpy(), [100.0, 100.0])
+    np.testing.assert_array_equal(h(np.ones(2)), [3.0, 3.0])
+    s.set_value(np.arange(5.0))
+    np.testing.assert_array_equal(f(np.ones(2)).numpy(), [5.0, 5.0])
+    np.testing.assert_array_equal(g(np.ones(2)).numpy(), [1.0, 1.0])
+    with pytest.raises(lj.LazyjitError, match="build the function again"):
+        h(np.ones(2))
+
+    text = lj.jit(lambda v: v * (2.0 if f"{v.shape[0]}" == "4" else 1.0))
+    for n in (2, 3, 4, 5):
+        np.testing.assert_array_equal(text(np.ones(n)).numpy(), np.full(n, 2.0 if n == 4 else 1.0))
+
+    v = lj.vector("v")
+    fib, _ = lj.scan(lambda a, b: a + b, outputs_info=dict(initial=v[:2], taps=[-2, -1]),
+                     n_steps=4)
+    np.testing.assert_array_equal(lj.function([v], fib)(np.array([1.0, 1.0, 7.0])),
+                                  [2.0, 3.0, 5.0, 8.0])
+    z, t = lj.matrix("z"), lj.vector("t", "int64")
+    sce = lj.function([z, t], lj.softmax_cross_entropy(z, t))
+    assert sce(np.ones((0, 3)), np.zeros(0, np.int64)).shape == (0,)
+    a, b = lj.matrix("a"), lj.matrix("b")
+    A, B = np.arange(6.0).reshape(3, 2), np.arange(9.0).reshape(3, 3)
+    np.testing.assert_allclose(lj.function([a, b], lj.tensordot(a, b, axes=([0], [0])))(A, B),
+                               np.tensordot(A, B, axes=([0], [0])))
+    m = lj.matrix("m")
+    M = np.arange(12.0).reshape(3, 4)
+    lin, part = lj.function([m], [lj.linspace(0, m.shape[1], m.shape[0] + 1),
+                                  lj.split(m, [m.shape[0] // 2])[1]])(M)
+    np.testing.assert_allclose(lin, np.linspace(0, 4, 4))
+    np.testing.assert_array_equal(part, np.split(M, [1])[1])
+    with pytest.raises(lj.LazyjitError, match="start and step must be ints"):
+        lj.arange(0, m.shape[0], 0.5)

@@ -171,8 +171,8 @@ def _sized(op: str, args: tuple, shape: tuple, dtype) -> Tensor:
     ``("sized", op, *args, dtype)``, made by NumPy's ``op(*args)`` at each call's sizes
     (lazyjit.engine.symbolic)."""
     for a in args:
-        if not isinstance(a, (int, np.integer, Dim)) and a is not None:
-            raise op_error(op, f"with a symbolic size, the other arguments must be ints, "
+        if not isinstance(a, (int, float, np.integer, np.floating, Dim)) and a is not None:
+            raise op_error(op, f"with a symbolic size, the other arguments must be numbers, "
                            f"got {a!r}")
     dt = check_dtype(dtype if dtype is not None else np.int64, op)
     return Tensor(Node.make("param", (), ("sized", op, *args, dt.str), shape, dt))
@@ -189,7 +189,12 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     if type(start) is Dim or type(stop) is Dim:
         if stop is None:
             start, stop = 0, start
-        step = operator.index(step)
+        try:
+            step = operator.index(step)
+            start = start if type(start) is Dim else operator.index(start)
+        except TypeError:
+            raise op_error("arange", "with a symbolic size, start and step must be ints "
+                           f"(the length must be a size), got {start!r} and {step!r}") from None
         if step == 0:
             raise op_error("arange", "step must not be zero")
         n = dmax(ceildiv(stop - start, step), 0)
@@ -199,10 +204,11 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
     """As ``np.linspace``; ``num`` may be a symbolic size."""
-    if type(num) is Dim:
-        dt = dtype if dtype is not None else np.result_type(start, stop, 1.0)
-        return _sized("linspace", (start, stop, _size(num, "linspace"), bool(endpoint)),
-                      (num,), dt)
+    if type(num) is Dim or type(start) is Dim or type(stop) is Dim:
+        dt = dtype if dtype is not None else np.result_type(
+            *[1 if type(v) is Dim else v for v in (start, stop)], 1.0)
+        num = _size(num, "linspace")
+        return _sized("linspace", (start, stop, num, bool(endpoint)), (num,), dt)
     return _from_array(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
 
 

@@ -22,7 +22,7 @@ from lazyjit.api.scan import size_range
 from lazyjit.api.tensor import Tensor
 from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import op_error
-from lazyjit.ops.structural import slice_indices
+from lazyjit.ops.structural import from_end, slice_indices
 from lazyjit.trace.constraints import require
 from lazyjit.trace.dims import Dim
 from lazyjit.trace.graph import collect
@@ -84,8 +84,7 @@ def _index(i, n, dim: int) -> tuple:
             raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
         i %= n
         return (i, i + 1, 1)
-    lo, hi = i.bounds() if type(i) is Dim else (i, i)
-    if hi < 0 or (hi == 0 and lo < 0):  # never positive: from the end (0 must not be)
+    if i < 0 if type(i) is not Dim else from_end(i):  # from the end (0 must not be)
         require("rindex", i, n, "getitem")  # (-n <= i < 0)
         i = n + i
     else:

@@ -238,7 +238,8 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
         loss = lse - picked
         if labels is None:  # known only when computed: checked then (eagerly: above)
             inside = (label >= 0) & (label < size_value(n, np.int64))
-            loss = Tensor(apply("check", (loss.node, min(inside).node),
+            ok = sum(where(inside, 0, 1)) == 0  # (a sum: an empty batch has no bad label)
+            loss = Tensor(apply("check", (loss.node, ok.node),
                                 f"softmax_cross_entropy: a label is out of range for the "
                                 f"{n} classes of axis {axis} (labels are 0 .. classes - 1)"))
     return _squeeze_axes(loss, (axis,))

@@ -488,7 +488,8 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
                 raise op_error(name, f"outputs_info[{k}]: taps {list(taps)} need an initial "
                                f"value with at least {lag} rows, got shape {init.shape}",
                                (init.node,))
-            init = init[init.shape[0] - lag:]
+            init = S.get_slice(init, ((rows - lag, rows, 1),) +  # (its last lag rows:
+                               tuple((0, d, 1) for d in init.shape[1:]))  # rows >= lag)
         roles.append(("state", len(states)))
         states.append((init, taps))
     n_state = len(states)

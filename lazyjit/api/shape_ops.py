@@ -171,7 +171,8 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
                            f"{k} equal sections", (x.node,))
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
-        bounds = [0] + [dmin(operator.index(i), n) for i in indices_or_sections] + [n]
+        bounds = [0] + [dmin(i if type(i) is Dim else operator.index(i), n)
+                        for i in indices_or_sections] + [n]
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         sl = tuple((a, dmax(a, b), 1) if i == axis else (0, d, 1)
@@ -312,9 +313,10 @@ def tensordot(a, b, axes=2) -> Tensor:
     for i, j in zip(ax_a, ax_b):
         if not same_shape((a.shape[i],), (b.shape[j],), "tensordot"):
             raise op_error("tensordot", "shape-mismatch for sum", (a.node, b.node))
-    am = reshape(transpose(a, free_a + ax_a), (-1 if free_a else 1, k) if k else
+    nonzero = type(k) is Dim or k  # (a symbolic count: reshaped with it, even at 0)
+    am = reshape(transpose(a, free_a + ax_a), (-1 if free_a else 1, k) if nonzero else
                  (math.prod(a.shape[i] for i in free_a), 0))
-    bm = reshape(transpose(b, ax_b + free_b), (k, -1 if free_b else 1) if k else
+    bm = reshape(transpose(b, ax_b + free_b), (k, -1 if free_b else 1) if nonzero else
                  (0, math.prod(b.shape[i] for i in free_b)))
     out = matmul(am, bm)
     return reshape(out, tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))

@@ -14,6 +14,7 @@ assignment as one of its updates and gives the variable back its value.
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 from typing import Any
 
@@ -77,10 +78,28 @@ def _owned_array(value: Any, dtype) -> np.ndarray:
     return arr
 
 
+READS = itertools.count(1)  # the clock of shape reads (SharedVariable.shape_read)
+ALL: "weakref.WeakSet[SharedVariable]" = weakref.WeakSet()  # every live shared variable
+
+
+def shapes_read_since(start: int) -> list[tuple]:
+    """``(variable, shape, dtype)`` of each shared variable whose shape was read after the
+    clock value ``start`` (a trace that used it as a Python number baked it in: a
+    change makes that trace stale)."""
+    return [(sv, sv.node.shape, sv.node.dtype) for sv in list(ALL)
+            if sv.shape_read > start]
+
+
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
-    __slots__ = ("name", "counter", "_concrete", "own")
+    __slots__ = ("name", "counter", "_concrete", "own", "shape_read")
+
+    @property
+    def shape(self) -> tuple:
+        """The current value's shape (a read is recorded: :func:`shapes_read_since`)."""
+        self.shape_read = next(READS)
+        return self.node.shape
 
     def __init__(self, value: Any, name: str | None = None, dtype: Any = None):
         super().__init__(Node.leaf(_owned_array(value, dtype)))
@@ -90,7 +109,9 @@ class SharedVariable(Tensor):
         # whether the value's memory is lazyjit's alone (an update's fresh output, never
         # handed out): only then may a compiled update overwrite it in place
         self.own = False
+        self.shape_read = 0
         OWNER[self.node] = self
+        ALL.add(self)
 
     @property
     def symbolic(self) -> bool:

@@ -23,7 +23,7 @@ from lazyjit.api.shared import OWNER
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
 from lazyjit.errors import LazyjitError
 from lazyjit.trace.constraints import check
-from lazyjit.trace.dims import Dim, axis_symbol, ident
+from lazyjit.trace.dims import TEXT, Dim, axis_symbol, ident
 from lazyjit.trace.node import Node
 
 
@@ -33,12 +33,12 @@ class Symbolic:
     with the shapes they had (a variable given another shape since makes it stale)."""
 
     __slots__ = ("shapes", "axes", "tid", "params", "nodes", "update_nodes", "updates",
-                 "out_tree", "required", "names", "shared")
+                 "out_tree", "required", "names", "shared", "shapes_read")
 
     def __init__(self, shapes, axes, run: tuple, names: dict):
         self.shapes, self.axes, self.names = shapes, axes, names
         (self.tid, self.params, self.nodes, self.update_nodes, self.updates,
-         self.out_tree) = run
+         self.out_tree, self.shapes_read) = run
         roots = self.nodes + self.update_nodes
         self.required = requirements(roots)
         self.shared = [(OWNER[n], n.shape, n.dtype) for n in graph_leaves(roots)
@@ -61,7 +61,7 @@ class Symbolic:
 
     def current(self) -> bool:
         """Whether every shared variable the graph reads has the shape and dtype it had."""
-        for sv, shape, dtype in self.shared:
+        for sv, shape, dtype in self.shared + self.shapes_read:
             node = sv.node
             if node.buffer is None or node.shape != shape or node.dtype != dtype:
                 return False
@@ -82,7 +82,7 @@ class Symbolic:
         roots = instantiate(self.nodes + self.update_nodes, mapping, env)
         k = len(self.nodes)
         return jitted._entry(self.tid, roots[:k], roots[k:], self.updates, self.out_tree,
-                             arrays, True)
+                             arrays, True, self.shapes_read)
 
 
 class Dynamic:
@@ -158,12 +158,15 @@ class Dynamic:
             return d
         shapes = [tuple(symbol(i, k, d) if (i, k) in axes else d
                         for k, d in enumerate(a.shape)) for i, a in enumerate(arrays)]
+        TEXT.strict = getattr(TEXT, "strict", 0) + 1
         try:
             run = jitted._run_body(args, leaves, shapes, arrays, tree, static)
         except Exception:  # noqa: BLE001 - exact traces raise whatever is the user's
             if self.mode:
                 raise
             return None
+        finally:
+            TEXT.strict -= 1
         said: dict = {}
         for i, s in enumerate(shapes):
             for k, d in enumerate(s):

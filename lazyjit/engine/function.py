@@ -23,7 +23,7 @@ import lazyjit.api.functions as F
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.engine.jit import Jitted
-from lazyjit.api.shared import OWNER, SharedVariable, SYMBOLIC
+from lazyjit.api.shared import OWNER, READS, SYMBOLIC, SharedVariable, shapes_read_since
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
@@ -39,7 +39,7 @@ class Placeholder(Tensor):
     value).  Create with :func:`scalar`, :func:`vector`, :func:`matrix`, :func:`tensor3`,
     :func:`tensor4` or :func:`placeholder`."""
 
-    __slots__ = ("name", "declared")
+    __slots__ = ("name", "declared", "start")
 
     def __repr__(self) -> str:
         return f"placeholder({self.name!r}, shape={describe(self.shape)}, " \
@@ -90,6 +90,7 @@ def placeholder(name: str | None = None, dtype: Any = "float64",
                            f"None or names, got {d!r}")
     t = Placeholder(Node.make("param", (), ("input", uid, name), tuple(dims), dt))
     t.name, t.declared = name, tuple(shape)
+    t.start = next(READS)  # (shared variables' shapes read after this: see Function)
     return t
 
 
@@ -180,6 +181,7 @@ class Function:
             self._jitted = Jitted(self._instantiate, static_argnums=self._valued,
                                   optimizer=self._flags.get("optimizer"), dynamic=False)
             self._jitted.generic_sizes = parent._jitted.generic_sizes
+            self._jitted.shapes_read = self._shapes_read
             self._probed = False
             return
         self.inputs = list(inputs)
@@ -224,6 +226,10 @@ class Function:
             self.givens.append((var.node, _graph(expr)))
         self._check_graph()
         discard()  # (requirements left unattached by the graph's building: none leak on)
+        # shapes of shared variables read while the graph was built (baked into it as
+        # numbers: x * W.shape[0]): another shape later makes the function refuse to run
+        self._shapes_read = shapes_read_since(min([x.start for x in self.inputs],
+                                                  default=next(READS)))
         for sv in taken:  # its assignment is this function's update now
             sv.restore()
         flags = _mode_flags(mode)
@@ -235,6 +241,7 @@ class Function:
         self._jitted = Jitted(self._instantiate, static_argnums=self._valued,
                               optimizer=flags.get("optimizer"), dynamic=False)
         self._jitted.generic_sizes = any(is_symbolic(x.shape) for x in self.inputs)
+        self._jitted.shapes_read = self._shapes_read
         self._probed = False
 
     def _same_shape(self, expr: Tensor, shape: tuple, what: str, srcs: tuple) -> None:
@@ -321,6 +328,15 @@ class Function:
     def _instantiate(self, *params):
         """The graph at the sizes of ``params`` (the arguments as tensors), its updates
         assigned: what the inner ``lj.jit`` traces once per signature of shapes."""
+        for sv, shape, dtype in self._shapes_read:
+            sv = self._resolve(sv)
+            if sv.node.shape != shape or sv.node.dtype != dtype:
+                raise LazyjitError(
+                    f"lj.function: the shared variable {sv.name or ''} has shape "
+                    f"{describe(sv.node.shape)} {sv.node.dtype}, but the function's graph was "
+                    f"built when it had {describe(shape)} {dtype}, and its shape was read "
+                    "while building it (a size of it may be in the graph as a number): "
+                    "build the function again")
         params = list(params)
         values = {}
         for i in self._valued:  # a size given as a value: a constant of this plan

@@ -42,7 +42,8 @@ from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.engine.realize import backend_key, plan_for
-from lazyjit.api.shared import _PENDING, OWNER, realize_pending, SharedVariable
+from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, realize_pending,
+                                shapes_read_since)
 from lazyjit.stats import COUNTS, count
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.api.weak import WeakFloat, WeakInt, WeakScalar
@@ -181,7 +182,7 @@ class _Entry:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
-                 "updates", "n_out", "in_place", "fresh", "simple")
+                 "updates", "n_out", "in_place", "fresh", "simple", "shapes_read")
 
     def call(self, arrays: list, low: int | None = None) -> Any:
         """Run the plan on ``arrays`` and return the output tree of tensors, or
@@ -235,7 +236,12 @@ class _Entry:
 
     def _inputs(self, arrays: list) -> list | None:
         """The plan's inputs: the arguments and the captured values, each shared
-        variable's read once, as traced (None: it changed shape or dtype, trace again)."""
+        variable's read once, as traced (None: it changed shape or dtype, or one whose
+        shape the trace read as a number did: trace again)."""
+        for sv, shape, dtype in self.shapes_read:
+            node = sv.node
+            if node.shape != shape or node.dtype != dtype:
+                return None
         ins = []
         for s in self.slots:
             if s >= 0:
@@ -281,6 +287,7 @@ class Jitted:
         self.donate_argnums = frozenset(donate_argnums)
         self.optimizer = optimizer
         self.dynamic = dynamic
+        self.shapes_read: list = []  # shapes read by what builds this function's graph
         self._dynamic = Dynamic(dynamic)  # sizes seen and symbolic traces, per structure
         self.generic_sizes = False  # plans made for sizes that vary (lj.function)
         self._cache: dict = {}
@@ -446,6 +453,7 @@ class Jitted:
         variables updated, output tree)``."""
         count("traces")
         tid = next(_trace_ids)
+        clock = next(READS)  # (shared variables' shapes the function reads from here)
         nodes_in = [Node.make("param", (), (tid, i), shape, a.dtype)
                     for i, (shape, a) in enumerate(zip(shapes, arrays))]
         params: list = [Tensor(p) for p in nodes_in]
@@ -473,11 +481,11 @@ class Jitted:
             updates = STATE.recording.pop()
             discard()  # (requirements on sizes this trace left unattached go with it)
         return (tid, nodes_in, nodes, [v.node for v in updates.values()], list(updates),
-                out_tree)
+                out_tree, shapes_read_since(clock) + self.shapes_read)
 
     def _trace(self, args, leaves, arrays, tree, static) -> _Entry:
         run = self._run_body(args, leaves, [a.shape for a in arrays], arrays, tree, static)
-        return self._entry(*run[0:1], *run[2:], arrays, self.generic_sizes)
+        return self._entry(run[0], *run[2:6], arrays, self.generic_sizes, run[6])
 
     def _arg_names(self, n: int, tree) -> list[str]:
         """Names for the array arguments' size symbols: the parameter names when every
@@ -489,8 +497,10 @@ class Jitted:
         return [f"a{i}" for i in range(n)]
 
     def _entry(self, tid, nodes, update_nodes, updates, out_tree, arrays,
-               generic_sizes: bool) -> _Entry:
-        """The entry (plan and bookkeeping) of a traced graph over params ``tid``."""
+               generic_sizes: bool, shapes_read: list) -> _Entry:
+        """The entry (plan and bookkeeping) of a traced graph over params ``tid``;
+        ``shapes_read``: the shared variables whose shapes the trace read as numbers
+        (``(variable, shape, dtype)``: another shape at a call makes it trace again)."""
         # a value computed earlier from a shared variable (read eagerly, or found again
         # by hash-consing) is computed again at each call, never captured as a constant
         roots = recompute_stateful(nodes + update_nodes, _current)
@@ -547,7 +557,8 @@ class Jitted:
             if a is not None and slots[a] < 0 and entry.captured[-slots[a] - 1] is sv:
                 entry.in_place.append((j, a, sv))
         entry.slots = slots
-        entry.direct = slots == list(range(len(arrays)))
+        entry.shapes_read = shapes_read
+        entry.direct = slots == list(range(len(arrays))) and not shapes_read
         entry.passthrough = any(n in trace.inputs for n in trace.outputs[:len(nodes)])
         entry.simple = entry.direct and not entry.updates and not entry.passthrough
         entry.out_tree = out_tree

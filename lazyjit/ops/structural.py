@@ -173,18 +173,27 @@ def _bound(v, n, neg: bool, op: str):
     or ``< 0`` for one never positive, ``-(n // 2)``, which NumPy reads as 0 at 0)."""
     lo, hi = (-1, n - 1) if neg else (0, n)
     if type(v) is Dim:
-        vlo, vhi = v.bounds()
-        if vlo >= 0:
-            return dmin(v, hi)
-        if vhi <= 0:  # never positive: counts from the end (where it is not 0)
-            if vhi == 0:
+        if from_end(v):  # counts from the end (where it is not 0: checked at each call)
+            if v.bounds()[1] == 0:
                 require("le", v + 1, 0, op)
             return dmax(n + v, lo)
-        require("le", 0, v, op)
+        if v.bounds()[0] < 0:
+            require("le", 0, v, op)
         return dmin(v, hi)
     if v < 0:
         return dmax(n + v, lo)
     return dmin(v, hi)
+
+
+def from_end(v: Dim) -> bool:
+    """Whether the symbolic bound or index ``v`` is read as counted from the end: when it
+    is never positive and is negative at large sizes (``-(n // 2)``), not when it is 0
+    there (``min(2, n) - 2``).  Either reading is checked at each call (it must keep
+    its sign), so the choice is never a wrong number: at most an error."""
+    lo, hi = v.bounds()
+    if lo >= 0 or hi > 0:
+        return False
+    return hi < 0 or v.evaluate({s: 1 << 20 for s in v.symbols()}) < 0
 
 
 def slice_indices(k: slice, n, op: str = "getitem") -> tuple:

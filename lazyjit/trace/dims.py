@@ -21,6 +21,7 @@ import itertools
 import math
 import numbers
 import sys
+import threading
 from typing import Union
 
 from lazyjit.errors import LazyjitError, is_internal
@@ -319,6 +320,18 @@ class Dim:
                             stack.extend(a.key[1:])
         return out
 
+    def __str__(self) -> str:
+        if getattr(TEXT, "strict", 0) and not is_internal(sys._getframe(1).f_code):
+            self._no_number("text (in a trace over sizes lj.jit made itself: str() of a "
+                            "size is its symbol's name, not its number)")
+        return repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if getattr(TEXT, "strict", 0) and not is_internal(sys._getframe(1).f_code):
+            self._no_number("text (in a trace over sizes lj.jit made itself: f'{n}' of a "
+                            "size is its symbol's name, not its number)")
+        return format(repr(self), spec)
+
     def __repr__(self) -> str:
         terms = sorted(self.terms, key=lambda t: t[1] < 0)  # (stable: positive first)
         lead_negative = terms[0][1] < 0 and self.const <= 0  # printed first, with "-"
@@ -474,6 +487,10 @@ def dmin(a: Size, b: Size) -> Size:
 
 
 _fresh = itertools.count()
+# strict > 0 while this thread runs a jitted function over symbols lj.jit chose itself
+# (automatic dynamic shapes): the user's str() or format() of a size raises there, since
+# the code expects a number (the trace is then made at each size instead)
+TEXT = threading.local()
 
 
 def sym(name: str, unique: bool = False) -> Dim:
