@@ -395,3 +395,12 @@ def test_found_by_the_second_bug_hunt(backend):
     np.testing.assert_array_equal(part, np.split(M, [1])[1])
     with pytest.raises(lj.LazyjitError, match="start and step must be ints"):
         lj.arange(0, m.shape[0], 0.5)
+
+
+def test_any_all_over_a_symbolic_size_at_zero(backend):
+    m = lj.matrix("m")
+    f = lj.function([m], [lj.any(m > 0, axis=0), lj.all(m > 0), lj.any(m)])
+    for n in (0, 1, 3):
+        M = np.arange(n * 2.0).reshape(n, 2) - 1
+        for got, want in zip(f(M), [np.any(M > 0, axis=0), np.all(M > 0), np.any(M)]):
+            np.testing.assert_array_equal(got, want)

@@ -203,7 +203,9 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
-    """As ``np.linspace``; ``num`` may be a symbolic size."""
+    """As ``np.linspace``; ``start``, ``stop`` and ``num`` may be symbolic sizes (the
+    array is made at each call's sizes; a ``num`` below 0 there raises a
+    ``LazyjitError``)."""
     if type(num) is Dim or type(start) is Dim or type(stop) is Dim:
         dt = dtype if dtype is not None else np.result_type(
             *[1 if type(v) is Dim else v for v in (start, stop)], 1.0)
@@ -213,7 +215,8 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
 
 
 def eye(n, m=None, k=0, dtype=np.float64) -> Tensor:
-    """As ``np.eye``; ``n`` and ``m`` may be symbolic sizes."""
+    """As ``np.eye``; ``n`` and ``m`` may be symbolic sizes (made at each call's sizes;
+    one below 0 there raises a ``LazyjitError``)."""
     if type(n) is Dim or type(m) is Dim:
         n, m = _size(n, "eye"), n if m is None else _size(m, "eye")
         return _sized("eye", (n, m, operator.index(k)), (n, m), dtype)

@@ -125,21 +125,23 @@ def std(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
 
 
 def any(x, axis=None, keepdims=False) -> Tensor:  # noqa: A001
-    """True where any element along ``axis`` is nonzero, as ``np.any``."""
-    return max(astype(x, np.bool_), axis, keepdims) if _nonempty(asarray(x)) else \
-        zeros(_reduced_shape(asarray(x), axis, keepdims), np.bool_)
+    """True where any element along ``axis`` is nonzero, as ``np.any`` (False over no
+    elements)."""
+    x = asarray(x)
+    if type(x.size) is Dim:  # (maybe empty at a call: a count, which has an identity)
+        return sum(astype(astype(x, np.bool_), np.int64), axis, keepdims) > 0
+    return max(astype(x, np.bool_), axis, keepdims) if x.size else \
+        zeros(_reduced_shape(x, axis, keepdims), np.bool_)
 
 
 def all(x, axis=None, keepdims=False) -> Tensor:  # noqa: A001
-    """True where all elements along ``axis`` are nonzero, as ``np.all``."""
-    return min(astype(x, np.bool_), axis, keepdims) if _nonempty(asarray(x)) else \
-        ones(_reduced_shape(asarray(x), axis, keepdims), np.bool_)
-
-
-def _nonempty(x: Tensor) -> bool:
-    """Whether ``x`` has elements (a symbolic size: taken as yes; the reduction's shape
-    rule refuses an empty one at the call)."""
-    return type(x.size) is Dim or x.size != 0
+    """True where all elements along ``axis`` are nonzero, as ``np.all`` (True over no
+    elements)."""
+    x = asarray(x)
+    if type(x.size) is Dim:  # (maybe empty at a call: a count, which has an identity)
+        return sum(astype(~astype(x, np.bool_), np.int64), axis, keepdims) == 0
+    return min(astype(x, np.bool_), axis, keepdims) if x.size else \
+        ones(_reduced_shape(x, axis, keepdims), np.bool_)
 
 
 def _reduced_shape(x: Tensor, axis, keepdims) -> tuple[int, ...]:

@@ -24,7 +24,7 @@ from lazyjit.api.scan import ScanSpec
 from lazyjit.errors import LazyjitError, describe, format_site
 from lazyjit.ops import REGISTRY
 from lazyjit.trace.constraints import CHECKS, gather
-from lazyjit.trace.dims import Dim, evaluate, ident
+from lazyjit.trace.dims import Dim, UnboundSize, evaluate, ident
 from lazyjit.trace.graph import reachable, toposort
 from lazyjit.trace.node import Node, origin_of
 
@@ -96,10 +96,12 @@ def _children(n: Node):
 
 def requirements(roots: list[Node]) -> list:
     """The requirements on symbolic sizes of the graph of ``roots`` (loop bodies
-    included: :mod:`lazyjit.trace.constraints`)."""
+    included: :mod:`lazyjit.trace.constraints`), in the order the nodes were made: the
+    first that fails at a call is the one the user's code met first (the function they
+    called, before the primitives it is made of)."""
     if not CHECKS:
         return []
-    return gather(reachable(roots, _children))
+    return gather(sorted(reachable(roots, _children), key=lambda n: n.seq))
 
 
 def sub_arg(a, env: dict):
@@ -158,6 +160,25 @@ def instantiate(roots: list[Node], mapping: dict[Node, Node], env: dict,
         the line that built it); the requirements (:func:`requirements`) are checked
         before, with clearer errors.
     """
+    try:
+        return _instantiate(roots, mapping, env, leaf)
+    except UnboundSize as e:  # (a size of another function's inputs: name where it is)
+        raise LazyjitError(f"{e}\n(the size is used by the graph built at)\n"
+                           f"{format_site(_site_of(roots, e))}") from None
+
+
+def _site_of(roots: list[Node], e: UnboundSize) -> tuple:
+    """The creation site of the first node of the graph of ``roots`` that mentions the
+    unbound size of ``e`` (its message names it), else of the first root."""
+    for n in sorted(reachable(roots, _children), key=lambda n: n.seq):
+        sizes = (*n.shape, *(n.arg if n.op == "param" and type(n.arg) is tuple else ()))
+        if n.site and any(type(d) is Dim and f"size {d} " in str(e) for d in sizes):
+            return n.site
+    return roots[0].site if roots else ()
+
+
+def _instantiate(roots: list[Node], mapping: dict[Node, Node], env: dict,
+                 leaf: Callable[[Node], Node] | None) -> list[Node]:
     memo = dict(mapping)
     stack = [(r, False) for r in reversed(roots)]
     while stack:
