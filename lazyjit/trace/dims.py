@@ -43,10 +43,11 @@ class UnboundSize(LazyjitError, KeyError):
 # --- atoms: the irreducible factors of a term ---------------------------------------------
 
 class _Atom:
-    __slots__ = ("key",)
+    __slots__ = ("key", "order")
 
     def __init__(self, key: tuple):
         self.key = key
+        self.order: "str | None" = None  # (its sort key in canonical forms: _order)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, _Atom) and self.key == other.key
@@ -55,7 +56,7 @@ class _Atom:
         return hash(self.key)
 
     def __lt__(self, other: "_Atom") -> bool:  # (a fixed order: canonical forms)
-        return repr(self.key) < repr(other.key)
+        return _order(self) < _order(other)
 
 
 class _Sym(_Atom):
@@ -129,7 +130,7 @@ class Dim:
 
     def __init__(self, terms: dict, const: int):
         # terms: {tuple of sorted atoms (a monomial): nonzero coefficient}
-        self.terms = tuple(sorted(terms.items(), key=lambda t: [repr(a.key) for a in t[0]]))
+        self.terms = tuple(sorted(terms.items(), key=lambda t: [_order(a) for a in t[0]]))
         self.const = const
         self._hash = hash((self.terms, const))
 
@@ -456,7 +457,7 @@ def _extreme(op: str, a: Size, b: Size) -> Size:
         return a if op == "max" else b
     if hi <= 0:
         return b if op == "max" else a
-    x, y = sorted((a, b), key=repr)
+    x, y = sorted((a, b), key=lambda d: repr(exact_key(d)))
     return Dim.make({(_Op(op, x, y),): 1}, 0)
 
 
@@ -472,7 +473,7 @@ def dbroadcast(a: Size, b: Size) -> Size:
         return b
     if isinstance(a, int) and isinstance(b, int):
         raise ValueError(f"sizes {a} and {b} do not broadcast")
-    x, y = sorted((a, b), key=repr)
+    x, y = sorted((a, b), key=lambda d: repr(exact_key(d)))
     return Dim.make({(_Op("bcast", x, y),): 1}, 0)
 
 
@@ -583,6 +584,14 @@ def extreme_of(d: Size) -> "tuple | None":
         if coeff == 1 and len(mono) == 1 and mono[0].key[0] in ("max", "min"):
             return mono[0].key
     return None
+
+
+def _order(a: _Atom) -> str:
+    """The sort key of an atom in canonical forms: exact (symbols by identity, not by
+    the names they print), so that equal expressions always have one form."""
+    if a.order is None:
+        a.order = repr(_atom_key(a))
+    return a.order
 
 
 def _atom_key(a: _Atom) -> tuple:
