@@ -90,6 +90,20 @@ def shapes_read_since(start: int) -> list[tuple]:
             if sv.shape_read > start]
 
 
+def changed(reads: list, resolve=None) -> "SharedVariable | None":
+    """The first shared variable of ``reads`` (``(variable, shape, dtype)``, as
+    :func:`shapes_read_since` gives) whose value no longer has that shape and dtype;
+    None when all still do.  ``resolve`` maps a variable to the one that stands for it
+    (a copied function's swaps)."""
+    for sv, shape, dtype in reads:
+        if resolve is not None:
+            sv = resolve(sv)
+        node = sv.node
+        if node.shape != shape or node.dtype != dtype:
+            return sv
+    return None
+
+
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 

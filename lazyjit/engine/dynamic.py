@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 
-from lazyjit.api.shared import OWNER
+from lazyjit.api.shared import OWNER, changed
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
 from lazyjit.errors import LazyjitError
 from lazyjit.trace.constraints import check
@@ -61,11 +61,8 @@ class Symbolic:
 
     def current(self) -> bool:
         """Whether every shared variable the graph reads has the shape and dtype it had."""
-        for sv, shape, dtype in self.shared + self.shapes_read:
-            node = sv.node
-            if node.buffer is None or node.shape != shape or node.dtype != dtype:
-                return False
-        return True
+        return changed(self.shared + self.shapes_read) is None and \
+            all(sv.node.buffer is not None for sv, _, _ in self.shared)
 
     def entry(self, jitted, arrays: list):
         """The jit entry at the sizes of ``arrays``; None (automatic mode) when the

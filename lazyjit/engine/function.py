@@ -23,7 +23,8 @@ import lazyjit.api.functions as F
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.engine.jit import Jitted
-from lazyjit.api.shared import OWNER, READS, SYMBOLIC, SharedVariable, shapes_read_since
+from lazyjit.api.shared import (OWNER, READS, SYMBOLIC, SharedVariable, changed,
+                                shapes_read_since)
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
@@ -328,15 +329,16 @@ class Function:
     def _instantiate(self, *params):
         """The graph at the sizes of ``params`` (the arguments as tensors), its updates
         assigned: what the inner ``lj.jit`` traces once per signature of shapes."""
-        for sv, shape, dtype in self._shapes_read:
-            sv = self._resolve(sv)
-            if sv.node.shape != shape or sv.node.dtype != dtype:
-                raise LazyjitError(
-                    f"lj.function: the shared variable {sv.name or ''} has shape "
-                    f"{describe(sv.node.shape)} {sv.node.dtype}, but the function's graph was "
-                    f"built when it had {describe(shape)} {dtype}, and its shape was read "
-                    "while building it (a size of it may be in the graph as a number): "
-                    "build the function again")
+        sv = changed(self._shapes_read, self._resolve)
+        if sv is not None:
+            shape, dtype = next((s, d) for v, s, d in self._shapes_read
+                                if self._resolve(v) is sv)
+            raise LazyjitError(
+                f"lj.function: the shared variable {sv.name or ''} has shape "
+                f"{describe(sv.node.shape)} {sv.node.dtype}, but the function's graph was "
+                f"built when it had {describe(shape)} {dtype}, and its shape was read "
+                "while building it (a size of it may be in the graph as a number): "
+                "build the function again")
         params = list(params)
         values = {}
         for i in self._valued:  # a size given as a value: a constant of this plan

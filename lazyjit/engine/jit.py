@@ -42,8 +42,8 @@ from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.engine.realize import backend_key, plan_for
-from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, realize_pending,
-                                shapes_read_since)
+from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed,
+                                realize_pending, shapes_read_since)
 from lazyjit.stats import COUNTS, count
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.api.weak import WeakFloat, WeakInt, WeakScalar
@@ -238,10 +238,8 @@ class _Entry:
         """The plan's inputs: the arguments and the captured values, each shared
         variable's read once, as traced (None: it changed shape or dtype, or one whose
         shape the trace read as a number did: trace again)."""
-        for sv, shape, dtype in self.shapes_read:
-            node = sv.node
-            if node.shape != shape or node.dtype != dtype:
-                return None
+        if self.shapes_read and changed(self.shapes_read) is not None:
+            return None
         ins = []
         for s in self.slots:
             if s >= 0:
