@@ -60,8 +60,8 @@ def _conv_algo(v: Any) -> str:
 
 def _backend(v: Any) -> str:
     s = str(v).strip().lower()
-    if s not in ("cpu", "numpy", "ir"):
-        raise ValueError(f"expected 'cpu', 'numpy' or 'ir', got {v!r}")
+    if s not in ("cpu", "numpy", "ir", "cuda"):
+        raise ValueError(f"expected 'cpu', 'numpy', 'ir' or 'cuda', got {v!r}")
     return s
 
 
@@ -80,11 +80,15 @@ class _Flags:
     # how convolutions choose their implementation per shape (lazyjit.backends.algorithms):
     # guess_once (a heuristic), time_once (time the candidates once), or an algorithm
     conv_algo: str = "guess_once"
+    # the cuda backend runs its CUDA source on the CPU (lazyjit.backends.cuda.emulate)
+    cuda_emulate: bool = False
+    # every CUDA source is compiled by NVRTC for sm_80 and sm_90, a warning failing it
+    cuda_check: bool = True
 
 
 _PARSERS = {"backend": _backend, "cache_dir": str, "openmp": _bool, "optimizer": _optimizer,
             "compiler": str, "cflags": str, "disk_cache": _bool, "conv_algo": _conv_algo,
-            "strict_cache": _bool}
+            "strict_cache": _bool, "cuda_emulate": _bool, "cuda_check": _bool}
 
 
 class Config:

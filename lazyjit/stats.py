@@ -14,6 +14,7 @@ NAMES = (
     "trace_cache_misses",  # ... that had to build one
     "traces",              # runs of a jitted function's Python body (lj.jit traces)
     "kernels_run",         # kernels launched (cpu) or nodes evaluated (numpy)
+    "nvrtc_checks",        # NVRTC compiles checking a CUDA source (cuda backend's cuda_check)
 )
 _ALL: list[tuple[threading.Thread, dict[str, int]]] = []  # live threads' counters
 _DONE = dict.fromkeys(NAMES, 0)  # the counts of threads that have ended
@@ -38,7 +39,9 @@ def count(name: str, n: int = 1) -> None:
 def stats() -> dict[str, int]:
     """Return a dict of counters, summed over threads: ``compiles`` (compiler runs in this
     process), ``disk_cache_hits``, ``trace_cache_hits``, ``trace_cache_misses``,
-    ``traces`` (runs of an ``@lj.jit`` function's Python body), ``kernels_run``."""
+    ``traces`` (runs of an ``@lj.jit`` function's Python body), ``kernels_run``,
+    ``nvrtc_checks`` (NVRTC compiles that only check a CUDA source; those run on a GPU
+    are ``compiles``)."""
     with _LOCK:
         for thread, c in [e for e in _ALL if not e[0].is_alive()]:  # folded, then dropped
             for k in NAMES:

@@ -1,4 +1,5 @@
-/* lazyjit C runtime: included by every generated CPU module.
+/* lazyjit C runtime: included by every generated CPU module, and by every CUDA module
+ * (through lazyjit_cuda.h: there the functions are __device__ and no C header exists).
  *
  * Integer floor division, remainder and power with NumPy semantics (never trapping:
  * division by zero gives 0, INT_MIN / -1 wraps), float floor division and remainder
@@ -8,18 +9,27 @@
  */
 #ifndef LAZYJIT_RT_H
 #define LAZYJIT_RT_H
+#ifdef __CUDACC__
+#define LJ_INLINE static __device__ __forceinline__
+#define LJ_UNROLL10 _Pragma("unroll 10")
+#else
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
-
 #define LJ_INLINE static inline __attribute__((always_inline))
+#define LJ_UNROLL10 _Pragma("GCC unroll 10")
+#endif
 /* a##_##b after expanding both: the names of a type-generic header's functions in one
  * instantiation (lazyjit_conv_gemm.h: LJ_CAT(lj_im2col, LJ_S) is lj_im2col_float32) */
 #define LJ_CAT_(a, b) a##_##b
 #define LJ_CAT(a, b) LJ_CAT_(a, b)
 
 /* A double whose bits travel in an int64 parameter slot (constants are parameters). */
+#ifdef __CUDACC__
+LJ_INLINE double lj_as_f64(int64_t bits) { return __longlong_as_double(bits); }
+#else
 LJ_INLINE double lj_as_f64(int64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
+#endif
 
 #define LJ_INT_OPS(T, NAME)                                                      \
 LJ_INLINE T lj_floordiv_##NAME(T a, T b) {                                      \
@@ -100,7 +110,7 @@ LJ_INLINE uint32_t lj_philox4x32_10(uint64_t c01, uint64_t c23, uint64_t key, ui
     uint32_t c0 = (uint32_t)c01, c1 = (uint32_t)(c01 >> 32);
     uint32_t c2 = (uint32_t)c23, c3 = (uint32_t)(c23 >> 32);
     uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-    _Pragma("GCC unroll 10")  /* unrolled: the 4 words of a block merge into one computation */
+    LJ_UNROLL10  /* unrolled: the 4 words of a block merge into one computation */
     for (int r = 0; r < 10; r++) {
         if (r) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
         uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;

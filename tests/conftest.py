@@ -22,15 +22,21 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import lazyjit as lj  # noqa: E402
+from lazyjit.backends import cuda  # noqa: E402
 
 BACKENDS = ["numpy", "ir", "cpu"]
+# the test tables that also run on "cuda" (emulated on the CPU where there is no GPU: the
+# kernels' index arithmetic, reductions and barriers are checked on every change)
+CUDA_TABLES = {"test_ops", "test_grad", "test_forward", "test_scan", "test_random",
+               "test_nn", "test_nn_basic", "test_nn_functional", "test_layers_cuda",
+               "test_cuda", "test_float16"}
 # the third-party packages each backend imports (top-level names): the only modules
 # whose absence skips a backend's tests
 DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "numpy": ("numpy",),
     "ir": ("numpy",),
     "cpu": ("numpy", "cffi", "xxhash"),
-    "cuda": ("numpy", "cupy"),
+    "cuda": ("numpy", "cffi", "xxhash"),  # (NVRTC, a library: an ImportError when used)
 }
 
 
@@ -71,13 +77,23 @@ def _unavailable(name: str) -> str | None:
     return None
 
 
-@pytest.fixture(params=BACKENDS)
+def pytest_generate_tests(metafunc):
+    """Tests taking ``backend`` run on :data:`BACKENDS`, and on ``cuda`` in the modules
+    of :data:`CUDA_TABLES`."""
+    if "backend" in metafunc.fixturenames:
+        module = metafunc.module.__name__.rpartition(".")[2]
+        names = BACKENDS + (["cuda"] if module in CUDA_TABLES else [])
+        metafunc.parametrize("backend", names, indirect=True)
+
+
+@pytest.fixture
 def backend(request):
     """The backend name; the test body runs with ``lj.config(backend=name)``."""
     reason = _unavailable(request.param)
     if reason is not None:
         pytest.skip(reason)
-    with lj.config(backend=request.param):
+    flags = cuda.flags() if request.param == "cuda" else {"backend": request.param}
+    with lj.config(**flags):
         yield request.param
 
 

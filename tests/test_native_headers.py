@@ -16,7 +16,7 @@ from lazyjit.backends.cpu import compiler
 
 
 def _headers() -> list[str]:
-    return sorted(os.path.basename(p) for p in glob.glob(os.path.join(compiler._NATIVE,
+    return sorted(os.path.basename(p) for p in glob.glob(os.path.join(compiler.NATIVE,
                                                                       "*.h")))
 
 
@@ -29,8 +29,8 @@ def test_the_helpers_are_headers():
 def test_cache_key_covers_header(name, tmp_path, monkeypatch):
     """Editing header ``name`` (a copy of native/) changes every module's key."""
     native = tmp_path / "native"
-    shutil.copytree(compiler._NATIVE, native)
-    monkeypatch.setattr(compiler, "_NATIVE", str(native))
+    shutil.copytree(compiler.NATIVE, native)
+    monkeypatch.setattr(compiler, "NATIVE", str(native))
     opts = ("cc", ("-O2",), False, str(tmp_path), False)
 
     def key() -> str:

@@ -9,7 +9,8 @@ Interface (each backend is one module or folder):
 
 ``numpy`` is the reference interpreter of traces; ``ir`` runs the lowered kernel IR
 (:mod:`lazyjit.schedule`) with NumPy, the oracle of schedules; ``cpu`` renders the IR as
-C compiled through cffi.  A CUDA backend will be another folder with the same interface.
+C compiled through cffi; ``cuda`` renders it as CUDA C (NVRTC), run on a GPU or emulated
+on the CPU.
 """
 from __future__ import annotations
 
@@ -32,12 +33,13 @@ class Backend(Protocol):
 
 
 _MODULES = {"numpy": "lazyjit.backends.numpy_backend", "ir": "lazyjit.backends.ir",
-            "cpu": "lazyjit.backends.cpu.backend"}
+            "cpu": "lazyjit.backends.cpu.backend", "cuda": "lazyjit.backends.cuda.backend"}
 _LOADED: dict[str, Backend] = {}
 
 
 def get_backend(name: str) -> Backend:
-    """Return the backend module for ``name`` (``'numpy'``, ``'ir'`` or ``'cpu'``)."""
+    """Return the backend module for ``name`` (``'numpy'``, ``'ir'``, ``'cpu'`` or
+    ``'cuda'``)."""
     backend = _LOADED.get(name)
     if backend is None:
         if name not in _MODULES:

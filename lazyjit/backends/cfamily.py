@@ -110,14 +110,15 @@ class Body:
         self.names[node] = name
 
 
-def decode(dims: list[int], sizes: list[str], var: str) -> list[str]:
-    """Statements splitting flat index ``var`` into ``i{d}`` for ``dims`` (C order)."""
+def decode(dims: list[int], sizes: list[str], var: str, tmp: str = "r_") -> list[str]:
+    """Statements splitting flat index ``var`` into ``i{d}`` for ``dims`` (C order),
+    through the variable ``tmp``."""
     if not dims:
         return []
-    out = [f"int64_t r_ = {var};"]
+    out = [f"int64_t {tmp} = {var};"]
     for d in reversed(dims[1:]):
-        out.append(f"const int64_t i{d} = r_ % {sizes[d]}; r_ /= {sizes[d]};")
-    out.append(f"const int64_t i{dims[0]} = r_;")
+        out.append(f"const int64_t i{d} = {tmp} % {sizes[d]}; {tmp} /= {sizes[d]};")
+    out.append(f"const int64_t i{dims[0]} = {tmp};")
     return out
 
 
@@ -125,3 +126,13 @@ def loops(dims: list[int], sizes: list[str]) -> tuple[list[str], list[str]]:
     """Opening and closing lines of nested loops over ``dims``."""
     return ([f"for (int64_t i{d} = 0; i{d} < {sizes[d]}; i{d}++) {{" for d in dims],
             ["}" for _ in dims])
+
+
+def kernel_error(code: int, messages: list[str]) -> Exception:
+    """The exception that a C-family module's nonzero error code stands for: 1 an index
+    out of bounds, 2 no scratch memory, ``3 + i`` the ``i``-th check's message."""
+    if code == 2:
+        return MemoryError("lazyjit: a kernel could not allocate its scratch memory")
+    if code >= 3:
+        return ValueError(messages[code - 3])
+    return IndexError("lazyjit: an index is out of bounds (take, put or advanced indexing)")

@@ -147,7 +147,7 @@ class Executor:
         for k in steps:
             if not isinstance(k, (ir.If, ir.Loop)):
                 _check_overlap(k, table)
-            _RUN[type(k)](self, k, table)
+            RUN[type(k)](self, k, table)
 
     def elementwise(self, k: ir.Elementwise, table) -> None:
         values = _evaluate(k.roots, k.leaves, table)
@@ -240,7 +240,7 @@ class Executor:
                     _copy((base, off + r * size), row(j, T + r), size)
 
 
-_RUN = {ir.Elementwise: Executor.elementwise, ir.Reduce: Executor.reduce,
+RUN = {ir.Elementwise: Executor.elementwise, ir.Reduce: Executor.reduce,
         ir.ArgReduce: Executor.argreduce, ir.Gemm: Executor.gemm, ir.Gather: Executor.gather,
         ir.Scatter: Executor.scatter, ir.Check: Executor.check, ir.Sort: Executor.sort,
         ir.Window: Executor.window, ir.If: Executor.branch, ir.Loop: Executor.loop}
@@ -259,8 +259,8 @@ class Plan:
         return run_program(self.prog, inputs, donate)
 
 
-def run_program(prog: ir.Program, inputs: list[np.ndarray],
-                donate: dict | None = None) -> list[np.ndarray]:
+def run_program(prog: ir.Program, inputs: list[np.ndarray], donate: dict | None = None,
+                executor: Executor | None = None) -> list[np.ndarray]:
     """Execute a lowered program with NumPy, over its own memory plan.
 
     Parameters
@@ -270,6 +270,8 @@ def run_program(prog: ir.Program, inputs: list[np.ndarray],
     inputs : C-contiguous arrays of the shapes and dtypes of its input slots, in order.
     donate : ``{output position: input slot}``, a subset of ``prog.donors``: those
         outputs are written over those input arrays (which the caller gives up).
+    executor : what runs the steps (default: an :class:`Executor`, each kernel with
+        NumPy); the emulated ``cuda`` backend passes one launching its kernels.
 
     Returns
     -------
@@ -300,7 +302,7 @@ def run_program(prog: ir.Program, inputs: list[np.ndarray],
             blocks[prog.block[s - n_in]] = block
     table: list[Pointer] = [(_bytes(a), 0) for a in inputs]
     table += [(blocks[b], 0) for b in prog.block]
-    ex = Executor(prog.messages)
+    ex = executor or Executor(prog.messages)
     fresh = _fresh(prog)
     with np.errstate(all="ignore"):
         for pos, k in enumerate(prog.steps):

@@ -34,7 +34,7 @@ def backend_key() -> tuple:
     if cached[0] != version:
         cached = CONTEXT.backend_key = (version, (
             config.backend, config.openmp, config.optimizer, config.compiler, config.cflags,
-            config.conv_algo))
+            config.conv_algo, config.cuda_emulate))
     return cached[1]
 
 

@@ -34,6 +34,7 @@ import time
 import numpy as np
 
 import lazyjit as lj
+from lazyjit.backends import cuda
 from lazyjit.nn import functional as nnf
 
 LAYERS = (64, 256, 256, 10)
@@ -196,10 +197,19 @@ def main(argv=None) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp",
                         help="the 64-256-256-10 MLP, or the LeNet-like CNN")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="where to run: cuda runs on the GPU, or emulated on the CPU "
+                             "where there is none (slow)")
     args = parser.parse_args(argv)
-    result = train(args.epochs, args.lr, args.batch_size, args.seed, args.momentum,
-                   args.label_smoothing, args.weight_decay, progress=not args.no_progress,
-                   model=args.model)
+    flags = {}
+    if args.device == "cuda":
+        flags = cuda.flags()
+        print("device: cuda" + (" (emulated on the CPU: no GPU here)"
+                                if flags["cuda_emulate"] else ""))
+    with lj.config(**flags):
+        result = train(args.epochs, args.lr, args.batch_size, args.seed, args.momentum,
+                       args.label_smoothing, args.weight_decay,
+                       progress=not args.no_progress, model=args.model)
     print(f"test accuracy: {result['test_accuracy']:.4f}")
     print(f"steps per second: {result['steps_per_second']:.1f}")
     print(f"compiles: {result['compiles']}")

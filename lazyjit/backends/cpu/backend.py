@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from lazyjit.backends import numpy_backend
+from lazyjit.backends.cfamily import kernel_error
 from lazyjit.backends.cpu import conv, pool
 from lazyjit.backends.cpu.compiler import (ffi, is_cached, load, prelude, require_compiler,
                                           settings)
@@ -196,12 +197,7 @@ class Program:
 
     def _raise(self, err: int) -> None:
         """Raise the error that ``lj_run``'s nonzero return code ``err`` stands for."""
-        if err == 2:
-            raise MemoryError("lazyjit: a kernel could not allocate its scratch memory")
-        if err >= 3:
-            raise ValueError(self.messages[err - 3])
-        raise IndexError("lazyjit: an index is out of bounds (take, put or advanced "
-                         "indexing)")
+        raise kernel_error(err, self.messages)
 
 
 _NCPU = os.cpu_count() or 1

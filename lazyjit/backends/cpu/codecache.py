@@ -250,22 +250,41 @@ def verify(root: str, key: str) -> str | None:
     Untrusted
         A folder or file of the entry fails a trust check.
     """
+    return _checked(root, key)[0]
+
+
+def read_verified(root: str, key: str) -> bytes | None:
+    """The bytes of the entry of ``key`` when it is there and sound (read once: what is
+    returned is what was checked, for code loaded from bytes, as a CUDA image), else
+    None.
+
+    Raises
+    ------
+    Untrusted
+        A folder or file of the entry fails a trust check.
+    """
+    problem, data = _checked(root, key)
+    return data if problem is None else None
+
+
+def _checked(root: str, key: str) -> tuple[str | None, bytes | None]:
+    """(:func:`verify`'s answer, the bytes it checked)."""
     folder, lib, sidecar = paths(root, key)
     try:
         problem = _problem(os.lstat(folder), folder, folder=True)
     except FileNotFoundError:
-        return "missing"
+        return "missing", None
     if problem:
         raise Untrusted(problem)
     data = _read(lib)
     if data is None:
-        return "missing"
+        return "missing", None
     recorded = _read(sidecar)
     if recorded is None:
-        return "its sidecar (.sum) is missing: written by an older lazyjit, or damaged"
+        return "its sidecar (.sum) is missing: written by an older lazyjit, or damaged", None
     if recorded.decode("ascii", "replace") != sidecar_text(key, data):
-        return "its bytes or key do not match its sidecar (.sum)"
-    return None
+        return "its bytes or key do not match its sidecar (.sum)", None
+    return None, data
 
 
 @contextlib.contextmanager

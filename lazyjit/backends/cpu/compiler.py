@@ -35,12 +35,15 @@ from lazyjit.errors import op_error
 from lazyjit.stats import count
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(_HERE))), "native")
-if not os.path.isdir(_NATIVE):  # installed without the source tree
-    _NATIVE = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "native")
+NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(_HERE))), "native")
+if not os.path.isdir(NATIVE):  # installed without the source tree
+    NATIVE = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "native")
 
 ffi = cffi.FFI()
-ffi.cdef("int lj_run(void** B, const int64_t* P); void lj_set_blas(void* s, void* d, void* t);")
+ffi.cdef("int lj_run(void** B, const int64_t* P); void lj_set_blas(void* s, void* d, void* t);"
+         # an emulated CUDA module's launcher (lazyjit.backends.cuda.emulate)
+         "int lj_launch(int k, int64_t grid, int block, void** B, const int64_t* P, "
+         "int32_t* E);")
 
 _LOADED: dict[str, object] = {}
 _LOCK = threading.Lock()                      # guards _KEY_LOCKS and _BLAS
@@ -72,7 +75,7 @@ def cflags() -> list[str]:
     flags = ["-O2", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
              "-fno-trapping-math", "-ffp-contract=off", "-fwrapv", "-fno-semantic-interposition",
              "-w",
-             f"-I{_NATIVE}"]
+             f"-I{NATIVE}"]
     flags.append("-fopenmp" if config.openmp else "-fopenmp-simd")
     flags += config.cflags.split()
     return flags
@@ -155,7 +158,7 @@ def _header_text() -> str:
     """The name and text of every header in ``native/`` (the runtime and the type-generic
     helpers a module may include), for the code cache key: editing one recompiles."""
     parts = []
-    for path in sorted(glob.glob(os.path.join(_NATIVE, "*.h"))):
+    for path in sorted(glob.glob(os.path.join(NATIVE, "*.h"))):
         with open(path) as f:
             parts.append(f"{os.path.basename(path)}\0{f.read()}")
     return "\0".join(parts)

@@ -1,0 +1,129 @@
+"""Running a CUDA module on the GPU through cupy.
+
+The module's image is compiled by NVRTC for the device's architecture (``sm_XY``) and
+kept in lazyjit's code cache (:func:`.nvrtc.image`: verified bytes), then loaded as a
+cupy module; its kernels are launched on cupy's current stream with grids from the
+parameter table (:class:`.render.Launch`).  Buffers are blocks of cupy's memory pool,
+addressed as the interpreter's (:mod:`lazyjit.backends.ir`) blocks are; host steps run
+on cupy: GEMM through cuBLAS (``cupy.matmul``, float16 accumulating in float32), and,
+for now, sort and the window ops by their NumPy references through host memory.
+
+Inputs may be NumPy arrays (copied to the device) or cupy arrays; outputs are copied to
+NumPy arrays, the call's one synchronization (tensors keep host values today).
+"""
+from __future__ import annotations
+
+import math
+
+import cupy as cp
+import numpy as np
+
+from lazyjit.backends import ir as ir_backend
+from lazyjit.backends.cfamily import kernel_error
+from lazyjit.backends.cuda import nvrtc
+from lazyjit.backends.cuda.render import Module
+from lazyjit.ops import REGISTRY
+from lazyjit.schedule import ir
+from lazyjit.schedule.views import View
+
+THREADS = 256     # threads per block
+MAX_BLOCKS = 1 << 16  # grid-stride loops cover the rest
+
+
+def arch() -> str:
+    """The current device's architecture, ``sm_XY``."""
+    return f"sm_{cp.cuda.Device().compute_capability}"
+
+
+class Plan:
+    """A program whose device kernels run on the GPU."""
+
+    def __init__(self, prog: ir.Program, mod: Module, source: str):
+        self.prog = prog
+        self.module = cp.cuda.function.Module()
+        self.module.load(nvrtc.image(source, arch()))
+        self.funcs = [self.module.get_function(f"k{i}") for i in range(len(mod.funcs))]
+        params = np.array(mod.params, dtype=np.int64)
+        self.P = cp.asarray(params)
+        self.launches = {}
+        for step, launch in mod.launches.items():
+            work = math.prod(int(params[i]) for i in launch.work)
+            blocks = work if launch.per_block else -(-work // THREADS)
+            self.launches[step] = (self.funcs[launch.index], min(blocks, MAX_BLOCKS))
+        self.donors, self.n_in, self.outputs = {}, prog.n_inputs, prog.outputs
+
+    def run(self, inputs: list, donate: dict | None = None) -> list[np.ndarray]:
+        prog, n_in = self.prog, self.prog.n_inputs
+        arrays = [cp.ascontiguousarray(cp.asarray(a)) for a in inputs]
+        blocks = [cp.empty(n, cp.uint8) for n in prog.block_bytes]
+        table = [(a.reshape(-1).view(cp.uint8), 0) for a in arrays]
+        table += [(blocks[b], 0) for b in prog.block]
+        ex = Executor(self)
+        ex.steps(prog.steps, table)
+        error = int(ex.error.get()[0])  # (synchronizes)
+        if error:
+            raise kernel_error(error, prog.messages)
+        outs = []
+        for s, shape in prog.outputs:
+            if s < n_in:
+                a = arrays[s]
+            else:
+                dt = prog.slots[s - n_in][1]
+                a = cp.ndarray(shape, dt, memptr=blocks[prog.block[s - n_in]].data)
+            out = cp.asnumpy(a).reshape(shape)
+            out.flags.writeable = False
+            outs.append(out)
+        return outs
+
+
+class Executor(ir_backend.Executor):
+    """Runs a program's steps on the GPU: device kernels launched, GEMM on cuBLAS,
+    conditionals read on the host, scan loops as the interpreter takes them."""
+
+    def __init__(self, plan: Plan):
+        super().__init__(plan.prog.messages)
+        self.plan = plan
+        self.error = cp.zeros(1, cp.int32)
+
+    @staticmethod
+    def view(table, v: View) -> cp.ndarray:
+        base, off = table[v.slot]
+        isz = v.dtype.itemsize
+        return cp.ndarray(v.shape, v.dtype, memptr=base.data + off + v.offset * isz,
+                          strides=tuple(s * isz for s in v.strides))
+
+    def steps(self, steps: list, table: list) -> None:
+        for k in steps:
+            launch = self.plan.launches.get(k)
+            if launch is None:
+                _HOST[type(k)](self, k, table)
+            elif launch[1] > 0:
+                fn, grid = launch
+                B = cp.asarray(np.array([0 if p is None else p[0].data.ptr + p[1]
+                                         for p in table], dtype=np.uint64))
+                fn((grid,), (THREADS,), (B, self.plan.P, self.error))
+
+    def gemm(self, k: ir.Gemm, table) -> None:
+        a, b, dst = self.view(table, k.a), self.view(table, k.b), self.view(table, k.dst)
+        out = cp.matmul(a, b)
+        if k.alpha != 1.0:
+            out = (out * k.alpha).astype(dst.dtype)
+        if k.accumulate:
+            out = dst + out
+        dst[...] = out
+
+    def sort(self, k: ir.Sort, table) -> None:
+        src = cp.asnumpy(self.view(table, k.src))
+        self.view(table, k.dst)[...] = cp.asarray(REGISTRY["argsort"].ref(src, k.descending))
+
+    def window(self, k: ir.Window, table) -> None:
+        a, b = (cp.asnumpy(self.view(table, v)) for v in (k.a, k.b))
+        out = REGISTRY[k.op].ref(a, b, k.arg)
+        self.view(table, k.dst)[...] = cp.asarray(np.asarray(out).astype(k.dst.dtype))
+
+    def branch(self, k: ir.If, table) -> None:
+        self.steps(k.then if self.view(table, k.cond).item() else k.orelse, table)
+
+
+_HOST = {ir.Gemm: Executor.gemm, ir.Sort: Executor.sort, ir.Window: Executor.window,
+         ir.If: Executor.branch, ir.Loop: Executor.loop}

@@ -1,0 +1,106 @@
+"""Running a CUDA module on the CPU (``LAZYJIT_FLAGS=backend=cuda,cuda_emulate=true``).
+
+The module's CUDA source, unchanged, is compiled by the C compiler with
+``native/lazyjit_cuda_emu.h`` (``-DLJ_EMULATE``: blocks one after the other, each
+block's threads an OpenMP team, barriers and shuffles between them) and a launcher,
+``lj_launch(k, grid, block, B, P, E)``; it is loaded through the code cache as the
+``cpu`` modules are.  Device memory is host memory: the buffers are the NumPy blocks of
+the ``ir`` backend's interpreter (:func:`lazyjit.backends.ir.run_program`), whose steps
+this module's :class:`Executor` runs: device kernels through ``lj_launch``, host steps
+(GEMM, sort, window ops, conditionals, scan loops) as the interpreter does, in place of
+cuBLAS, cupy's sort and cuDNN.
+
+Launches use small blocks (:data:`THREADS` threads, two warps) and grids of at most
+:data:`BLOCKS` blocks, so that every kernel is checked on several blocks, several warps
+and its grid-stride loops: kernels must be right for any launch shape.
+"""
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+from lazyjit.backends import ir as ir_backend
+from lazyjit.backends.cfamily import kernel_error
+from lazyjit.backends.cpu.compiler import NATIVE, ffi, load
+from lazyjit.backends.cuda.render import Module
+from lazyjit.config import config
+from lazyjit.schedule import ir
+
+THREADS = 64   # threads per block in emulation (a multiple of the warp's 32)
+BLOCKS = 2     # blocks per grid at most, in emulation
+_LAUNCH = threading.Lock()  # one emulated launch at a time: __shared__ are statics
+
+
+def source(cuda_source: str, n_kernels: int) -> str:
+    """``cuda_source`` with the emulation's launcher appended."""
+    table = ", ".join(f"k{i}" for i in range(n_kernels)) or "0"
+    return (f"#define LJ_EMULATE 1\n{cuda_source}\n"
+            "/* (GEMM is a host step: the BLAS pointers every module is given go unused) */\n"
+            "void lj_set_blas(void* s, void* d, void* t) { (void)s; (void)d; (void)t; }\n"
+            f"static const lj_kernel_t lj_kernels[] = {{{table}}};\n"
+            "int lj_launch(int k, int64_t grid, int block, void** B, const int64_t* P, "
+            "int32_t* E) {\n  return lj_emulate(lj_kernels[k], grid, block, B, P, E);\n}\n")
+
+
+def settings() -> tuple:
+    """The compile settings of emulated modules (as the ``cpu`` compiler's
+    ``settings()``): OpenMP always (the block's threads), -O1 (tests compile many small
+    modules)."""
+    flags = ("-O1", "-fPIC", "-shared", "-std=gnu11", "-fopenmp", "-fno-math-errno",
+             "-fno-trapping-math", "-ffp-contract=off", "-fwrapv", "-w", f"-I{NATIVE}")
+    return (config.compiler, flags, config.disk_cache, config.cache_dir, config.strict_cache)
+
+
+class Plan:
+    """A program whose device kernels run emulated (one compiled module per trace)."""
+
+    def __init__(self, prog: ir.Program, mod: Module, cuda_source: str):
+        self.prog = prog
+        self.lib = load(source(cuda_source, len(mod.funcs)), settings())
+        self.params = np.array(mod.params, dtype=np.int64)
+        self.P = ffi.from_buffer("int64_t[]", self.params)
+        self.launches = {}
+        for step, launch in mod.launches.items():
+            work = math.prod(int(self.params[i]) for i in launch.work)
+            blocks = work if launch.per_block else -(-work // THREADS)
+            self.launches[step] = (launch.index, min(blocks, BLOCKS))
+        self.donors, self.n_in, self.outputs = prog.donors, prog.n_inputs, prog.outputs
+
+    def run(self, inputs: list[np.ndarray], donate: dict | None = None) -> list[np.ndarray]:
+        ex = Executor(self)
+        outs = ir_backend.run_program(self.prog, inputs, donate, ex)
+        if ex.error[0]:
+            raise kernel_error(int(ex.error[0]), self.prog.messages)
+        return outs
+
+
+class Executor(ir_backend.Executor):
+    """Runs a program's steps: device kernels launched on the emulated GPU, the others
+    as the interpreter runs them."""
+
+    def __init__(self, plan: Plan):
+        super().__init__(plan.prog.messages)
+        self.plan = plan
+        self.error = np.zeros(1, np.int32)  # the call's error word, E
+        self._E = ffi.from_buffer("int32_t[]", self.error)
+
+    def steps(self, steps: list, table: list) -> None:
+        launches = self.plan.launches
+        for k in steps:
+            launch = launches.get(k)
+            if launch is None:
+                ir_backend.RUN[type(k)](self, k, table)
+            elif launch[1] > 0:
+                self._launch(*launch, table)
+
+    def _launch(self, index: int, grid: int, table: list) -> None:
+        addrs = np.array([0 if p is None else p[0].ctypes.data + p[1] for p in table],
+                         dtype=np.uint64)
+        B = ffi.cast("void**", addrs.ctypes.data)
+        with _LAUNCH:
+            rc = self.plan.lib.lj_launch(index, grid, THREADS, B, self.plan.P, self._E)
+        if rc:
+            raise RuntimeError(f"lazyjit: OpenMP did not give the emulated block its "
+                               f"{THREADS} threads (OMP_THREAD_LIMIT or OMP_DYNAMIC set?)")

@@ -1,0 +1,218 @@
+"""Compiling CUDA sources with NVRTC (no GPU needed), kept in lazyjit's code cache.
+
+NVRTC is NVIDIA's pip package ``nvidia-cuda-nvrtc-cu12`` (part of ``pip install
+lazyjit[cuda]``), called through ``ctypes``: a compile releases the GIL, so the checks
+of :func:`check` run beside the C compiler and each other, and a machine without a GPU
+compiles CUDA C exactly as a GPU machine does.  Warnings are errors: NVRTC has no
+``-Werror``, so a compile whose log is not empty fails.  The headers of ``native/`` that
+a module includes are handed to NVRTC by name (it reads no file).
+
+A compiled image (cubin) is stored in the disk cache of :mod:`lazyjit.backends.cpu.codecache`
+(the user's own folder, digests checked before anything is loaded) under a key of the
+source, the headers, the options and NVRTC's version, so another process compiles
+nothing.  :func:`check` compiles a source for every architecture of :data:`CHECK_ARCHS`:
+what the test suite does for every CUDA source it generates, on any machine.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import tempfile
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import xxhash
+
+from lazyjit.backends.cpu import codecache, compiler
+from lazyjit.config import config
+from lazyjit.stats import count
+
+CHECK_ARCHS = ("sm_80", "sm_90")
+HEADERS = ("lazyjit_cuda.h", "lazyjit_rt.h")
+# IEEE float semantics as the C modules have them (no fused multiply-add: the same
+# numbers as cpu), C++17
+OPTIONS = ("-std=c++17", "--fmad=false", "--diag-suppress=177,550")
+
+_DONE: set[str] = set()
+_LOCK = threading.Lock()
+
+
+class CudaCompileError(RuntimeError):
+    """NVRTC failed or warned; the message holds its log and the source's path."""
+
+
+def _headers() -> list[tuple[str, str]]:
+    out = []
+    for name in HEADERS:
+        with open(os.path.join(compiler.NATIVE, name)) as f:
+            out.append((name, f.read()))
+    return out
+
+
+class _Library:
+    """libnvrtc, loaded on first use."""
+
+    def __init__(self):
+        self.lib: ctypes.CDLL | None = None
+        self.lock = threading.Lock()
+
+    def get(self) -> ctypes.CDLL:
+        """The loaded library.
+
+        Raises
+        ------
+        ImportError
+            NVRTC is not installed (the message says how to install it).
+        """
+        with self.lock:
+            if self.lib is None:
+                self.lib = _load()
+            return self.lib
+
+
+def _load() -> ctypes.CDLL:
+    try:
+        import nvidia.cuda_nvrtc as pkg
+        found = [p for d in pkg.__path__ for p in glob.glob(os.path.join(d, "lib",
+                                                                         "libnvrtc.so.*"))]
+    except ImportError:
+        found = []
+    for path in sorted(found) or ["libnvrtc.so.12", "libnvrtc.so"]:
+        try:
+            lib = ctypes.CDLL(path)
+            break
+        except OSError:
+            continue
+    else:
+        raise ImportError("lazyjit: the cuda backend needs NVRTC: pip install "
+                          "'lazyjit[cuda]' (or nvidia-cuda-nvrtc-cu12 alone, enough to "
+                          "emulate: LAZYJIT_FLAGS=backend=cuda,cuda_emulate=true)")
+    P, c = ctypes.POINTER, ctypes
+    lib.nvrtcCreateProgram.argtypes = [P(c.c_void_p), c.c_char_p, c.c_char_p, c.c_int,
+                                       P(c.c_char_p), P(c.c_char_p)]
+    lib.nvrtcCompileProgram.argtypes = [c.c_void_p, c.c_int, P(c.c_char_p)]
+    for name in ("nvrtcGetProgramLogSize", "nvrtcGetCUBINSize"):
+        getattr(lib, name).argtypes = [c.c_void_p, P(c.c_size_t)]
+    for name in ("nvrtcGetProgramLog", "nvrtcGetCUBIN"):
+        getattr(lib, name).argtypes = [c.c_void_p, c.c_char_p]
+    lib.nvrtcDestroyProgram.argtypes = [P(c.c_void_p)]
+    lib.nvrtcGetErrorString.restype = c.c_char_p
+    return lib
+
+
+_LIB = _Library()
+
+
+def version() -> tuple[int, int]:
+    """NVRTC's version (raises ``ImportError`` when it is not installed)."""
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _LIB.get().nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
+    return major.value, minor.value
+
+
+def key(source: str, arch: str) -> str:
+    """The code cache key of ``source`` compiled for ``arch``."""
+    parts = [source, *(t for _, t in _headers()), arch, " ".join(OPTIONS), str(version())]
+    return xxhash.xxh3_128_hexdigest("\0".join(parts).encode())
+
+
+def compile_image(source: str, arch: str, counter: str = "compiles") -> bytes:
+    """The cubin of ``source`` for ``arch`` (``"sm_90"``), compiled now (counted as
+    ``counter`` in ``lj.stats()``).
+
+    Raises
+    ------
+    CudaCompileError
+        NVRTC reported an error or a warning.
+    """
+    lib, c = _LIB.get(), ctypes
+    headers = _headers()
+    names = (c.c_char_p * len(headers))(*(n.encode() for n, _ in headers))
+    texts = (c.c_char_p * len(headers))(*(t.encode() for _, t in headers))
+    options = [o.encode() for o in (f"-arch={arch}", *OPTIONS)]
+    prog = c.c_void_p()
+    _ok(lib, lib.nvrtcCreateProgram(c.byref(prog), source.encode(), b"lazyjit.cu",
+                                    len(headers), texts, names))
+    try:
+        status = lib.nvrtcCompileProgram(prog, len(options),
+                                         (c.c_char_p * len(options))(*options))
+        size = c.c_size_t()
+        _ok(lib, lib.nvrtcGetProgramLogSize(prog, c.byref(size)))
+        buf = c.create_string_buffer(size.value)
+        _ok(lib, lib.nvrtcGetProgramLog(prog, buf))
+        log = buf.value.decode(errors="replace").strip()
+        count(counter)
+        if status or log:
+            fd, path = tempfile.mkstemp(suffix=".cu", prefix="lazyjit-")
+            with os.fdopen(fd, "w") as f:
+                f.write(source)
+            why = lib.nvrtcGetErrorString(status).decode() if status else \
+                "a warning is an error"
+            raise CudaCompileError(f"lazyjit: NVRTC {'failed' if status else 'warned'} "
+                                   f"compiling for {arch} ({why}):\n{log[-4000:]}\n"
+                                   f"source: {path}")
+        _ok(lib, lib.nvrtcGetCUBINSize(prog, c.byref(size)))
+        buf = c.create_string_buffer(size.value)
+        _ok(lib, lib.nvrtcGetCUBIN(prog, buf))
+        return buf.raw
+    finally:
+        lib.nvrtcDestroyProgram(c.byref(prog))
+
+
+def _ok(lib, status: int) -> None:
+    if status:
+        raise CudaCompileError(f"lazyjit: NVRTC: {lib.nvrtcGetErrorString(status).decode()}")
+
+
+def image(source: str, arch: str, counter: str = "compiles") -> bytes:
+    """The cubin of ``source`` for ``arch``: from the disk cache (verified), or NVRTC
+    (then stored)."""
+    k = key(source, arch)
+    root = codecache.root(config.cache_dir, config.strict_cache) if config.disk_cache else None
+    if root is not None:
+        def build(work: str) -> str:
+            fd, path = tempfile.mkstemp(suffix=".cubin", dir=work)
+            with os.fdopen(fd, "wb") as f:
+                f.write(compile_image(source, arch, counter))
+            return path
+        path = codecache.fetch(root, k, config.strict_cache, build)
+        if path is not None:
+            data = codecache.read_verified(root, k)
+            if data is not None:
+                return data
+    return compile_image(source, arch, counter)
+
+
+_POOL = ThreadPoolExecutor(max_workers=len(CHECK_ARCHS), thread_name_prefix="lazyjit-nvrtc")
+
+
+def check(source: str) -> list[Future]:
+    """Start compiling ``source`` for every architecture of :data:`CHECK_ARCHS` (once
+    per process and cache), in background threads; :func:`wait` for the futures."""
+    opts = (config.cache_dir, config.strict_cache, config.disk_cache)  # (read here)
+    return [_POOL.submit(_check_one, source, arch, opts) for arch in CHECK_ARCHS]
+
+
+def wait(checks: list[Future]) -> None:
+    """Wait for the checks of :func:`check`.
+
+    Raises
+    ------
+    CudaCompileError
+        NVRTC failed or warned for one of the architectures.
+    ImportError
+        NVRTC is not installed.
+    """
+    for f in checks:
+        f.result()
+
+
+def _check_one(source: str, arch: str, opts: tuple) -> None:
+    k = key(source, arch)
+    if k in _DONE:
+        return
+    with config(cache_dir=opts[0], strict_cache=opts[1], disk_cache=opts[2]):
+        image(source, arch, "nvrtc_checks")
+    with _LOCK:
+        _DONE.add(k)

@@ -1,0 +1,113 @@
+"""The ``cuda`` backend: CUDA C from the kernel IR, checked by NVRTC for sm_80 and sm_90,
+run on a GPU or emulated on the CPU (blocks in turn, each block's threads an OpenMP
+team).  The op, gradient, scan, nn and random tables also run on ``cuda``
+(``tests/conftest.py``: :data:`CUDA_TABLES`); these tests check what is particular to
+it: launch shapes, block reductions over many warps and blocks, error words, NVRTC's
+verdicts and the code cache.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+from lazyjit.backends import cuda
+from lazyjit.backends.cuda import emulate, nvrtc
+
+EMULATED = cuda.gpu_count() == 0
+
+
+@pytest.fixture
+def on_cuda():
+    with lj.config(**cuda.flags()):
+        yield
+
+
+@pytest.mark.parametrize("threads,blocks", [(32, 1), (64, 2), (96, 3), (128, 1)])
+def test_kernels_are_right_for_any_launch_shape(on_cuda, threads, blocks, monkeypatch, rng):
+    """Block reductions (inner axes: shuffles within and across warps), outer-axis
+    reductions, arg-reductions and grid-stride loops give NumPy's values whatever the
+    block and grid sizes (emulation picks them: here 1-4 warps, 1-3 blocks)."""
+    if not EMULATED:
+        pytest.skip("launch shapes are chosen by the emulation")
+    monkeypatch.setattr(emulate, "THREADS", threads)
+    monkeypatch.setattr(emulate, "BLOCKS", blocks)
+    x = rng.standard_normal((37, 301)).astype(np.float32)
+    i = rng.integers(-50, 50, (5, 1000)).astype(np.int64)
+    t, ti = lj.tensor(x), lj.tensor(i)
+    np.testing.assert_allclose((t * 2).sum(1).numpy(), (x * 2).sum(1), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(t.sum(0).numpy(), x.sum(0), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(t.sum().numpy(), x.sum(), rtol=1e-4)
+    np.testing.assert_array_equal(t.max(1).numpy(), x.max(1))
+    np.testing.assert_array_equal(ti.sum(1).numpy(), i.sum(1))
+    np.testing.assert_array_equal(ti.min().numpy(), i.min())
+    np.testing.assert_array_equal((ti > 0).any(1).numpy(), (i > 0).any(1))
+    np.testing.assert_array_equal((ti > -60).all(1).numpy(), (i > -60).all(1))
+    np.testing.assert_array_equal(t.argmax(1).numpy(), x.argmax(1))
+    np.testing.assert_array_equal(t.argmin(0).numpy(), x.argmin(0))
+    np.testing.assert_allclose(lj.exp(t[:, ::3].T).numpy(), np.exp(x[:, ::3].T), rtol=1e-6)
+
+
+def test_nan_wins_max_and_argmax(on_cuda):
+    x = np.arange(200, dtype=np.float64).reshape(2, 100)
+    x[1, 57] = np.nan
+    t = lj.tensor(x)
+    np.testing.assert_array_equal(t.max(1).numpy(), x.max(1))
+    np.testing.assert_array_equal(t.argmax(1).numpy(), x.argmax(1))
+
+
+def test_index_errors_and_checks(on_cuda):
+    """The error word: an index out of range raises IndexError, a failed check its
+    message, as on cpu."""
+    x = lj.tensor(np.arange(6.0))
+    with pytest.raises(IndexError, match="out of bounds"):
+        lj.take(x, lj.tensor(np.array([0, 6]))).numpy()
+    np.testing.assert_array_equal(lj.take(x, lj.tensor(np.array([-1, 2]))).numpy(), [5.0, 2.0])
+    upd = lj.inc_subtensor(x[lj.tensor(np.array([1, 1, 3]))], 1.0).numpy()
+    np.testing.assert_array_equal(upd, [0, 3, 2, 4, 4, 5])
+
+
+def test_nvrtc_rejects_errors_and_warnings():
+    """A warning is an error (NVRTC has no -Werror): the message holds NVRTC's log."""
+    good = '#include "lazyjit_cuda.h"\nLJ_KERNEL k0(void* const* B, const int64_t* P, ' \
+        'int32_t* E) { if (threadIdx.x == 0) E[0] = (int32_t)P[0]; }\n'
+    assert len(nvrtc.compile_image(good, "sm_90")) > 0
+    with pytest.raises(nvrtc.CudaCompileError, match="failed.*undefined"):
+        nvrtc.compile_image(good.replace("E[0] =", "F[0] ="), "sm_80")
+    warns = good.replace("{ if", "{ int64_t u = 1; u = u << 70; if")
+    with pytest.raises(nvrtc.CudaCompileError, match="warned"):
+        nvrtc.compile_image(warns, "sm_90")
+
+
+def test_every_source_is_checked_once_per_cache(tmp_path):
+    """Each new module is compiled by NVRTC for sm_80 and sm_90 (``nvrtc_checks``);
+    another process with the same disk cache compiles nothing at all."""
+    script = textwrap.dedent(f"""
+        import numpy as np, lazyjit as lj
+        from lazyjit.backends import cuda
+        with lj.config(**cuda.flags(), cache_dir={str(tmp_path)!r}):
+            x = lj.tensor(np.arange(12.0).reshape(3, 4))
+            y = (lj.exp(x) * 3).sum(1).numpy()
+        assert np.allclose(y, (np.exp(np.arange(12.0).reshape(3, 4)) * 3).sum(1))
+        s = lj.stats()
+        print(s["compiles"], s["nvrtc_checks"], s["disk_cache_hits"])
+    """)
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    first, second = ([int(v) for v in r.stdout.split()] for r in runs)
+    assert first[1] == 2 * first[0] if EMULATED else first[1] == 2
+    assert second[:2] == [0, 0] and second[2] > 0
+
+
+def test_no_gpu_without_emulation_is_a_clear_error():
+    if not EMULATED:
+        pytest.skip("this machine has a GPU")
+    with lj.config(backend="cuda", cuda_emulate=False):
+        with pytest.raises(lj.LazyjitError, match="cuda_emulate=true"):
+            (lj.tensor(np.arange(3.0)) + 1).numpy()
