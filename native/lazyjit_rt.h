@@ -1,11 +1,11 @@
 /* lazyjit C runtime: included by every generated CPU module, and by every CUDA module
  * (through lazyjit_cuda.h: there the functions are __device__ and no C header exists).
  *
- * Integer floor division, remainder and power with NumPy semantics (never trapping:
- * division by zero gives 0, INT_MIN / -1 wraps), float floor division and remainder
- * as NumPy's npy_divmod, and overflow-free sigmoid / softplus.  The generated code
- * declares glibc's vector math (libmvec) variants separately, so loops calling
- * expf, sinf, tanhf, ... vectorize.
+ * float16 storage (lj_half) and its conversions; integer floor division, remainder and
+ * power with NumPy semantics (never trapping: division by zero gives 0, INT_MIN / -1
+ * wraps), float floor division and remainder as NumPy's npy_divmod, and overflow-free
+ * sigmoid / softplus.  The generated code declares glibc's vector math (libmvec)
+ * variants separately, so loops calling expf, sinf, tanhf, ... vectorize.
  */
 #ifndef LAZYJIT_RT_H
 #define LAZYJIT_RT_H
@@ -14,6 +14,7 @@
 #define LJ_UNROLL10 _Pragma("unroll 10")
 #else
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #define LJ_INLINE static inline __attribute__((always_inline))
@@ -30,6 +31,14 @@ LJ_INLINE double lj_as_f64(int64_t bits) { return __longlong_as_double(bits); }
 #else
 LJ_INLINE double lj_as_f64(int64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
 #endif
+
+/* float16 (NumPy's float16, IEEE 754 binary16) is stored as lj_half and computed in float
+ * (lazyjit/backends/cfamily.py): loads convert with lj_h2f, stores with lj_f2h (round to
+ * nearest even); lj_d2h rounds a double directly (through float it could round twice). */
+typedef _Float16 lj_half;
+LJ_INLINE float lj_h2f(lj_half x) { return (float)x; }
+LJ_INLINE lj_half lj_f2h(float x) { return (lj_half)x; }
+LJ_INLINE lj_half lj_d2h(double x) { return (lj_half)x; }
 
 #define LJ_INT_OPS(T, NAME)                                                      \
 LJ_INLINE T lj_floordiv_##NAME(T a, T b) {                                      \

@@ -3,6 +3,22 @@ types, literals, scalar constants read from the parameter table, the expression
 templates of the ops' :class:`~lazyjit.ops.OpDef`, fused expressions, and index
 arithmetic.  A renderer passes a parameter table: an object whose ``p(value)`` appends
 an int64 and returns the C expression reading it.
+
+float16 (NumPy's ``float16``, IEEE 754 binary16) is stored as 16 bits and computed in
+``float``.  The contract every renderer and its prelude keep:
+
+* :func:`ctype` is the *storage* type: ``lj_half`` for float16, which each prelude
+  defines (C: ``typedef _Float16 lj_half``; CUDA C: a 16-bit struct);
+* :func:`compute_ctype` is the type arithmetic is done in: ``float`` for float16;
+* memory is read through :func:`load_expr` and written through :func:`store_expr`:
+  ``lj_h2f(x)`` and ``lj_f2h(x)`` for float16 (each prelude defines both, and
+  ``lj_d2h(double)``, the correctly rounded conversion from double), the expression
+  itself for every other dtype;
+* a fused expression (:class:`Body`) holds its float16 values in ``float`` variables
+  and computes each op in float (the op templates see float16 as float32: ``expf``),
+  so a fused chain rounds to float16 once, where it is stored (NumPy rounds after each
+  op: results agree to float16's precision, not bit for bit).  A cast to float16
+  (``astype``) rounds where it is, correctly (``lj_d2h`` from float64).
 """
 from __future__ import annotations
 
@@ -15,11 +31,38 @@ from lazyjit.schedule.views import View
 
 CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
          "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t",
-         "uint64": "uint64_t", "float32": "float", "float64": "double"}
+         "uint64": "uint64_t", "float16": "lj_half", "float32": "float",
+         "float64": "double"}
+HALF = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
 
 
 def ctype(dtype: np.dtype) -> str:
+    """The C type a value of ``dtype`` is stored as (``lj_half`` for float16)."""
     return CTYPE[np.dtype(dtype).name]
+
+
+def compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype arithmetic on ``dtype`` is done in: float32 for float16, else itself."""
+    dtype = np.dtype(dtype)
+    return _F32 if dtype == HALF else dtype
+
+
+def compute_ctype(dtype: np.dtype) -> str:
+    """The C type arithmetic on ``dtype`` is done in: ``float`` for float16, else
+    :func:`ctype`."""
+    return ctype(compute_dtype(dtype))
+
+
+def load_expr(expr: str, dtype: np.dtype) -> str:
+    """``expr``, a stored value of ``dtype``, as a value of :func:`compute_ctype`."""
+    return f"lj_h2f({expr})" if np.dtype(dtype) == HALF else expr
+
+
+def store_expr(expr: str, dtype: np.dtype) -> str:
+    """``expr``, a value of :func:`compute_ctype` (``float`` for float16), as the
+    storage type of ``dtype``."""
+    return f"lj_f2h({expr})" if np.dtype(dtype) == HALF else expr
 
 
 def literal(value, dtype: np.dtype) -> str:
@@ -30,7 +73,7 @@ def literal(value, dtype: np.dtype) -> str:
             return "NAN"
         if math.isinf(v):
             return "INFINITY" if v > 0 else "(-INFINITY)"
-        return f"{v!r}f" if dtype == np.float32 else repr(v)
+        return f"{v!r}f" if dtype in (_F32, HALF) else repr(v)
     if dtype.kind == "b":
         return "1" if value else "0"
     v = int(value)
@@ -42,11 +85,12 @@ def literal(value, dtype: np.dtype) -> str:
 def const_param(table, value, dtype: np.dtype) -> str:
     """A scalar constant read from the parameter table, so that the source does not
     depend on its value (a new learning rate or batch-size factor compiles nothing).
-    Floats travel as the bits of a double, integers and bools as int64."""
+    Floats travel as the bits of a double, integers and bools as int64; a float16
+    constant is a ``float`` (its compute type)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         bits = int(np.array(value, np.float64).view(np.int64))
-        return f"({ctype(dtype)})lj_as_f64({table.p(bits)})"
+        return f"({compute_ctype(dtype)})lj_as_f64({table.p(bits)})"
     v = int(value)
     if v >= 1 << 63:  # uint64 above int64's range: its two's complement bits
         v -= 1 << 64
@@ -54,15 +98,29 @@ def const_param(table, value, dtype: np.dtype) -> str:
 
 
 def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
-    """The op's expression template (``OpDef.c``) applied to argument expressions."""
+    """The op's expression template (``OpDef.c``) applied to argument expressions (values
+    of their :func:`compute_ctype`); float16 is seen as float32."""
     tmpl = opdef.c
     in_dt = np.dtype(srcs_dtypes[-1] if opdef.name == "where" else srcs_dtypes[0])
+    out_dt = np.dtype(out_dtype)
+    if opdef.name == "cast" and out_dt == HALF and in_dt != HALF:
+        return _to_half(args[0], in_dt)
     if isinstance(tmpl, dict):  # keyed by operand kind; ">k" keys by result kind
-        tmpl = tmpl.get(">" + np.dtype(out_dtype).kind) or tmpl.get(in_dt.kind, tmpl.get("*"))
+        tmpl = tmpl.get(">" + out_dt.kind) or tmpl.get(in_dt.kind, tmpl.get("*"))
         if tmpl is None:
             raise NotImplementedError(f"{opdef.name} has no C form for {in_dt}")
-    return tmpl.format(*args, s="f" if in_dt == np.float32 else "", T=ctype(out_dtype),
-                       I=ctype(in_dt), n=in_dt.name)
+    in_dt, out_dt = compute_dtype(in_dt), compute_dtype(out_dt)
+    return tmpl.format(*args, s="f" if in_dt == _F32 else "", T=ctype(out_dt), I=ctype(in_dt),
+                       n=in_dt.name)
+
+
+def _to_half(arg: str, in_dt: np.dtype) -> str:
+    """A cast to float16, rounded where it is (as a float): from float64 directly
+    (``lj_d2h``; through float, a value could round twice), from the others through
+    float (exact for every integer float16 can hold, and for float32)."""
+    if in_dt == np.float64:
+        return f"lj_h2f(lj_d2h({arg}))"
+    return f"lj_h2f(lj_f2h((float)({arg})))"
 
 
 class Body:
@@ -70,7 +128,9 @@ class Body:
 
     ``value(x)`` returns a C variable name for :class:`~lazyjit.schedule.ir.Expr` ``x``:
     an op of the fused expression, or a leaf (a :class:`View` operand loaded at the
-    current index as ``L<j>``, or a :class:`~lazyjit.schedule.ir.Const`)."""
+    current index as ``L<j>``, already converted by :func:`load_expr`, or a
+    :class:`~lazyjit.schedule.ir.Const`).  Every variable has its node's
+    :func:`compute_ctype` (``float`` for float16)."""
 
     def __init__(self, table, leaves, operand_of):
         self.table = table
@@ -106,7 +166,8 @@ class Body:
             args = [self.names[s] for s in node.src]
             expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype, args)
         name = f"v{len(self.names)}"
-        self.stmts.append(f"const {ctype(node.dtype)} {name} = ({ctype(node.dtype)})({expr});")
+        t = compute_ctype(node.dtype)
+        self.stmts.append(f"const {t} {name} = ({t})({expr});")
         self.names[node] = name
 
 

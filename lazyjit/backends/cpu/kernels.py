@@ -7,6 +7,11 @@ code's structure, so the same source serves every shape: the values are filled i
 trace.  Loops run over a flat index of work items (outer dims times blocks of the
 innermost dim) under ``omp parallel for``; the innermost loop is ``omp simd`` and calls
 libmvec's vector math.
+
+float16 values are loaded and stored through :func:`~lazyjit.backends.cfamily.load_expr`
+and :func:`~lazyjit.backends.cfamily.store_expr` and computed in float: reductions
+accumulate in float and round once, GEMMs multiply in float (BLAS's sgemm on float
+copies of the operands, or a loop summing in float).
 """
 from __future__ import annotations
 
@@ -15,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lazyjit.backends.cfamily import Body, const_param, ctype, decode, literal, loops
+from lazyjit.backends.cfamily import (HALF, Body, compute_ctype, const_param, ctype, decode,
+                                      literal, load_expr, loops, store_expr)
 from lazyjit.ops import REGISTRY
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View, gemm_operand
@@ -27,6 +33,8 @@ PAR_MIN = 1 << 18     # elements below which a kernel runs on one thread
 # elementwise kernels on one thread unless they are this large
 PAR_MIN_LOOP = 1 << 20
 RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
+# columns of a float16 reduction over outer axes accumulated at once (in a float array)
+HALF_COLUMNS = 256
 # GEMMs below this many multiply-adds run single-threaded: waking BLAS threads costs
 # more than it saves (MLP step at batch 128: 0.6 ms one thread, 3-4 ms two, 2 vCPUs)
 BLAS_MT_MIN = 2.0 ** 22
@@ -102,6 +110,13 @@ def _load(j: int, cls: str, st_last: str) -> str:
     return {"c": f"q{j}[k]", "b": f"q{j}[0]", "s": f"q{j}[k * {st_last}]"}[cls]
 
 
+def _leaf(j: int, v: View, cls: list[str], st: list) -> str:
+    """The declaration of operand ``j`` (view ``v``) loaded at the current index as
+    ``L<j>``, in its compute type."""
+    return (f"const {compute_ctype(v.dtype)} L{j} = "
+            f"{load_expr(_load(j, cls[j], st[j][-1]), v.dtype)}")
+
+
 def _operands(mod: Module, sp: ir.Space, n_out: int = 1):
     """For the loop space ``sp``: (dims, size params, per-operand stride params, load
     classes, reduced flags, pointer declarations); the first ``n_out`` views are
@@ -154,11 +169,10 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
                  *_ptrs(views, st, outer, [j >= n_out for j in range(len(views))]),
                  "#pragma omp simd",
                  "for (int64_t k = kb; k < ke; k++) {",
-                 *(f"  const {ctype(v.dtype)} L{j + n_out} = "
-                   f"{_load(j + n_out, cls[j + n_out], st[j + n_out][-1])};"
-                   for j, v in enumerate(loads)),
+                 *(f"  {_leaf(j + n_out, v, cls, st)};" for j, v in enumerate(loads)),
                  *("  " + s for s in body.stmts),
-                 *(f"  {_load(j, cls[j], st[j][-1])} = {res};" for j, res in enumerate(results)),
+                 *(f"  {_load(j, cls[j], st[j][-1])} = {store_expr(res, views[j].dtype)};"
+                   for j, res in enumerate(results)),
                  "}"]))
 
 
@@ -193,8 +207,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
     res = body.value(k.root)
     kept = [d for d in range(len(dims)) if not flags2[d]]
     red = [d for d in range(len(dims)) if flags2[d]]
-    inner = [f"const {ctype(v.dtype)} L{j + 1} = {_load(j + 1, cls[j + 1], st[j + 1][-1])};"
-             for j, v in enumerate(loads)] + body.stmts
+    inner = [f"{_leaf(j + 1, v, cls, st)};" for j, v in enumerate(loads)] + body.stmts
     ptrs = lambda ds: _ptrs(views, st, ds, [j > 0 for j in range(len(views))])  # noqa: E731
     emit = _reduce_inner if red and red[-1] == len(dims) - 1 else _reduce_outer
     lines, loop = emit(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs, cls[0])
@@ -203,7 +216,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
 
 def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
                   out_cls) -> tuple[list[str], Parallel | None]:
-    T, init = ctype(dt), _init(op, dt)
+    T, init = compute_ctype(dt), _init(op, dt)  # (a float16 sum accumulates in float)
     simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
     opened, closed = loops(red[:-1], sizes)
     blocks = [f"for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
@@ -218,12 +231,12 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
         return [f"  const int64_t nL = {sizes[-1]};", f"  {T} acc = {init};",
                 *("  " + s for s in ptrs([])),
                 f"  #pragma omp parallel for if(!P[0] && nL > {mod.par_min}) reduction({simd}:acc)",
-                *("  " + s for s in blocks), "  p0[0] = acc;"], None
+                *("  " + s for s in blocks), f"  p0[0] = {store_expr('acc', dt)};"], None
     nK = " * ".join(sizes[d] for d in kept) or "1"
     nR = " * ".join(sizes[d] for d in red)
     off = "".join(f" + i{d} * {st[0][d]}" for d in kept)
     body = [*decode(kept, sizes, "w"), f"{T} acc = {init};", *opened,
-            *ptrs(kept + red[:-1]), *blocks, *closed, f"p0[0{off}] = acc;"]
+            *ptrs(kept + red[:-1]), *blocks, *closed, f"p0[0{off}] = {store_expr('acc', dt)};"]
     return ([f"  const int64_t nK = {nK}, nR = {nR}, nL = {sizes[-1]};"],
             Parallel("nK * nR", "nK", body, guard="nK > 1"))
 
@@ -239,13 +252,20 @@ def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
     off = "".join(f" + i{d} * {st[0][d]}" for d in outer)
     out = "out[k]" if out_cls == "c" else f"out[k * {st[0][-1]}]"
     opened, closed = loops(red, sizes)
+    half = dt == HALF  # accumulated in float, HALF_COLUMNS columns at a time
+    acc, lo, hi = ("acc_[k - cb]", "cb", "ce") if half else (out, "kb", "ke")
+    core = [f"for (int64_t k = {lo}; k < {hi}; k++) {acc} = {init};",
+            *opened, *ptrs(outer + red), "#pragma omp simd",
+            f"for (int64_t k = {lo}; k < {hi}; k++) {{", *("  " + s for s in inner),
+            f"  {acc} = {_combine(op, dt, acc, res)};", "}", *closed]
+    if half:
+        core = [f"for (int64_t cb = kb; cb < ke; cb += {HALF_COLUMNS}) {{",
+                f"  const int64_t ce = cb + {HALF_COLUMNS} < ke ? cb + {HALF_COLUMNS} : ke;",
+                f"  float acc_[{HALF_COLUMNS}];", *("  " + s for s in core),
+                f"  for (int64_t k = cb; k < ce; k++) {out} = {store_expr(acc, dt)};", "}"]
     body = ["const int64_t o = w / nb, kb = (w - o * nb) * bs;",
             "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
-            *decode(outer, sizes, "o"), f"{T}* out = p0{off};",
-            f"for (int64_t k = kb; k < ke; k++) {out} = {init};",
-            *opened, *ptrs(outer + red), "#pragma omp simd",
-            "for (int64_t k = kb; k < ke; k++) {", *("  " + s for s in inner),
-            f"  {out} = {_combine(op, dt, out, res)};", "}", *closed]
+            *decode(outer, sizes, "o"), f"{T}* out = p0{off};", *core]
     return ([f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
              "  const int64_t nb = (nL + bs - 1) / bs;"],
             Parallel(f"nO * nL * {nR}", "nO * nb", body))
@@ -255,7 +275,7 @@ def argreduce(mod: Module, k: ir.ArgReduce) -> None:
     """Index of the first max/min (first NaN wins, as NumPy) along ``k.axis``."""
     axis, dst, src = k.axis, k.dst, k.src
     nd = len(src.shape)
-    T = ctype(src.dtype)
+    T, C = ctype(src.dtype), compute_ctype(src.dtype)
     sizes = [mod.p(d) for d in src.shape]
     strides = [mod.p(s) for s in src.strides]
     kept = [d for d in range(nd) if d != axis]
@@ -269,9 +289,9 @@ def argreduce(mod: Module, k: ir.ArgReduce) -> None:
              "  for (int64_t w = 0; w < nK; w++) {",
              *("    " + s for s in decode(kept, sizes, "w")),
              f"    const {T}* q = p{off};",
-             f"    {T} best = q[0]; int64_t bi = 0;",
+             f"    {C} best = {load_expr('q[0]', src.dtype)}; int64_t bi = 0;",
              "    if (best == best) for (int64_t j = 1; j < n; j++) {",
-             f"      const {T} v = q[j * s];",
+             f"      const {C} v = {load_expr('q[j * s]', src.dtype)};",
              "      if (v != v) { bi = j; break; }",
              f"      if (v {cmp} best) {{ best = v; bi = j; }}",
              "    }",
@@ -281,7 +301,8 @@ def argreduce(mod: Module, k: ir.ArgReduce) -> None:
 
 def gemm(mod: Module, k: ir.Gemm) -> None:
     """Batched ``dst = alpha * (a @ b)`` (``+ dst`` with ``accumulate``: BLAS's beta = 1)
-    through BLAS (float) or a plain loop (ints, bool)."""
+    through BLAS (float32, float64; float16 through float copies: :func:`_half_blas`) or
+    a plain loop (ints, bool; float16 summed in float)."""
     dst, a, b, alpha, accumulate = k.dst, k.a, k.b, k.alpha, k.accumulate
     M, K = a.shape[-2:]
     N = b.shape[-1]
@@ -299,8 +320,10 @@ def gemm(mod: Module, k: ir.Gemm) -> None:
     for name, v in (("a", a), ("b", b), ("c", dst)):
         off = "".join(f" + i{d} * {mod.p(v.strides[d])}" for d in range(nbd))
         lines.append(f"    const int64_t o{name} = 0{off};")
-    blas = dst.dtype.kind == "f"
-    if blas:
+    half = dst.dtype == HALF
+    if half:
+        lines, sa, sb = _half_blas(mod, k, lines)
+    elif dst.dtype.kind == "f":
         ta, lda = gemm_operand(a)
         tb, ldb = gemm_operand(b)
         fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
@@ -316,22 +339,58 @@ def gemm(mod: Module, k: ir.Gemm) -> None:
                   f"{mod.p(ldb)}, {int(accumulate)}, pc + oc, N);",
                   "      if (small) lj_blas_threads(prev);",
                   "      continue;", "    }"]
-    sa = [mod.p(s) for s in a.strides[-2:]]
-    sb = [mod.p(s) for s in b.strides[-2:]]
-    acc_t = "int64_t" if dst.dtype.kind == "b" else T
+    if not half:
+        sa = [mod.p(s) for s in a.strides[-2:]]
+        sb = [mod.p(s) for s in b.strides[-2:]]
+    C = compute_ctype(dst.dtype)
+    acc_t = "int64_t" if dst.dtype.kind == "b" else C
     result = "acc != 0" if dst.dtype.kind == "b" else "acc"
+    ld = lambda x: load_expr(x, dst.dtype)  # noqa: E731
     lines += [f"    #pragma omp parallel for if(!P[0] && M * N * K > {mod.par_min}) "
               "schedule(static)",
               "    for (int64_t i = 0; i < M; i++)",
               "      for (int64_t j = 0; j < N; j++) {",
               f"        {acc_t} acc = 0;",
               "        for (int64_t l = 0; l < K; l++)",
-              f"          acc += ({acc_t})pa[oa + i * {sa[0]} + l * {sa[1]}]"
-              f" * ({acc_t})pb[ob + l * {sb[0]} + j * {sb[1]}];",
-              f"        pc[oc + i * N + j] = "
-              f"({T})({result_expr(result, alpha, accumulate, mod, dst)});",
+              f"          acc += ({acc_t}){ld(f'pa[oa + i * {sa[0]} + l * {sa[1]}]')}"
+              f" * ({acc_t}){ld(f'pb[ob + l * {sb[0]} + j * {sb[1]}]')};",
+              "        pc[oc + i * N + j] = " + store_expr(
+                  f"({C})({result_expr(result, alpha, accumulate, mod, dst)})", dst.dtype) + ";",
               "      }", "  }"]
+    if half:
+        lines.append("  free(fa);")
     mod.add(lines)
+
+
+def _half_blas(mod: Module, k: ir.Gemm, lines: list[str]) -> tuple[list[str], list, list]:
+    """``lines`` (a float16 GEMM up to its batch loop) with sgemm on float copies of the
+    operands (allocated once, before the batch loop, freed after it); without BLAS or
+    memory, the loop that follows (summing in float) runs instead.  Also the stride
+    parameters of ``a`` and ``b``'s last two dims (the loop's too)."""
+    a, b, dst = k.a, k.b, k.dst
+    sa = [mod.p(s) for s in a.strides[-2:]]
+    sb = [mod.p(s) for s in b.strides[-2:]]
+    loop = lines.index("  for (int64_t w = 0; w < nB; w++) {")
+    alloc = ["  float* fa = lj_sgemm && M * N * K > 0 ? "
+             "(float*)malloc((size_t)(M * K + K * N + M * N) * sizeof(float)) : NULL;"]
+    return lines[:loop] + alloc + lines[loop:] + [
+        "    if (fa) {",
+        "      float* fb = fa + M * K;",
+        "      float* fc = fb + K * N;",
+        "      for (int64_t i = 0; i < M; i++) for (int64_t l = 0; l < K; l++)",
+        f"        fa[i * K + l] = lj_h2f(pa[oa + i * {sa[0]} + l * {sa[1]}]);",
+        "      for (int64_t l = 0; l < K; l++) for (int64_t j = 0; j < N; j++)",
+        f"        fb[l * N + j] = lj_h2f(pb[ob + l * {sb[0]} + j * {sb[1]}]);",
+        *(["      for (int64_t i = 0; i < M * N; i++) fc[i] = lj_h2f(pc[oc + i]);"]
+          if k.accumulate else []),
+        "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
+        f"{BLAS_MT_MIN:.1f});",
+        "      if (small) prev = lj_blas_threads(1);",
+        f"      lj_sgemm(101, 111, 111, M, N, K, {const_param(mod, k.alpha, dst.dtype)}, fa, K, "
+        f"fb, N, {int(k.accumulate)}, fc, N);",
+        "      if (small) lj_blas_threads(prev);",
+        "      for (int64_t i = 0; i < M * N; i++) pc[oc + i] = lj_f2h(fc[i]);",
+        "      continue;", "    }"], sa, sb
 
 
 def result_expr(result: str, alpha: float, accumulate: bool, mod: Module, dst: View) -> str:
@@ -339,7 +398,8 @@ def result_expr(result: str, alpha: float, accumulate: bool, mod: Module, dst: V
     if alpha == 1.0 and not accumulate:
         return result
     scaled = f"{const_param(mod, alpha, dst.dtype)} * ({result})" if alpha != 1.0 else result
-    return f"{scaled} + pc[oc + i * N + j]" if accumulate else scaled
+    old = load_expr("pc[oc + i * N + j]", dst.dtype)
+    return f"{scaled} + {old}" if accumulate else scaled
 
 
 def _indexed(mod: Module, base: View, idx: View, axis: int) -> list[str]:
@@ -390,6 +450,9 @@ def scatter(mod: Module, k: ir.Scatter) -> None:
     op = "+=" if k.add else "="
     if k.add and dst.dtype.kind == "b":
         op = "|="
+    update = f"q[c] {op} r[c];"
+    if k.add and dst.dtype == HALF:  # (rounded at each addition, as np.add.at)
+        update = "q[c] = lj_f2h(lj_h2f(q[c]) + lj_h2f(r[c]));"
     lines = [*head, f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
              f"  const {T}* v = (const {T}*)B[{vals.slot}] + {mod.p(vals.offset)};",
              "  for (int64_t a = 0; a < A; a++)",
@@ -397,6 +460,6 @@ def scatter(mod: Module, k: ir.Scatter) -> None:
              "      int64_t j = ix[i]; if (j < 0) j += N;",
              f"      if ({int(k.checked)} && (j < 0 || j >= N)) return 1;",
              f"      {T}* q = x + (a * N + j) * C; const {T}* r = v + (a * I + i) * C;",
-             f"      for (int64_t c = 0; c < C; c++) q[c] {op} r[c];",
+             f"      for (int64_t c = 0; c < C; c++) {update}",
              "    }"]
     mod.add(lines)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from lazyjit.backends.cfamily import ctype
+from lazyjit.backends.cfamily import ctype, load_expr
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.schedule import ir
 
@@ -30,10 +30,12 @@ _HELPER = r"""#ifndef LJ_HAVE_ARGSORT_$NAME
 
 
 def _before(dtype: np.dtype, descending: bool) -> str:
-    """C test that key ``u`` goes strictly before key ``v``."""
-    cmp = "u > v" if descending else "u < v"
+    """C test that key ``u`` goes strictly before key ``v`` (float16 keys compared as
+    floats: exact)."""
+    u, v = load_expr("u", dtype), load_expr("v", dtype)
+    cmp = f"{u} > {v}" if descending else f"{u} < {v}"
     if dtype.kind == "f":
-        return f"({cmp}) || (v != v && u == u)"
+        return f"({cmp}) || ({v} != {v} && {u} == {u})"
     return cmp
 
 
