@@ -9,6 +9,10 @@ they are computed at once, in one trace per step.  The rules follow
 ``torch.optim`` (SGD: Sutskever et al. 2013 momentum; Adam: Kingma & Ba 2015; AdamW:
 Loshchilov & Hutter 2019, decoupled weight decay).
 
+float16 parameters are updated in float32: their gradients, the optimizer's state and
+its learning rate are float32, and each new value is rounded to float16 once (in
+float16, Adam's ``eps = 1e-8`` is 0 and ``g * g`` underflows below ``|g| = 2.4e-4``).
+
 >>> w = lj.shared(np.zeros(3, np.float32))
 >>> opt = lj.optim.Adam([w], lr=1e-2)
 >>> @lj.jit
@@ -32,9 +36,15 @@ from lazyjit.trace.state import STATE
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 
 
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a parameter of ``dtype`` is updated in: float32 for float16."""
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
 class Optimizer:
     """The parameters (shared variables of a floating dtype) and a learning rate held as a
-    shared scalar (``opt.lr = 0.01`` changes it without tracing anything again)."""
+    shared scalar (``opt.lr = 0.01`` changes it without tracing anything again), of the
+    dtype the first parameter is updated in (float32 for float16)."""
 
     def __init__(self, params: Sequence[SharedVariable], lr: float):
         params = list(params)
@@ -50,7 +60,7 @@ class Optimizer:
         if lr < 0:
             raise LazyjitError(f"optim: the learning rate must be >= 0, got {lr}")
         self.params = params
-        self.dtype = params[0].dtype
+        self.dtype = _compute_dtype(params[0].dtype)
         self._lr = shared(np.asarray(lr, self.dtype), name="lr")
 
     @property
@@ -62,7 +72,7 @@ class Optimizer:
         self._lr.set_value(np.asarray(value, self.dtype))
 
     def _state(self, name: str) -> list[SharedVariable]:
-        return [shared(np.zeros(p.shape, p.dtype), name=f"{name}{i}")
+        return [shared(np.zeros(p.shape, _compute_dtype(p.dtype)), name=f"{name}{i}")
                 for i, p in enumerate(self.params)]
 
     def _check(self, grads) -> list:
@@ -79,7 +89,8 @@ class Optimizer:
             if g.shape != p.shape:
                 raise LazyjitError(f"optim.step: gradient {i} has shape {g.shape}, its "
                                    f"parameter {p.shape}")
-            out.append(F.astype(g, p.dtype) if g.dtype != p.dtype else g)
+            dt = _compute_dtype(p.dtype)
+            out.append(F.astype(g, dt) if g.dtype != dt else g)
         return out
 
     def step(self, grads) -> None:

@@ -101,8 +101,9 @@ def _index(d) -> "int | Dim":
 
 def _float_dtype(dtype, where: str) -> np.dtype:
     dt = np.dtype(dtype)
-    if dt not in (np.float32, np.float64):
-        raise LazyjitError(f"random.{where}: dtype must be float32 or float64, not {dt}")
+    if dt not in (np.float16, np.float32, np.float64):
+        raise LazyjitError(f"random.{where}: dtype must be float16, float32 or float64, "
+                           f"not {dt}")
     return dt
 
 
@@ -170,8 +171,11 @@ class RandomStream:
         return self._words(shape, 1, "bits")[0]
 
     def _unit(self, words: list[Tensor], dt: np.dtype) -> Tensor:
-        """Uniform on [0, 1) from one word (float32: its top 24 bits times 2**-24) or two
-        (float64: the top 53 bits of ``w1 * 2**32 + w0`` times 2**-53); exact."""
+        """Uniform on [0, 1) from one word (float32: its top 24 bits times 2**-24; float16:
+        its top 11 bits times 2**-11) or two (float64: the top 53 bits of ``w1 * 2**32 +
+        w0`` times 2**-53); exact."""
+        if dt == np.float16:
+            return F.astype(F.astype(words[0] & 0xFFE00000, np.float32) * 2.0 ** -32, dt)
         if dt == np.float32:
             return F.astype(words[0] & 0xFFFFFF00, dt) * 2.0 ** -32
         return F.astype(words[1], dt) * 2.0 ** -32 + F.astype(words[0] & 0xFFFFF800, dt) * \
@@ -180,7 +184,8 @@ class RandomStream:
     def uniform(self, shape, low=0.0, high=1.0, dtype="float32") -> Tensor:
         """Uniform floats on ``[low, high)``, a tensor of ``shape`` and ``dtype``.
 
-        ``dtype`` float32 (24 random bits per value) or float64 (53 bits, two words).
+        ``dtype`` float16 (11 random bits per value), float32 (24 bits) or float64 (53
+        bits, two words).
         The default ``[0, 1)`` is exact; other ranges compute ``low + (high - low) * u``
         in float64, rounded to ``dtype`` and kept below ``high``; bit-identical on every
         backend.
@@ -193,7 +198,7 @@ class RandomStream:
         if not high > low:
             raise LazyjitError(f"random.uniform: high must be > low, got low={low}, "
                                f"high={high}")
-        u = self._unit(self._words(shape, 1 if dt == np.float32 else 2, "uniform"), dt)
+        u = self._unit(self._words(shape, 2 if dt == np.float64 else 1, "uniform"), dt)
         if low == 0 and high == 1:
             return u
         top = np.nextafter(dt.type(high), dt.type(low))  # (in float64: high - low of
@@ -202,7 +207,7 @@ class RandomStream:
 
     def normal(self, shape, mean=0.0, std=1.0, dtype="float32") -> Tensor:
         """Normal floats of ``mean`` and ``std``: a tensor of ``shape`` and ``dtype``
-        (float32 or float64), the same bits on every backend.
+        (float16, float32 or float64), the same bits on every backend.
 
         Box-Muller (Box and Muller, 1958), one value per Philox block: ``z = sqrt(-2
         log(v)) cos(2 pi u)`` with ``v = 1 - u1`` in ``[2**-53, 1]`` (``u1`` from words 0-1)

@@ -27,7 +27,7 @@ import lazyjit as lj
 import lazyjit.nn.functional as nnf
 from lazyjit.ops import REGISTRY
 
-from helpers import DTYPES, Case, as_float, assert_same, flat_tensors, graph_ops, reference
+from helpers import DTYPES, Case, assert_same, flat_tensors, float_ufunc, graph_ops, reference
 from test_nn_functional import (GEOMETRY, conv2d_grad_input_fn, conv2d_grad_weight_fn,
                                 max_pool2d_grad_fn, ref_conv2d, ref_conv2d_grads, ref_pool2d,
                                 ref_pool2d_grad, ref_pool2d_select)
@@ -58,9 +58,9 @@ UNARY = {
     "cos": (lj.cos, np.cos, "any", DTYPES),
     "tan": (lj.tan, np.tan, "small", DTYPES),
     "tanh": (lj.tanh, np.tanh, "any", DTYPES),
-    "erf": (lj.erf, lambda x: special.erf(as_float(x)), "any", DTYPES),
-    "sigmoid": (lj.sigmoid, lambda x: special.expit(as_float(x)), "any", DTYPES),
-    "softplus": (lj.softplus, lambda x: np.logaddexp(0, as_float(x)), "any", DTYPES),
+    "erf": (lj.erf, float_ufunc(special.erf), "any", DTYPES),
+    "sigmoid": (lj.sigmoid, float_ufunc(special.expit), "any", DTYPES),
+    "softplus": (lj.softplus, float_ufunc(lambda x: np.logaddexp(0, x)), "any", DTYPES),
     "neg": (operator.neg, np.negative, "any", DTYPES),
     "abs": (abs, np.abs, "any", DTYPES),
     "sign": (lj.sign, np.sign, "any", DTYPES),

@@ -336,7 +336,7 @@ def test_shapes(backend, shape, want):
     (lambda rs: rs.bits(2.5), "shape must be"),
     (lambda rs: rs.uniform(3, 1.0, 1.0), "high must be > low"),
     (lambda rs: rs.uniform(3, 0.0, float("inf")), "finite"),
-    (lambda rs: rs.uniform(3, dtype="int32"), "float32 or float64"),
+    (lambda rs: rs.uniform(3, dtype="int32"), "float16, float32 or float64"),
     (lambda rs: rs.normal(3, std=-1.0), "std must be >= 0"),
     (lambda rs: rs.bernoulli(3, 1.5), r"p must be a number in \[0, 1\]"),
     (lambda rs: rs.bernoulli(3, -0.1), r"p must be a number in \[0, 1\]"),

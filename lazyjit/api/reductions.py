@@ -98,30 +98,51 @@ def _float_dtype(x: Tensor, dtype=None):
     return x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
 
 
+def _wide(dtype: np.dtype) -> np.dtype:
+    """The dtype a mean or variance of result ``dtype`` is computed in: float32 for
+    float16 (NumPy's intermediates for ``np.mean`` of float16), else ``dtype``."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
 def mean(x, axis=None, keepdims=False, dtype=None) -> Tensor:
-    """Arithmetic mean over ``axis``, as ``np.mean`` (integers give float64)."""
+    """Arithmetic mean over ``axis``, as ``np.mean`` (integers give float64; float16 is
+    summed and divided in float32, the result rounded to float16)."""
     x = asarray(x)
-    x = astype(x, _float_dtype(x, dtype))
+    out_dt = _float_dtype(x, dtype)
+    x = astype(x, _wide(out_dt))
     n = _count(x, axis)
     if type(n) is Dim:  # (at a size 0: 0 / 0, NaN as NumPy's)
-        return sum(x, axis, keepdims) / size_value(n, x.dtype)
-    return sum(x, axis, keepdims) / (size_value(n, x.dtype) if n else float("nan"))
+        return astype(sum(x, axis, keepdims) / size_value(n, x.dtype), out_dt)
+    return astype(sum(x, axis, keepdims) / (size_value(n, x.dtype) if n else float("nan")),
+                  out_dt)
 
 
-def var(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
-    """Variance over ``axis`` with ``ddof`` delta degrees of freedom, as ``np.var``."""
+def _var(x, axis, keepdims, ddof, dtype) -> tuple[Tensor, np.dtype]:
+    """The variance in the dtype it is computed in (float32 for float16), and the dtype
+    of the result."""
     x = asarray(x)
-    x = astype(x, _float_dtype(x, dtype))
+    out_dt = _float_dtype(x, dtype)
+    x = astype(x, _wide(out_dt))
     d = x - mean(x, axis, keepdims=True)
     n = _count(x, axis) - ddof
     if type(n) is Dim:  # NumPy divides by max(n - ddof, 0)
-        return sum(d * d, axis, keepdims) / size_value(dmax(n, 0), x.dtype)
-    return sum(d * d, axis, keepdims) / (size_value(n, x.dtype) if n > 0 else float("nan"))
+        return sum(d * d, axis, keepdims) / size_value(dmax(n, 0), x.dtype), out_dt
+    return sum(d * d, axis, keepdims) / (size_value(n, x.dtype) if n > 0 else float("nan")), \
+        out_dt
+
+
+def var(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
+    """Variance over ``axis`` with ``ddof`` delta degrees of freedom, as ``np.var``
+    (float16 computed in float32, the result rounded to float16)."""
+    v, out_dt = _var(x, axis, keepdims, ddof, dtype)
+    return astype(v, out_dt)
 
 
 def std(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
-    """Standard deviation, ``sqrt(var)``, as ``np.std``."""
-    return sqrt(var(x, axis, keepdims, ddof, dtype))
+    """Standard deviation, ``sqrt(var)``, as ``np.std`` (float16 computed in float32,
+    rounded once)."""
+    v, out_dt = _var(x, axis, keepdims, ddof, dtype)
+    return astype(sqrt(v), out_dt)
 
 
 def any(x, axis=None, keepdims=False) -> Tensor:  # noqa: A001

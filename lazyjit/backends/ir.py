@@ -164,9 +164,12 @@ class Executor:
         _store(table, k.dst, np.reshape(out, k.dst.shape))
 
     def gemm(self, k: ir.Gemm, table) -> None:
-        out = np.matmul(view(table, k.a), view(table, k.b))
+        a, b = view(table, k.a), view(table, k.b)
+        if k.dst.dtype == np.float16:  # in float32, rounded once (as the matmul op's ref)
+            a, b = a.astype(np.float32), b.astype(np.float32)
+        out = np.matmul(a, b)
         if k.alpha != 1.0:
-            out = np.asarray(k.alpha * out).astype(k.dst.dtype)
+            out = np.asarray(k.alpha * out).astype(out.dtype)
         if k.accumulate:
             out = view(table, k.dst) + out
         _store(table, k.dst, out)

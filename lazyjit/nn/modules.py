@@ -19,6 +19,7 @@ import lazyjit.nn.basic as basic
 import lazyjit.nn.functional as F
 from lazyjit.api.functions import relu, zeros
 from lazyjit.api.shared import SharedVariable, shared
+from lazyjit.api.tensor import check_dtype
 from lazyjit.engine.jit import invalidate_traces
 from lazyjit.errors import LazyjitError
 from lazyjit.nn.basic import DEFAULTS
@@ -123,6 +124,28 @@ class Module:
         """``train(False)``: dropout is the identity, batch norm uses its running
         statistics."""
         return self.train(False)
+
+    def astype(self, dtype) -> "Module":
+        """Cast the floating-point parameters and buffers of this module and its
+        descendants to the floating ``dtype`` (``float16``: torch's ``half()``); returns
+        the module.  Each becomes a new shared variable (of the same name): build
+        optimizers after casting; ``@lj.jit`` functions trace again at their next call.
+
+        Raises
+        ------
+        lj.LazyjitError
+            If ``dtype`` is not a supported floating dtype.
+        """
+        dt = check_dtype(dtype, "Module.astype")
+        if dt.kind != "f":
+            raise LazyjitError(f"Module.astype: {dt} is not a floating dtype")
+        for m in self.modules():
+            for name, value in list(vars(m).items()):
+                if isinstance(value, SharedVariable) and value.dtype.kind == "f" and \
+                        value.dtype != dt:
+                    setattr(m, name, shared(value.get_value().astype(dt), value.name))
+        invalidate_traces()
+        return self
 
     def modules(self) -> Iterator["Module"]:
         """This module and all its descendants."""

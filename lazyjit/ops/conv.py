@@ -24,7 +24,8 @@ Arguments are plain tuples (hashable, part of trace keys): a convolution's
 left, right)``, ``dilation = (dh, dw)``; the gradients append the size their shape rule
 cannot infer (the input's ``(H, W)``, the kernel's ``(KH, KW)``).  A pooling's argument is
 ``(kernel, stride, pads, dilation)``.  Concrete implementations are chosen by each backend
-at compile time (:mod:`lazyjit.backends.algorithms`).
+at compile time (:mod:`lazyjit.backends.algorithms`).  Window ops of float16 operands
+are computed in float32 and rounded to float16 (:func:`_tensor`).
 """
 from __future__ import annotations
 
@@ -179,6 +180,13 @@ def _grad_weight_shape(srcs, arg):
 
 
 def _tensor(op: str, a, b, arg):
+    """The window node ``op(a, b, arg)``; of float16 operands, the node of their float32
+    casts, cast back to float16 (no backend sees a float16 window op: convolutions
+    accumulate in float32, pooling selects exactly)."""
+    if a.dtype == np.float16 and b.dtype == np.float16:
+        f32 = np.dtype(np.float32)
+        out = F.Tensor(apply(op, (F.astype(a, f32).node, F.astype(b, f32).node), arg))
+        return F.astype(out, a.dtype)
     return F.Tensor(apply(op, (a.node, b.node), arg))
 
 

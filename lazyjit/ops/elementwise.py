@@ -2,7 +2,9 @@
 
 Operands of an elementwise primitive always have the same shape (the API inserts
 explicit ``expand`` nodes for broadcasting) and the same dtype (the API inserts ``cast``
-nodes, following NumPy's promotion with weak Python scalars).  Integer helpers
+nodes, following NumPy's promotion with weak Python scalars: ``float16 * 2.0`` stays
+float16, ``int8 + float16`` is float16, ``np.exp`` of bool is float16).  float16 ops
+compute in float32 and round to float16, as NumPy's float16 loops do.  Integer helpers
 (``lj_floordiv_*`` etc.) and the stable ``lj_sigmoid``/``lj_softplus`` live in
 ``native/lazyjit_rt.h``.
 
@@ -34,7 +36,7 @@ from lazyjit.ops.registry import OpDef, diagonal_jvp, register
 
 def _as_float(x):
     """``x`` promoted as NumPy's float ufuncs (``np.exp``) promote it: int32 to float64,
-    bool and 8-bit ints to float16 (which lazyjit computes in float32)."""
+    int16 to float32, bool and 8-bit ints to float16."""
     return x if x.dtype.kind == "f" else x.astype(np.result_type(x.dtype, np.float16))
 
 

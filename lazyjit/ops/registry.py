@@ -34,9 +34,12 @@ from lazyjit.trace.node import Node
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
          "loop", "branch", "select", "window", "sort", "check", "deferred")
 
+# float16 is NumPy's float16 (IEEE 754 binary16): stored in 16 bits, computed in float32
+# (each backend's elementwise ops compute in float32; sums, products and matrix products
+# accumulate in float32), promoted as NumPy promotes it
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-                          "uint64", "float32", "float64"))
+                          "uint64", "float16", "float32", "float64"))
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,9 @@ class OpDef:
     shape : ``shape(src_nodes, arg) -> tuple``; raises ``ValueError`` on bad shapes.
     dtype : ``dtype(src_dtypes, arg) -> np.dtype``; ``None`` derives it from ``ref``.
     c : elementwise C expression template: ``{0}``.. operands, ``{s}`` libm suffix
-        (``f`` for float32), ``{T}`` result C type, ``{I}`` operand C type, ``{n}``
-        operand dtype name; a dict maps the operand dtype kind (``'f'``, ``'i'``,
+        (``f`` for float32 and float16), ``{T}`` result C type, ``{I}`` operand C type,
+        ``{n}`` operand dtype name (float16 is seen as float32, the type it is computed in:
+        :mod:`lazyjit.backends.cfamily`); a dict maps the operand dtype kind (``'f'``, ``'i'``,
         ``'b'``, ``'u'``, ``'*'`` for any other) or the result kind (``'>b'``) to a template.
     vjp : ``vjp(g, out, *srcs, arg) -> tuple`` of cotangents (Tensors or ``None`` for
         zero/disconnected), with ``g``, ``out`` and ``srcs`` as Tensors.
@@ -106,15 +110,14 @@ _DTYPE_CACHE: dict[tuple, np.dtype] = {}
 
 
 def ref_dtype(opdef: OpDef, srcs: tuple, arg: Any) -> np.dtype:
-    """Output dtype as NumPy's reference computes it, cached per (op, arg, dtypes, ranks)."""
+    """Output dtype as NumPy's reference computes it, cached per (op, arg, dtypes, ranks):
+    float16 where NumPy gives it (``np.exp`` of an int8 or bool array)."""
     key = (opdef.name, arg, *[(s.dtype, len(s.shape)) for s in srcs])
     dt = _DTYPE_CACHE.get(key)
     if dt is None:
         with np.errstate(all="ignore"):
             probe = [np.ones((1,) * len(s.shape), s.dtype) for s in srcs]
             dt = np.asarray(opdef.ref(*probe, arg)).dtype
-        if dt == np.float16:
-            dt = np.dtype(np.float32)
         _DTYPE_CACHE[key] = dt
     return dt
 

@@ -15,6 +15,11 @@ Derivatives: ops linear in their floating-point operands (``sum``, views, indexe
 and writes, ``concat``) have the op itself as JVP (:func:`linear_jvp`); ``prod``,
 ``max`` and ``min`` have local weights (``out / x``; ``1/k`` on each of ``k`` tied
 extremes, a valid subgradient) shared by both modes; ``matmul`` is bilinear.
+
+float16 (NumPy's float16, IEEE 754 binary16): ``sum``, ``prod``, ``matmul`` and ``gemm``
+accumulate in float32 and round the result to float16 once (NumPy's float16 ``sum``
+accumulates in float16: lazyjit's is as accurate as float32's, then rounded; a sum
+beyond 65504 is ``inf`` either way); ``max``/``min`` are exact.
 """
 from __future__ import annotations
 
@@ -31,6 +36,18 @@ from lazyjit.ops.registry import OpDef, bilinear_jvp, linear_jvp, register
 # views, indexed reads and writes, concat: the dtype of the first operand, and linear in
 # the floating-point operands (so the JVP is the op applied to the tangents)
 _LINEAR = {"dtype": lambda srcs, arg: srcs[0].dtype, "jvp": linear_jvp}
+
+
+def _in_float32(ref):
+    """The NumPy reference ``ref(*arrays, arg)`` computed in float32 where an operand is
+    float16, its result rounded to float16 once (accumulation in float32)."""
+    def wide(*args):
+        *arrays, arg = args
+        if not any(a.dtype == np.float16 for a in arrays):
+            return ref(*arrays, arg)
+        out = ref(*[a.astype(np.float32) if a.dtype == np.float16 else a for a in arrays], arg)
+        return np.asarray(out).astype(np.float16)
+    return wide
 
 
 def _keep(shape, axes):
@@ -85,7 +102,7 @@ def _extreme_identity(lowest: bool):
     return identity
 
 
-register(OpDef("sum", "reduce", lambda x, axes: np.sum(x, axis=axes, keepdims=True),
+register(OpDef("sum", "reduce", _in_float32(lambda x, axes: np.sum(x, axis=axes, keepdims=True)),
                shape=_reduce_shape, vjp=lambda g, out, x, axes: (F.broadcast_to(g, x.shape),),
                jvp=linear_jvp, identity=_constant_identity(0)))
 def _others(out, x, axes):
@@ -93,7 +110,8 @@ def _others(out, x, axes):
     return F.products_of_others(x, axes)
 
 
-register(OpDef("prod", "reduce", lambda x, axes: np.prod(x, axis=axes, keepdims=True),
+register(OpDef("prod", "reduce", _in_float32(lambda x, axes: np.prod(x, axis=axes,
+                                                                      keepdims=True)),
                shape=_reduce_shape, **_reduce_rules(_others), identity=_constant_identity(1),
                doc="derivative: the product of the other elements, exact at zeros"))
 register(OpDef("max", "reduce", lambda x, axes: np.max(x, axis=axes, keepdims=True),
@@ -388,7 +406,8 @@ def _matmul_shape(srcs, arg):
     return batch + (a.shape[-2], b.shape[-1])
 
 
-register(OpDef("matmul", "matmul", lambda a, b, arg: np.matmul(a, b), shape=_matmul_shape,
+register(OpDef("matmul", "matmul", _in_float32(lambda a, b, arg: np.matmul(a, b)),
+               shape=_matmul_shape,
                vjp=lambda g, out, a, b, arg: (F.matmul(g, F.swapaxes(b, -1, -2)),
                                               F.matmul(F.swapaxes(a, -1, -2), g)),
                jvp=bilinear_jvp(lambda a, b, arg: F.matmul(a, b))))
@@ -419,6 +438,6 @@ def _gemm_jvp(ts, out, a, b, c, alpha):
 # made by the specialization rule "gemm" (never by the API): one BLAS call computes
 # alpha * (a @ b) + c, c filled into the result first (BLAS's beta = 1)
 register(OpDef("gemm", "matmul",
-               lambda a, b, c, alpha: (alpha * np.matmul(a, b) + c).astype(c.dtype),
+               _in_float32(lambda a, b, c, alpha: (alpha * np.matmul(a, b) + c).astype(c.dtype)),
                shape=_gemm_shape, dtype=lambda dts, alpha: dts[2], vjp=_gemm_vjp,
                jvp=_gemm_jvp, float_only=True))
