@@ -34,11 +34,15 @@ LJ_INLINE double lj_as_f64(int64_t bits) { double d; memcpy(&d, &bits, sizeof d)
 
 /* float16 (NumPy's float16, IEEE 754 binary16) is stored as lj_half and computed in float
  * (lazyjit/backends/cfamily.py): loads convert with lj_h2f, stores with lj_f2h (round to
- * nearest even); lj_d2h rounds a double directly (through float it could round twice). */
+ * nearest even); lj_d2h rounds a double directly (through float it could round twice).
+ * _Float16 needs gcc >= 12 or clang >= 15 on x86-64; with an older compiler only the
+ * modules that use float16 fail to compile. */
+#ifdef __FLT16_MAX__
 typedef _Float16 lj_half;
 LJ_INLINE float lj_h2f(lj_half x) { return (float)x; }
 LJ_INLINE lj_half lj_f2h(float x) { return (lj_half)x; }
 LJ_INLINE lj_half lj_d2h(double x) { return (lj_half)x; }
+#endif
 
 #define LJ_INT_OPS(T, NAME)                                                      \
 LJ_INLINE T lj_floordiv_##NAME(T a, T b) {                                      \
