@@ -28,8 +28,9 @@ typedef long long int64_t;
 typedef unsigned long long uint64_t;
 
 #define INFINITY __int_as_float(0x7f800000)
-#define NAN __int_as_float(0x7fffffff)
-#define LJ_KERNEL extern "C" __global__ void __launch_bounds__(1024)
+#define NAN __int_as_float(0x7fc00000)  /* (the quiet NaN C and NumPy make) */
+#define LJ_KERNEL extern "C" __global__ void __launch_bounds__(LJ_THREADS)
+#define LJ_THREADS 256  /* threads per block of every launch (lazyjit/backends/cuda/device.py) */
 
 /* IEEE binary16 storage; arithmetic is done in float (round to nearest even on store) */
 typedef struct __align__(2) { unsigned short x; } lj_half;
@@ -43,19 +44,30 @@ static __device__ __forceinline__ lj_half lj_f2h(float f) {
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f));
     return h;
 }
+/* from double in one rounding (through float it could round twice) */
+static __device__ __forceinline__ lj_half lj_d2h(double d) {
+    lj_half h;
+    asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h.x) : "d"(d));
+    return h;
+}
 
 /* value of lane (lane + d) of the warp, or the lane's own value past the warp's end */
 #define LJ_SHFL(T) \
 static __device__ __forceinline__ T lj_shfl_down_##T(T v, int d) { \
     return __shfl_down_sync(0xffffffffu, v, d); \
 }
+/* store error code c in the call's error word unless an earlier failure stored one (the
+ * first failing step wins, as the C modules stop at the first) */
+static __device__ __forceinline__ void lj_fail(int32_t* E, int32_t c) { atomicCAS(E, 0, c); }
+#endif
+
+/* the accumulator types of reductions (lazyjit/backends/cuda/render.py: acc_ctype) */
 LJ_SHFL(float)
 LJ_SHFL(double)
 LJ_SHFL(int32_t)
 LJ_SHFL(uint32_t)
 LJ_SHFL(int64_t)
 LJ_SHFL(uint64_t)
-#endif
 
 #include "lazyjit_rt.h"
 

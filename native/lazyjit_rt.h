@@ -37,7 +37,7 @@ LJ_INLINE double lj_as_f64(int64_t bits) { double d; memcpy(&d, &bits, sizeof d)
  * nearest even); lj_d2h rounds a double directly (through float it could round twice).
  * _Float16 needs gcc >= 12 or clang >= 15 on x86-64; with an older compiler only the
  * modules that use float16 fail to compile. */
-#ifdef __FLT16_MAX__
+#if defined(__FLT16_MAX__) && !defined(__CUDACC__)  /* (CUDA: lazyjit_cuda.h) */
 typedef _Float16 lj_half;
 LJ_INLINE float lj_h2f(lj_half x) { return (float)x; }
 LJ_INLINE lj_half lj_f2h(float x) { return (lj_half)x; }

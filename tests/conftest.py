@@ -3,7 +3,7 @@
 ``backend`` parametrizes a test over :data:`BACKENDS` and runs its body inside
 ``lj.config(backend=name)``.  A backend is skipped only when one of its own third-party
 dependencies (:data:`DEPENDENCIES`) is not installed: importing it raises
-``ModuleNotFoundError`` naming that package (a ``cuda`` backend without ``cupy``), or
+``ModuleNotFoundError`` naming that package, or
 when it is a folder holding no Python file yet (not written).  Any other failure to
 import it fails the tests loudly: an ``ImportError`` naming a lazyjit module (an import
 inside lazyjit broke), a third-party package not in its row, any other exception.
@@ -28,8 +28,8 @@ BACKENDS = ["numpy", "ir", "cpu"]
 # the test tables that also run on "cuda" (emulated on the CPU where there is no GPU: the
 # kernels' index arithmetic, reductions and barriers are checked on every change)
 CUDA_TABLES = {"test_ops", "test_grad", "test_forward", "test_scan", "test_random",
-               "test_nn", "test_nn_basic", "test_nn_functional", "test_layers_cuda",
-               "test_cuda", "test_float16"}
+               "test_nn", "test_nn_basic", "test_nn_functional", "test_cuda",
+               "test_float16"}
 # the third-party packages each backend imports (top-level names): the only modules
 # whose absence skips a backend's tests
 DEPENDENCIES: dict[str, tuple[str, ...]] = {

@@ -76,7 +76,7 @@ def test_nvrtc_rejects_errors_and_warnings():
     good = '#include "lazyjit_cuda.h"\nLJ_KERNEL k0(void* const* B, const int64_t* P, ' \
         'int32_t* E) { if (threadIdx.x == 0) E[0] = (int32_t)P[0]; }\n'
     assert len(nvrtc.compile_image(good, "sm_90")) > 0
-    with pytest.raises(nvrtc.CudaCompileError, match="failed.*undefined"):
+    with pytest.raises(nvrtc.CudaCompileError, match="(?s)failed.*undefined"):
         nvrtc.compile_image(good.replace("E[0] =", "F[0] ="), "sm_80")
     warns = good.replace("{ if", "{ int64_t u = 1; u = u << 70; if")
     with pytest.raises(nvrtc.CudaCompileError, match="warned"):

@@ -197,3 +197,67 @@ def kernel_error(code: int, messages: list[str]) -> Exception:
     if code >= 3:
         return ValueError(messages[code - 3])
     return IndexError("lazyjit: an index is out of bounds (take, put or advanced indexing)")
+
+
+def operands(table, sp, n_out: int = 1):
+    """For the loop space ``sp`` (:class:`~lazyjit.schedule.ir.Space`): (dims, size
+    params, per-operand stride params, load classes of the last dim: ``c`` contiguous,
+    ``b`` broadcast, ``s`` strided, reduced flags, pointer declarations ``p<j>``); the
+    first ``n_out`` views are written."""
+    views, shape2, strides2, flags2 = sp.views, sp.shape, sp.strides, sp.flags
+    sizes = [table.p(d) for d in shape2]
+    st_params, classes, decls = [], [], []
+    for j, (v, st) in enumerate(zip(views, strides2)):
+        last = st[-1]
+        classes.append("c" if last == 1 else "b" if last == 0 else "s")
+        st_params.append([table.p(s) for s in st])
+        q = "" if j < n_out else "const "
+        decls.append(f"{q}{ctype(v.dtype)}* p{j} = ({q}{ctype(v.dtype)}*)B[{v.slot}] + "
+                     f"{table.p(v.offset)};")
+    return list(shape2), sizes, st_params, classes, flags2, decls
+
+
+def reduce_init(op: str, dt: np.dtype) -> str:
+    """The accumulator's start: the reduce op's identity (its OpDef's)."""
+    return literal(REGISTRY[op].identity(dt), dt)
+
+
+def combine(op: str, dt: np.dtype, a: str, b: str) -> str:
+    """``a`` combined with ``b`` by reduce op ``op`` (``b`` may be evaluated three times:
+    pass a variable); max and min of floats propagate NaN, as NumPy."""
+    if op == "sum":
+        return f"({a} + {b})" if dt.kind != "b" else f"({a} | {b})"
+    if op == "prod":
+        return f"({a} * {b})" if dt.kind != "b" else f"({a} & {b})"
+    cmp = ">" if op == "max" else "<"
+    if dt.kind == "f":
+        return f"(({b} {cmp} {a} || {b} != {b}) ? {b} : {a})"
+    return f"({b} {cmp} {a} ? {b} : {a})"
+
+
+def arg_reduction(table, k) -> tuple[list[str], list[str], list[str]]:
+    """The parts of an arg-reduction kernel (:class:`~lazyjit.schedule.ir.ArgReduce`
+    ``k``) that every C-family renderer shares: (declarations of ``p``, ``out``,
+    ``nK`` outputs, ``n`` and ``s`` along the axis; the size params of ``nK``; the
+    statements of work item ``w``: the index of the first max or min of its row, the
+    first NaN winning, as NumPy's, stored in ``out[w]``)."""
+    axis, dst, src = k.axis, k.dst, k.src
+    T, C, dt = ctype(src.dtype), compute_ctype(src.dtype), src.dtype
+    sizes = [table.p(d) for d in src.shape]
+    strides = [table.p(s) for s in src.strides]
+    kept = [d for d in range(len(src.shape)) if d != axis]
+    n_kept = [sizes[d] for d in kept]
+    cmp = ">" if k.op == "argmax" else "<"
+    off = "".join(f" + i{d} * {strides[d]}" for d in kept)
+    decls = [f"const {T}* p = (const {T}*)B[{src.slot}] + {table.p(src.offset)};",
+             f"int64_t* out = (int64_t*)B[{dst.slot}] + {table.p(dst.offset)};",
+             f"const int64_t nK = {' * '.join(n_kept) or '1'}, n = {sizes[axis]}, "
+             f"s = {strides[axis]};"]
+    body = [*decode(kept, sizes, "w"), f"const {T}* q = p{off};",
+            f"{C} best = {load_expr('q[0]', dt)}; int64_t bi = 0;",
+            "if (best == best) for (int64_t j = 1; j < n; j++) {",
+            f"  const {C} v = {load_expr('q[j * s]', dt)};",
+            "  if (v != v) { bi = j; break; }",
+            f"  if (v {cmp} best) {{ best = v; bi = j; }}",
+            "}", "out[w] = bi;"]
+    return decls, n_kept, body

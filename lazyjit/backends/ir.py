@@ -138,7 +138,12 @@ def _fresh(prog: ir.Program) -> dict[int, list[int]]:
 
 
 class Executor:
-    """Runs records over a buffer table; check failures name ``messages``."""
+    """Runs records over a buffer table; check failures name ``messages``.  ``xp`` and
+    ``view`` are the array module of the buffers and the array a view addresses
+    (cupy's, for the ``cuda`` backend on a GPU, whose GEMM is this one)."""
+
+    xp = np
+    view = staticmethod(view)
 
     def __init__(self, messages: list[str]):
         self.messages = messages
@@ -164,15 +169,16 @@ class Executor:
         _store(table, k.dst, np.reshape(out, k.dst.shape))
 
     def gemm(self, k: ir.Gemm, table) -> None:
+        xp, view = self.xp, self.view
         a, b = view(table, k.a), view(table, k.b)
         if k.dst.dtype == np.float16:  # in float32, rounded once (as the matmul op's ref)
             a, b = a.astype(np.float32), b.astype(np.float32)
-        out = np.matmul(a, b)
+        out = xp.matmul(a, b)
         if k.alpha != 1.0:
-            out = np.asarray(k.alpha * out).astype(out.dtype)
+            out = (out * k.alpha).astype(out.dtype)
         if k.accumulate:
             out = view(table, k.dst) + out
-        _store(table, k.dst, out)
+        view(table, k.dst)[...] = out.astype(k.dst.dtype, copy=False)
 
     def gather(self, k: ir.Gather, table) -> None:
         out = REGISTRY["take"].ref(view(table, k.src), view(table, k.idx), k.axis)

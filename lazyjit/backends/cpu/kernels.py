@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lazyjit.backends.cfamily import (HALF, Body, compute_ctype, const_param, ctype, decode,
-                                      literal, load_expr, loops, store_expr)
-from lazyjit.ops import REGISTRY
+from lazyjit.backends.cfamily import (HALF, Body, arg_reduction, combine, compute_ctype,
+                                      const_param, ctype, decode, load_expr, loops,
+                                      operands, reduce_init, store_expr)
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View, gemm_operand
 
@@ -117,23 +117,6 @@ def _leaf(j: int, v: View, cls: list[str], st: list) -> str:
             f"{load_expr(_load(j, cls[j], st[j][-1]), v.dtype)}")
 
 
-def _operands(mod: Module, sp: ir.Space, n_out: int = 1):
-    """For the loop space ``sp``: (dims, size params, per-operand stride params, load
-    classes, reduced flags, pointer declarations); the first ``n_out`` views are
-    written."""
-    views, shape2, strides2, flags2 = sp.views, sp.shape, sp.strides, sp.flags
-    sizes = [mod.p(d) for d in shape2]
-    st_params, classes, decls = [], [], []
-    for j, (v, st) in enumerate(zip(views, strides2)):
-        last = st[-1]
-        classes.append("c" if last == 1 else "b" if last == 0 else "s")
-        st_params.append([mod.p(s) for s in st])
-        q = "" if j < n_out else "const "
-        decls.append(f"{q}{ctype(v.dtype)}* p{j} = ({q}{ctype(v.dtype)}*)B[{v.slot}] + "
-                     f"{mod.p(v.offset)};")
-    return list(shape2), sizes, st_params, classes, flags2, decls
-
-
 def _block_size(outer: int, last: int, min_block: int = 4096) -> int:
     """Block of the innermost dim per work item: whole rows when there are many, else
     about 64 blocks of at least ``min_block`` elements, so that threads share the work."""
@@ -149,7 +132,7 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     n_out = len(k.dsts)
     sp = k.space()
     views, loads = list(sp.views), list(sp.views[n_out:])
-    dims, sizes, st, cls, _, decls = _operands(mod, sp, n_out=n_out)
+    dims, sizes, st, cls, _, decls = operands(mod, sp, n_out=n_out)
     body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     D = len(dims)
@@ -176,22 +159,6 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
                  "}"]))
 
 
-def _init(op: str, dt: np.dtype) -> str:
-    """The accumulator's start: the reduce op's identity (its OpDef's)."""
-    return literal(REGISTRY[op].identity(dt), dt)
-
-
-def _combine(op: str, dt: np.dtype, a: str, b: str) -> str:
-    if op == "sum":
-        return f"({a} + {b})" if dt.kind != "b" else f"({a} | {b})"
-    if op == "prod":
-        return f"({a} * {b})" if dt.kind != "b" else f"({a} & {b})"
-    cmp = ">" if op == "max" else "<"
-    if dt.kind == "f":
-        return f"(({b} {cmp} {a} || {b} != {b}) ? {b} : {a})"
-    return f"({b} {cmp} {a} ? {b} : {a})"
-
-
 def reduce(mod: Module, k: ir.Reduce) -> None:
     """``dst = op over axes of root`` (dst contiguous, keepdims shape).
 
@@ -202,7 +169,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
     op, dt = k.op, k.dtype
     sp = k.space()
     loads, views = list(sp.views[1:]), sp.views
-    dims, sizes, st, cls, flags2, decls = _operands(mod, sp)
+    dims, sizes, st, cls, flags2, decls = operands(mod, sp)
     body = Body(mod, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(k.root)
     kept = [d for d in range(len(dims)) if not flags2[d]]
@@ -216,7 +183,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
 
 def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
                   out_cls) -> tuple[list[str], Parallel | None]:
-    T, init = compute_ctype(dt), _init(op, dt)  # (a float16 sum accumulates in float)
+    T, init = compute_ctype(dt), reduce_init(op, dt)  # (a float16 sum accumulates in float)
     simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
     opened, closed = loops(red[:-1], sizes)
     blocks = [f"for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
@@ -224,8 +191,8 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
               f"  {T} part = {init};",
               *([f"  #pragma omp simd reduction({simd}:part)"] if simd else []),
               "  for (int64_t k = kb; k < ke; k++) {", *("    " + s for s in inner),
-              f"    part = {_combine(op, dt, 'part', res)};", "  }",
-              f"  acc = {_combine(op, dt, 'acc', 'part')};", "}"]
+              f"    part = {combine(op, dt, 'part', res)};", "  }",
+              f"  acc = {combine(op, dt, 'acc', 'part')};", "}"]
     if not kept and simd and len(red) == 1:
         # one output element: spread the blocks of the single reduced dim over threads
         return [f"  const int64_t nL = {sizes[-1]};", f"  {T} acc = {init};",
@@ -243,7 +210,7 @@ def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
 
 def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
                   out_cls) -> tuple[list[str], Parallel]:
-    T, init = ctype(dt), _init(op, dt)
+    T, init = ctype(dt), reduce_init(op, dt)
     outer = kept[:-1]
     # blocks of whole rows where possible: narrower column blocks over many rows thrash the TLB
     bs = mod.p(_block_size(math.prod([dims[d] for d in outer]), dims[-1]))
@@ -257,7 +224,7 @@ def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
     core = [f"for (int64_t k = {lo}; k < {hi}; k++) {acc} = {init};",
             *opened, *ptrs(outer + red), "#pragma omp simd",
             f"for (int64_t k = {lo}; k < {hi}; k++) {{", *("  " + s for s in inner),
-            f"  {acc} = {_combine(op, dt, acc, res)};", "}", *closed]
+            f"  {acc} = {combine(op, dt, acc, res)};", "}", *closed]
     if half:
         core = [f"for (int64_t cb = kb; cb < ke; cb += {HALF_COLUMNS}) {{",
                 f"  const int64_t ce = cb + {HALF_COLUMNS} < ke ? cb + {HALF_COLUMNS} : ke;",
@@ -273,30 +240,10 @@ def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
 
 def argreduce(mod: Module, k: ir.ArgReduce) -> None:
     """Index of the first max/min (first NaN wins, as NumPy) along ``k.axis``."""
-    axis, dst, src = k.axis, k.dst, k.src
-    nd = len(src.shape)
-    T, C = ctype(src.dtype), compute_ctype(src.dtype)
-    sizes = [mod.p(d) for d in src.shape]
-    strides = [mod.p(s) for s in src.strides]
-    kept = [d for d in range(nd) if d != axis]
-    cmp = ">" if k.op == "argmax" else "<"
-    nK = " * ".join(sizes[d] for d in kept) or "1"
-    off = "".join(f" + i{d} * {strides[d]}" for d in kept)
-    lines = [f"  const {T}* p = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
-             f"  int64_t* out = (int64_t*)B[{dst.slot}] + {mod.p(dst.offset)};",
-             f"  const int64_t nK = {nK}, n = {sizes[axis]}, s = {strides[axis]};",
+    decls, _, body = arg_reduction(mod, k)
+    mod.add([*("  " + x for x in decls),
              f"  #pragma omp parallel for if(!P[0] && nK * n > {mod.par_min}) schedule(static)",
-             "  for (int64_t w = 0; w < nK; w++) {",
-             *("    " + s for s in decode(kept, sizes, "w")),
-             f"    const {T}* q = p{off};",
-             f"    {C} best = {load_expr('q[0]', src.dtype)}; int64_t bi = 0;",
-             "    if (best == best) for (int64_t j = 1; j < n; j++) {",
-             f"      const {C} v = {load_expr('q[j * s]', src.dtype)};",
-             "      if (v != v) { bi = j; break; }",
-             f"      if (v {cmp} best) {{ best = v; bi = j; }}",
-             "    }",
-             "    out[w] = bi;", "  }"]
-    mod.add(lines)
+             "  for (int64_t w = 0; w < nK; w++) {", *("    " + x for x in body), "  }"])
 
 
 def gemm(mod: Module, k: ir.Gemm) -> None:

@@ -5,7 +5,8 @@ kept in lazyjit's code cache (:func:`.nvrtc.image`: verified bytes), then loaded
 cupy module; its kernels are launched on cupy's current stream with grids from the
 parameter table (:class:`.render.Launch`).  Buffers are blocks of cupy's memory pool,
 addressed as the interpreter's (:mod:`lazyjit.backends.ir`) blocks are; host steps run
-on cupy: GEMM through cuBLAS (``cupy.matmul``, float16 accumulating in float32), and,
+on cupy: GEMM through cuBLAS (``cupy.matmul``; float16 in float32, rounded once, as the
+interpreter's GEMM, which it is), and,
 for now, sort and the window ops by their NumPy references through host memory.
 
 Inputs may be NumPy arrays (copied to the device) or cupy arrays; outputs are copied to
@@ -44,7 +45,9 @@ class Plan:
         self.module.load(nvrtc.image(source, arch()))
         self.funcs = [self.module.get_function(f"k{i}") for i in range(len(mod.funcs))]
         params = np.array(mod.params, dtype=np.int64)
+        self.device = cp.cuda.Device()  # (the module, P and the buffers live there)
         self.P = cp.asarray(params)
+        self.device.synchronize()  # (P copied before any stream's kernel reads it)
         self.launches = {}
         for step, launch in mod.launches.items():
             work = math.prod(int(params[i]) for i in launch.work)
@@ -53,6 +56,10 @@ class Plan:
         self.donors, self.n_in, self.outputs = {}, prog.n_inputs, prog.outputs
 
     def run(self, inputs: list, donate: dict | None = None) -> list[np.ndarray]:
+        with self.device:
+            return self._run(inputs)
+
+    def _run(self, inputs: list) -> list[np.ndarray]:
         prog, n_in = self.prog, self.prog.n_inputs
         arrays = [cp.ascontiguousarray(cp.asarray(a)) for a in inputs]
         blocks = [cp.empty(n, cp.uint8) for n in prog.block_bytes]
@@ -76,6 +83,14 @@ class Plan:
         return outs
 
 
+def device_view(table, v: View) -> cp.ndarray:
+    """The cupy array that view ``v`` addresses in the buffer table."""
+    base, off = table[v.slot]
+    isz = v.dtype.itemsize
+    return cp.ndarray(v.shape, v.dtype, memptr=base.data + off + v.offset * isz,
+                      strides=tuple(s * isz for s in v.strides))
+
+
 class Executor(ir_backend.Executor):
     """Runs a program's steps on the GPU: device kernels launched, GEMM on cuBLAS,
     conditionals read on the host, scan loops as the interpreter takes them."""
@@ -85,12 +100,8 @@ class Executor(ir_backend.Executor):
         self.plan = plan
         self.error = cp.zeros(1, cp.int32)
 
-    @staticmethod
-    def view(table, v: View) -> cp.ndarray:
-        base, off = table[v.slot]
-        isz = v.dtype.itemsize
-        return cp.ndarray(v.shape, v.dtype, memptr=base.data + off + v.offset * isz,
-                          strides=tuple(s * isz for s in v.strides))
+    xp = cp
+    view = staticmethod(device_view)
 
     def steps(self, steps: list, table: list) -> None:
         for k in steps:
@@ -102,15 +113,6 @@ class Executor(ir_backend.Executor):
                 B = cp.asarray(np.array([0 if p is None else p[0].data.ptr + p[1]
                                          for p in table], dtype=np.uint64))
                 fn((grid,), (THREADS,), (B, self.plan.P, self.error))
-
-    def gemm(self, k: ir.Gemm, table) -> None:
-        a, b, dst = self.view(table, k.a), self.view(table, k.b), self.view(table, k.dst)
-        out = cp.matmul(a, b)
-        if k.alpha != 1.0:
-            out = (out * k.alpha).astype(dst.dtype)
-        if k.accumulate:
-            out = dst + out
-        dst[...] = out
 
     def sort(self, k: ir.Sort, table) -> None:
         src = cp.asnumpy(self.view(table, k.src))
@@ -125,5 +127,5 @@ class Executor(ir_backend.Executor):
         self.steps(k.then if self.view(table, k.cond).item() else k.orelse, table)
 
 
-_HOST = {ir.Gemm: Executor.gemm, ir.Sort: Executor.sort, ir.Window: Executor.window,
+_HOST = {ir.Gemm: ir_backend.Executor.gemm, ir.Sort: Executor.sort, ir.Window: Executor.window,
          ir.If: Executor.branch, ir.Loop: Executor.loop}

@@ -1,8 +1,9 @@
 """Running a CUDA module on the CPU (``LAZYJIT_FLAGS=backend=cuda,cuda_emulate=true``).
 
 The module's CUDA source, unchanged, is compiled by the C compiler with
-``native/lazyjit_cuda_emu.h`` (``-DLJ_EMULATE``: blocks one after the other, each
-block's threads an OpenMP team, barriers and shuffles between them) and a launcher,
+``native/lazyjit_cuda_emu.h`` (``LJ_EMULATE``: blocks one after the other, each
+block's threads fibers run in turn up to each barrier, shuffles through a barrier) and
+a launcher,
 ``lj_launch(k, grid, block, B, P, E)``; it is loaded through the code cache as the
 ``cpu`` modules are.  Device memory is host memory: the buffers are the NumPy blocks of
 the ``ir`` backend's interpreter (:func:`lazyjit.backends.ir.run_program`), whose steps
@@ -11,8 +12,9 @@ this module's :class:`Executor` runs: device kernels through ``lj_launch``, host
 cuBLAS, cupy's sort and cuDNN.
 
 Launches use small blocks (:data:`THREADS` threads, two warps) and grids of at most
-:data:`BLOCKS` blocks, so that every kernel is checked on several blocks, several warps
-and its grid-stride loops: kernels must be right for any launch shape.
+:data:`BLOCKS` blocks, so that every kernel is checked across warps, blocks and its
+grid-stride loops: kernels must be right for any launch shape (``tests/test_cuda.py``
+launches them on 1 to 4 warps and 1 to 3 blocks).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from lazyjit.backends.cuda.render import Module
 from lazyjit.config import config
 from lazyjit.schedule import ir
 
-THREADS = 64   # threads per block in emulation (a multiple of the warp's 32)
+THREADS = 64   # threads per block in emulation (a multiple of the warp's 32): two warps
 BLOCKS = 2     # blocks per grid at most, in emulation
 _LAUNCH = threading.Lock()  # one emulated launch at a time: __shared__ are statics
 
@@ -46,9 +48,9 @@ def source(cuda_source: str, n_kernels: int) -> str:
 
 def settings() -> tuple:
     """The compile settings of emulated modules (as the ``cpu`` compiler's
-    ``settings()``): OpenMP always (the block's threads), -O1 (tests compile many small
-    modules)."""
-    flags = ("-O1", "-fPIC", "-shared", "-std=gnu11", "-fopenmp", "-fno-math-errno",
+    ``settings()``), at -O1: tests compile many small modules (no _FORTIFY_SOURCE, whose
+    longjmp refuses to switch stacks, as the fibers of the emulation do)."""
+    flags = ("-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
              "-fno-trapping-math", "-ffp-contract=off", "-fwrapv", "-w", f"-I{NATIVE}")
     return (config.compiler, flags, config.disk_cache, config.cache_dir, config.strict_cache)
 
@@ -61,11 +63,12 @@ class Plan:
         self.lib = load(source(cuda_source, len(mod.funcs)), settings())
         self.params = np.array(mod.params, dtype=np.int64)
         self.P = ffi.from_buffer("int64_t[]", self.params)
-        self.launches = {}
-        for step, launch in mod.launches.items():
-            work = math.prod(int(self.params[i]) for i in launch.work)
-            blocks = work if launch.per_block else -(-work // THREADS)
-            self.launches[step] = (launch.index, min(blocks, BLOCKS))
+        # per device step: (kernel, work items, one block per item?); the grid is chosen
+        # at each launch (THREADS and BLOCKS are read then: tests vary them)
+        self.launches = {step: (launch.index, math.prod(int(self.params[i])
+                                                        for i in launch.work),
+                                launch.per_block)
+                         for step, launch in mod.launches.items()}
         self.donors, self.n_in, self.outputs = prog.donors, prog.n_inputs, prog.outputs
 
     def run(self, inputs: list[np.ndarray], donate: dict | None = None) -> list[np.ndarray]:
@@ -95,12 +98,17 @@ class Executor(ir_backend.Executor):
             elif launch[1] > 0:
                 self._launch(*launch, table)
 
-    def _launch(self, index: int, grid: int, table: list) -> None:
+    def _launch(self, index: int, work: int, per_block: bool, table: list) -> None:
+        threads = THREADS
+        grid = min(work if per_block else -(-work // threads), BLOCKS)
         addrs = np.array([0 if p is None else p[0].ctypes.data + p[1] for p in table],
                          dtype=np.uint64)
         B = ffi.cast("void**", addrs.ctypes.data)
         with _LAUNCH:
-            rc = self.plan.lib.lj_launch(index, grid, THREADS, B, self.plan.P, self._E)
+            rc = self.plan.lib.lj_launch(index, grid, threads, B, self.plan.P, self._E)
+        if rc == -2:  # (undefined on a GPU: a bug of the kernel, never of the user)
+            raise RuntimeError(f"lazyjit: emulated CUDA kernel k{index} reached a barrier "
+                               "that not every thread of its block reached")
         if rc:
-            raise RuntimeError(f"lazyjit: OpenMP did not give the emulated block its "
-                               f"{THREADS} threads (OMP_THREAD_LIMIT or OMP_DYNAMIC set?)")
+            raise MemoryError(f"lazyjit: no memory for the {threads} threads' stacks of "
+                              "an emulated block")

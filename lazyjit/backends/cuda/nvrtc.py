@@ -34,7 +34,7 @@ HEADERS = ("lazyjit_cuda.h", "lazyjit_rt.h")
 # numbers as cpu), C++17
 OPTIONS = ("-std=c++17", "--fmad=false", "--diag-suppress=177,550")
 
-_DONE: set[str] = set()
+_DONE: set[tuple[str, str]] = set()  # (source's digest, arch) checked in this process
 _LOCK = threading.Lock()
 
 
@@ -43,6 +43,7 @@ class CudaCompileError(RuntimeError):
 
 
 def _headers() -> list[tuple[str, str]]:
+    """(name, text) of the headers a module may include, read now."""
     out = []
     for name in HEADERS:
         with open(os.path.join(compiler.NATIVE, name)) as f:
@@ -111,15 +112,16 @@ def version() -> tuple[int, int]:
     return major.value, minor.value
 
 
-def key(source: str, arch: str) -> str:
-    """The code cache key of ``source`` compiled for ``arch``."""
-    parts = [source, *(t for _, t in _headers()), arch, " ".join(OPTIONS), str(version())]
+def key(source: str, arch: str, headers: list[tuple[str, str]]) -> str:
+    """The code cache key of ``source`` compiled for ``arch`` with ``headers``."""
+    parts = [source, *(t for _, t in headers), arch, " ".join(OPTIONS), str(version())]
     return xxhash.xxh3_128_hexdigest("\0".join(parts).encode())
 
 
-def compile_image(source: str, arch: str, counter: str = "compiles") -> bytes:
-    """The cubin of ``source`` for ``arch`` (``"sm_90"``), compiled now (counted as
-    ``counter`` in ``lj.stats()``).
+def compile_image(source: str, arch: str, counter: str = "compiles",
+                  headers: list[tuple[str, str]] | None = None) -> bytes:
+    """The cubin of ``source`` for ``arch`` (``"sm_90"``), compiled now with ``headers``
+    (default: read now), counted as ``counter`` in ``lj.stats()``.
 
     Raises
     ------
@@ -127,7 +129,7 @@ def compile_image(source: str, arch: str, counter: str = "compiles") -> bytes:
         NVRTC reported an error or a warning.
     """
     lib, c = _LIB.get(), ctypes
-    headers = _headers()
+    headers = headers if headers is not None else _headers()
     names = (c.c_char_p * len(headers))(*(n.encode() for n, _ in headers))
     texts = (c.c_char_p * len(headers))(*(t.encode() for _, t in headers))
     options = [o.encode() for o in (f"-arch={arch}", *OPTIONS)]
@@ -161,27 +163,35 @@ def compile_image(source: str, arch: str, counter: str = "compiles") -> bytes:
 
 
 def _ok(lib, status: int) -> None:
+    """Raise :class:`CudaCompileError` for a failed NVRTC call (``status`` nonzero)."""
     if status:
         raise CudaCompileError(f"lazyjit: NVRTC: {lib.nvrtcGetErrorString(status).decode()}")
 
 
 def image(source: str, arch: str, counter: str = "compiles") -> bytes:
-    """The cubin of ``source`` for ``arch``: from the disk cache (verified), or NVRTC
-    (then stored)."""
-    k = key(source, arch)
-    root = codecache.root(config.cache_dir, config.strict_cache) if config.disk_cache else None
+    """The cubin of ``source`` for ``arch``: from the disk cache (its bytes checked
+    against their digest, then loaded from those very bytes), or NVRTC (then stored).
+    An untrusted cache warns (raises with ``strict_cache``) and compiles privately."""
+    headers = _headers()  # (read once: the key and the compile see the same text)
+    k = key(source, arch, headers)
+    strict = config.strict_cache
+    root = codecache.root(config.cache_dir, strict) if config.disk_cache else None
     if root is not None:
         def build(work: str) -> str:
+            data = compile_image(source, arch, counter, headers)
             fd, path = tempfile.mkstemp(suffix=".cubin", dir=work)
             with os.fdopen(fd, "wb") as f:
-                f.write(compile_image(source, arch, counter))
+                f.write(data)
             return path
-        path = codecache.fetch(root, k, config.strict_cache, build)
-        if path is not None:
-            data = codecache.read_verified(root, k)
+        if codecache.fetch(root, k, strict, build) is not None:
+            try:
+                data = codecache.read_verified(root, k)
+            except codecache.Untrusted as e:
+                codecache.distrust(f"not loading compiled code: {e}", strict)
+                data = None
             if data is not None:
                 return data
-    return compile_image(source, arch, counter)
+    return compile_image(source, arch, counter, headers)
 
 
 _POOL = ThreadPoolExecutor(max_workers=len(CHECK_ARCHS), thread_name_prefix="lazyjit-nvrtc")
@@ -209,7 +219,8 @@ def wait(checks: list[Future]) -> None:
 
 
 def _check_one(source: str, arch: str, opts: tuple) -> None:
-    k = key(source, arch)
+    """One check of :func:`check` (in a pool thread: the caller's flags in ``opts``)."""
+    k = (xxhash.xxh3_128_hexdigest(source.encode()), arch)
     if k in _DONE:
         return
     with config(cache_dir=opts[0], strict_cache=opts[1], disk_cache=opts[2]):

@@ -16,8 +16,8 @@ right for any grid and any block of a multiple of 32 threads (the launch picks t
   indices in order (repeated indices accumulate, or the last write wins, as on ``cpu``);
 * check: a failed element stores its code in ``E`` unless an earlier step stored one.
 
-GEMM, sort and the window ops are host steps (cuBLAS, cupy's sort, cuDNN on a GPU;
-NumPy in emulation: :mod:`.runtime`); conditionals and scan loops run on the host.
+GEMM, sort and the window ops are host steps (:mod:`.device` on a GPU, NumPy in
+emulation: :mod:`.emulate`); conditionals and scan loops run on the host.
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lazyjit.backends.cfamily import Body, ctype, decode
-from lazyjit.backends.cpu.kernels import _combine, _init, _operands
+from lazyjit.backends.cfamily import (Body, arg_reduction, combine, compute_ctype, ctype,
+                                      decode, load_expr, operands, reduce_init, store_expr)
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View
 
@@ -38,8 +38,16 @@ _ACC = {"bool": "int32_t", "int8": "int32_t", "int16": "int32_t", "uint8": "uint
         "uint16": "uint32_t", "float16": "float"}
 
 
-def acc_ctype(dt: np.dtype) -> str:
-    return _ACC.get(np.dtype(dt).name) or ctype(dt)
+def acc_ctype(op: str, dt: np.dtype) -> str:
+    """The accumulator type of reduce ``op`` over ``dt``: 32 or 64 bits (what shuffles
+    exchange), float for float16, and unsigned for sums and products of signed
+    integers, whose overflow wraps as NumPy's does (signed overflow is undefined in
+    CUDA C++, which has no ``-fwrapv``)."""
+    dt = np.dtype(dt)
+    acc = _ACC.get(dt.name) or ctype(dt)
+    if op in ("sum", "prod") and dt.kind == "i":
+        acc = "u" + acc
+    return acc
 
 
 @dataclass
@@ -58,10 +66,14 @@ class Module:
     funcs: list[str] = field(default_factory=list)
     params: list[int] = field(default_factory=lambda: [0])
     launches: dict = field(default_factory=dict)  # device step -> Launch
+    position: dict = field(default_factory=dict)  # "P[i]" -> i
 
     def p(self, value) -> str:
+        """Append ``value`` to the parameter table; the C expression reading it."""
         self.params.append(int(value))
-        return f"P[{len(self.params) - 1}]"
+        ref = f"P[{len(self.params) - 1}]"
+        self.position[ref] = len(self.params) - 1
+        return ref
 
     def add(self, step, lines: list[str], work: list[str], per_block: bool = False) -> None:
         """Add kernel ``k<n>`` of body ``lines`` for ``step``; ``work`` lists the
@@ -70,7 +82,7 @@ class Module:
         self.funcs.append(f"LJ_KERNEL k{k}(void* const* __restrict__ B, const int64_t* "
                           f"__restrict__ P, int32_t* __restrict__ E) {{\n"
                           + "\n".join(lines) + "\n}\n")
-        self.launches[step] = Launch(k, tuple(int(w[2:-1]) for w in work), per_block)
+        self.launches[step] = Launch(k, tuple(self.position[w] for w in work), per_block)
 
 
 _GID = "(int64_t)blockIdx.x * blockDim.x + threadIdx.x"
@@ -88,11 +100,13 @@ def _index(j: int, st: list[str], dims: list[int], cls: str) -> str:
 
 
 def _loads(views, st, dims, cls, first: int) -> list[str]:
-    """Loads of ``views`` (operands ``first``, ...) at indices ``i<d>`` of ``dims``."""
+    """Loads of ``views`` (operands ``first``, ...) at indices ``i<d>`` of ``dims``, in
+    their compute types (float16 as float)."""
     unused = [f"(void)i{dims[-1]};"] if dims and all(c == "b" for c in cls) else []
-    return unused + [f"const {ctype(v.dtype)} L{j + first} = p{j + first}["
-                     f"{_index(j + first, st[j + first], dims, cls[j + first])}];"
-                     for j, v in enumerate(views)]
+    return unused + [
+        f"const {compute_ctype(v.dtype)} L{j + first} = "
+        f"{load_expr(f'p{j + first}[{_index(j + first, st[j + first], dims, cls[j + first])}]', v.dtype)};"  # noqa: E501
+        for j, v in enumerate(views)]
 
 
 def elementwise(mod: Module, k: ir.Elementwise) -> None:
@@ -100,7 +114,7 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     n_out = len(k.dsts)
     sp = k.space()
     loads = list(sp.views[n_out:])
-    dims, sizes, st, cls, _, decls = _operands(mod, sp, n_out=n_out)
+    dims, sizes, st, cls, _, decls = operands(mod, sp, n_out=n_out)
     body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     all_dims = list(range(len(dims)))
@@ -112,8 +126,8 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
               *("    " + s for s in decode(all_dims, sizes, "w")),
               *("    " + s for s in _loads(loads, st, all_dims, cls, n_out)),
               *("    " + s for s in body.stmts),
-              *(f"    p{j}[{_index(j, st[j], all_dims, cls[j])}] = {res};"
-                for j, res in enumerate(results)),
+              *(f"    p{j}[{_index(j, st[j], all_dims, cls[j])}] = "
+                f"{store_expr(res, k.dsts[j].dtype)};" for j, res in enumerate(results)),
               "  }"]
     mod.add(k, lines, sizes)
 
@@ -124,19 +138,19 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
     op, dt = k.op, k.dtype
     sp = k.space()
     loads = list(sp.views[1:])
-    dims, sizes, st, cls, flags, decls = _operands(mod, sp)
+    dims, sizes, st, cls, flags, decls = operands(mod, sp)
     body = Body(mod, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(k.root)
     D = len(dims)
     kept = [d for d in range(D) if not flags[d]]
     red = [d for d in range(D) if flags[d]]
-    A, T = acc_ctype(dt), ctype(dt)
-    init = f"({A}){_init(op, dt)}"
+    A, C = acc_ctype(op, dt), compute_ctype(dt)
+    init = f"({A}){reduce_init(op, dt)}"
     nK = [sizes[d] for d in kept] or [mod.p(1)]
     nR = " * ".join(sizes[d] for d in red) or "1"
     out = f"p0[{' + '.join(f'i{d} * {st[0][d]}' for d in kept) or '0'}]"
     inner = [*decode(red, sizes, "r", "r_"), *_loads(loads, st, list(range(D)), cls, 1),
-             *body.stmts, f"acc = {_combine(op, dt, 'acc', f'({A})({res})')};"]
+             *body.stmts, f"acc = {combine(op, dt, 'acc', f'({A})({res})')};"]
     lines = ["  " + d for d in decls] + [f"  const int64_t nK = {' * '.join(nK)}, "
                                           f"nR = {nR};"]
     if red and red[-1] == D - 1:
@@ -147,8 +161,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
                   "    for (int64_t r = threadIdx.x; r < nR; r += blockDim.x) {",
                   *("      " + s for s in inner), "    }",
                   *("    " + s for s in _block_reduce(op, dt, A, init)),
-                  f"    if (threadIdx.x == 0) {out} = ({T})acc;",
-                  "    __syncthreads();", "  }"]
+                  f"    if (threadIdx.x == 0) {out} = {store_expr(f'({C})acc', dt)};", "  }"]
         mod.add(k, lines, nK, per_block=True)
         return
     lines += [f"  for (int64_t o = {_GID}; o < nK; o += {_GSTRIDE}) {{",
@@ -156,49 +169,34 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
               f"    {A} acc = {init};",
               "    for (int64_t r = 0; r < nR; r++) {",
               *("      " + s for s in inner), "    }",
-              f"    {out} = ({T})acc;", "  }"]
+              f"    {out} = {store_expr(f'({C})acc', dt)};", "  }"]
     mod.add(k, lines, nK)
 
 
 def _block_reduce(op: str, dt: np.dtype, A: str, init: str) -> list[str]:
-    """Combine ``acc`` over the block into thread 0's ``acc``: warp shuffles, each
-    warp's result in ``part``, then shuffles over those (every lane takes part in every
-    shuffle: uniform control flow, as the emulation's barriers need)."""
-    shuffle = [f"for (int d = 16; d > 0; d >>= 1) {{ const {A} o_ = lj_shfl_down_{A}(acc, d); "
-               f"acc = {_combine(op, dt, 'acc', 'o_')}; }}"]
+    """Combine ``acc`` over the block into thread 0's ``acc``: warp shuffles, then, for
+    blocks of several warps, each warp's result in ``part`` and shuffles over those
+    (every lane takes part in every shuffle: uniform control flow, as the emulation's
+    barriers need)."""
+    shuffle = [f"for (int d = 16; d > 0; d >>= 1) {{ const {A} s_ = lj_shfl_down_{A}(acc, d); "
+               f"acc = {combine(op, dt, 'acc', 's_')}; }}"]
     return [*shuffle,
-            "if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;",
-            "__syncthreads();",
-            f"acc = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : {init};",
-            *shuffle]
+            "if (blockDim.x > 32) {  /* (the same branch for the whole block) */",
+            "  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;",
+            "  __syncthreads();",
+            f"  acc = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : {init};",
+            *("  " + x for x in shuffle),
+            "  __syncthreads();  /* (part is written again for the next output) */",
+            "}"]
 
 
 def argreduce(mod: Module, k: ir.ArgReduce) -> None:
     """Index of the first max/min (the first NaN, as NumPy) along ``k.axis``: a thread
     per output element."""
-    axis, dst, src = k.axis, k.dst, k.src
-    nd = len(src.shape)
-    T = ctype(src.dtype)
-    sizes = [mod.p(d) for d in src.shape]
-    strides = [mod.p(s) for s in src.strides]
-    kept = [d for d in range(nd) if d != axis]
-    cmp = ">" if k.op == "argmax" else "<"
-    nK = [sizes[d] for d in kept] or [mod.p(1)]
-    off = "".join(f" + i{d} * {strides[d]}" for d in kept)
-    lines = [f"  const {T}* p = (const {T}*)B[{src.slot}] + {mod.p(src.offset)};",
-             f"  int64_t* out = (int64_t*)B[{dst.slot}] + {mod.p(dst.offset)};",
-             f"  const int64_t nK = {' * '.join(nK)}, n = {sizes[axis]}, s = {strides[axis]};",
-             f"  for (int64_t w = {_GID}; w < nK; w += {_GSTRIDE}) {{",
-             *("    " + s for s in decode(kept, sizes, "w")),
-             f"    const {T}* q = p{off};",
-             f"    {T} best = q[0]; int64_t bi = 0;",
-             "    if (best == best) for (int64_t j = 1; j < n; j++) {",
-             f"      const {T} v = q[j * s];",
-             "      if (v != v) { bi = j; break; }",
-             f"      if (v {cmp} best) {{ best = v; bi = j; }}",
-             "    }",
-             "    out[w] = bi;", "  }"]
-    mod.add(k, lines, nK)
+    decls, n_kept, body = arg_reduction(mod, k)
+    mod.add(k, [*("  " + x for x in decls),
+                f"  for (int64_t w = {_GID}; w < nK; w += {_GSTRIDE}) {{",
+                *("    " + x for x in body), "  }"], n_kept or [mod.p(1)])
 
 
 def _indexed(mod: Module, base: View, idx: View, axis: int) -> tuple[list[str], list[str]]:
@@ -229,7 +227,7 @@ def gather(mod: Module, k: ir.Gather) -> None:
                 "    const int64_t c = w % C, ai = w / C, a = ai / I, i = ai % I;",
                 "    int64_t j = ix[i]; if (j < 0) j += N;",
                 f"    if ({int(k.checked)} && (j < 0 || j >= N)) {{",
-                f"      E[0] = 1; *({_bits(dst.dtype)}*)&out[w] = 0; continue;",
+                f"      lj_fail(E, 1); *({_bits(dst.dtype)}*)&out[w] = 0; continue;",
                 "    }",
                 "    out[w] = x[(a * N + j) * C + c];", "  }"], work)
 
@@ -239,27 +237,33 @@ def scatter(mod: Module, k: ir.Scatter) -> None:
     column), taking the indices in order."""
     dst, vals = k.dst, k.vals
     head, (A, _, C) = _indexed(mod, dst, k.idx, k.axis)
-    T = ctype(dst.dtype)
-    op = "|=" if k.add and dst.dtype.kind == "b" else "+=" if k.add else "="
+    T, dt = ctype(dst.dtype), dst.dtype
+    q, r = "x[(a * N + j) * C + c]", "v[(a * I + i) * C + c]"
+    if not k.add:
+        update = f"{q} = {r};"
+    elif dt.kind == "b":
+        update = f"{q} |= {r};"
+    else:  # (float16: added in float, rounded at each store, as cpu's loop does)
+        update = f"{q} = {store_expr(f'{load_expr(q, dt)} + {load_expr(r, dt)}', dt)};"
     mod.add(k, [*head, f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
                 f"  const {T}* v = (const {T}*)B[{vals.slot}] + {mod.p(vals.offset)};",
                 f"  for (int64_t w = {_GID}; w < A * C; w += {_GSTRIDE}) {{",
                 "    const int64_t a = w / C, c = w % C;",
                 "    for (int64_t i = 0; i < I; i++) {",
                 "      int64_t j = ix[i]; if (j < 0) j += N;",
-                f"      if ({int(k.checked)} && (j < 0 || j >= N)) {{ E[0] = 1; continue; }}",
-                f"      x[(a * N + j) * C + c] {op} v[(a * I + i) * C + c];",
+                f"      if ({int(k.checked)} && (j < 0 || j >= N)) {{ lj_fail(E, 1); continue; }}",
+                f"      {update}",
                 "    }", "  }"], [A, C])
 
 
 def check(mod: Module, k: ir.Check) -> None:
     """Store error ``3 + k.code`` when an element of the bool view ``ok`` is false
-    (unless an earlier step stored an error)."""
+    (unless an earlier step stored an error: ``lj_fail``)."""
     ok = k.ok
     n = mod.p(math.prod(ok.shape))
     mod.add(k, [f"  const uint8_t* ok = (const uint8_t*)B[{ok.slot}] + {mod.p(ok.offset)};",
                 f"  for (int64_t w = {_GID}; w < {n}; w += {_GSTRIDE})",
-                f"    if (!ok[w] && E[0] == 0) E[0] = {3 + k.code};"], [n])
+                f"    if (!ok[w]) lj_fail(E, {3 + k.code});"], [n])
 
 
 _KERNELS = {ir.Elementwise: elementwise, ir.Reduce: reduce, ir.ArgReduce: argreduce,
@@ -279,11 +283,12 @@ def render_steps(mod: Module, steps: list) -> None:
 
 
 def render_program(prog: ir.Program) -> Module:
+    """The device kernels, parameter table and launches of ``prog``."""
     mod = Module()
     render_steps(mod, prog.steps)
     return mod
 
 
 def render(mod: Module) -> str:
-    """The module's CUDA source (``lj_launch`` is added for emulation by the runtime)."""
+    """The module's CUDA source (emulation appends its launcher: :mod:`.emulate`)."""
     return '#include "lazyjit_cuda.h"\n\n' + "\n".join(mod.funcs)
