@@ -25,6 +25,7 @@ from lazyjit.backends.cuda import nvrtc
 from lazyjit.backends.cuda.render import Module
 from lazyjit.ops import REGISTRY
 from lazyjit.schedule import ir
+from lazyjit.stats import count
 from lazyjit.schedule.views import View
 
 THREADS = 256     # threads per block
@@ -67,6 +68,7 @@ class Plan:
         table += [(blocks[b], 0) for b in prog.block]
         ex = Executor(self)
         ex.steps(prog.steps, table)
+        count("kernels_run", ex.launched)
         error = int(ex.error.get()[0])  # (synchronizes)
         if error:
             raise kernel_error(error, prog.messages)
@@ -99,6 +101,7 @@ class Executor(ir_backend.Executor):
         super().__init__(plan.prog.messages)
         self.plan = plan
         self.error = cp.zeros(1, cp.int32)
+        self.launched = 0  # kernels launched (lj.stats()'s kernels_run)
 
     xp = cp
     view = staticmethod(device_view)
@@ -113,6 +116,7 @@ class Executor(ir_backend.Executor):
                 B = cp.asarray(np.array([0 if p is None else p[0].data.ptr + p[1]
                                          for p in table], dtype=np.uint64))
                 fn((grid,), (THREADS,), (B, self.plan.P, self.error))
+                self.launched += 1
 
     def sort(self, k: ir.Sort, table) -> None:
         src = cp.asnumpy(self.view(table, k.src))
