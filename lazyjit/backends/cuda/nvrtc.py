@@ -73,13 +73,21 @@ class _Library:
 
 
 def _load() -> ctypes.CDLL:
+    """libnvrtc: NVIDIA's pip wheel's (CUDA 12 or 13 layouts), else the system's (the
+    loader's path, then ``$CUDA_HOME/lib64``)."""
+    found = []
     try:
-        import nvidia.cuda_nvrtc as pkg
-        found = [p for d in pkg.__path__ for p in glob.glob(os.path.join(d, "lib",
-                                                                         "libnvrtc.so.*"))]
+        import nvidia
+        for d in nvidia.__path__:
+            found += glob.glob(os.path.join(d, "**", "libnvrtc.so.[0-9]*"), recursive=True)
     except ImportError:
-        found = []
-    for path in sorted(found) or ["libnvrtc.so.12", "libnvrtc.so"]:
+        pass
+    found = sorted(p for p in found if "builtins" not in os.path.basename(p)
+                   and ".alt." not in os.path.basename(p))
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    names = ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+             os.path.join(home, "lib64", "libnvrtc.so")]
+    for path in found + names:
         try:
             lib = ctypes.CDLL(path)
             break
