@@ -37,7 +37,7 @@ static lj_dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define LJ_KERNEL static void
 #define LJ_WARP 32
 #define LJ_MAX_THREADS 1024
-#define LJ_STACK (64 * 1024)
+#define LJ_STACK (512 * 1024)  /* per thread (virtual: pages are touched as used) */
 
 /* (float16: lj_half and its converters are lazyjit_rt.h's, as in the C modules) */
 
