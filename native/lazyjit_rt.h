@@ -60,18 +60,18 @@ LJ_INLINE T lj_mod_##NAME(T a, T b) {                                           
 }                                                                                \
 LJ_INLINE T lj_ipow_##NAME(T a, T b) {                                          \
     if (b < 0) return 0;                                                         \
-    T r = 1;                                                                     \
-    while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; }            \
-    return r;                                                                    \
+    uint64_t r = 1, x = (uint64_t)a;  /* (wrapping: no signed overflow in CUDA) */ \
+    while (b) { if (b & 1) r = (uint64_t)(T)(r * x); x = (uint64_t)(T)(x * x); b >>= 1; } \
+    return (T)r;                                                                 \
 }
 
 #define LJ_UINT_OPS(T, NAME)                                                     \
 LJ_INLINE T lj_floordiv_##NAME(T a, T b) { return b == 0 ? 0 : (T)(a / b); }    \
 LJ_INLINE T lj_mod_##NAME(T a, T b) { return b == 0 ? 0 : (T)(a % b); }         \
 LJ_INLINE T lj_ipow_##NAME(T a, T b) {                                          \
-    T r = 1;                                                                     \
-    while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; }            \
-    return r;                                                                    \
+    uint64_t r = 1, x = a;  /* (uint16_t * uint16_t would overflow the int of C) */ \
+    while (b) { if (b & 1) r = (T)(r * x); x = (T)(x * x); b >>= 1; }            \
+    return (T)r;                                                                 \
 }
 
 LJ_INT_OPS(int8_t, int8)

@@ -111,3 +111,48 @@ def test_no_gpu_without_emulation_is_a_clear_error():
     with lj.config(backend="cuda", cuda_emulate=False):
         with pytest.raises(lj.LazyjitError, match="cuda_emulate=true"):
             (lj.tensor(np.arange(3.0)) + 1).numpy()
+
+
+def test_devices_follow_the_backend_flag():
+    """Tensors have no device of their own yet: ``t.device`` names where the backend
+    flag computes, and ``lj.tensor(x, device=...)`` refuses any other device (an error
+    naming the flag, never a request silently ignored)."""
+    assert lj.tensor([1.0], device="cpu").device == "cpu"
+    with pytest.raises(lj.LazyjitError, match="backend='cuda'"):
+        lj.tensor([1.0], device="cuda")
+    with pytest.raises(lj.LazyjitError, match="unknown device 'tpu:7'"):
+        lj.tensor([1.0], device="tpu:7")
+    with lj.config(**cuda.flags()):
+        t = lj.tensor(np.arange(3.0), device="cuda")
+        assert t.device == (t * 2).device == "cuda"
+        np.testing.assert_array_equal((t * 2).numpy(), [0.0, 2.0, 4.0])
+        with pytest.raises(lj.LazyjitError, match="backend='cpu'"):
+            lj.tensor([1.0], device="cpu")
+
+
+def test_integer_arithmetic_wraps_without_signed_overflow(on_cuda):
+    """CUDA C++ has no -fwrapv: integer add, sub, mul, neg, abs and power go through
+    unsigned types (NumPy's wrapping; emulated modules trap on a signed overflow, so a
+    kernel relying on one fails here).  ``x + 1 > x`` at INT32_MAX is False, as NumPy
+    says (a GPU compiler may fold a signed overflow's comparison to True)."""
+    x = np.array([2**31 - 1, 5, -3, -2**31], np.int32)
+    t = lj.tensor(x)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(((t + 1) > t).numpy(), (x + np.int32(1)) > x)
+        for dt in (np.int8, np.int16, np.int64, np.uint16, np.uint64):
+            a = np.array([np.iinfo(dt).max, np.iinfo(dt).min, 7], dt)
+            b = np.array([3, 2, 5], dt)
+            ta, tb = lj.tensor(a), lj.tensor(b)
+            for f in (lambda p, q: p + q, lambda p, q: p * q, lambda p, q: p - q,
+                      lambda p, q: p ** q, lambda p, q: abs(-p)):
+                np.testing.assert_array_equal(f(ta, tb).numpy(), f(a, b))
+    src = cuda_source(lambda p: p + 1, x)
+    assert "(uint32_t)" in src  # the add of int32 wraps through uint32
+
+
+def cuda_source(fn, *arrays) -> str:
+    """The CUDA source of ``fn`` on ``arrays`` (not compiled)."""
+    from lazyjit.backends.cuda import backend
+    from lazyjit.trace.graph import collect
+    out = fn(*(lj.tensor(a) for a in arrays))
+    return backend.generate(collect([out.node]))[0]

@@ -16,7 +16,7 @@ import numpy as np
 
 from lazyjit.errors import describe, op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
-from lazyjit.api.tensor import check_dtype, Tensor
+from lazyjit.api.tensor import check_device, check_dtype, Tensor
 from lazyjit.api.weak import WeakScalar
 from lazyjit.ops import apply
 from lazyjit.trace.constraints import broadcast_size, discard, require
@@ -43,13 +43,18 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     ----------
     data : array-like (nested lists, scalars, NumPy arrays, tensors).
     dtype : optional dtype; default as NumPy infers it (Python floats give float64).
-    device : accepted for API compatibility; the backend is chosen by the ``backend`` flag.
+    device : ``None``, or the device the ``backend`` flag runs on (``"cuda"`` for the
+        ``cuda`` backend, ``"cpu"`` for the others): tensors do not have devices of
+        their own yet, the flag places every computation.
 
     Raises
     ------
     LazyjitError
-        For a non-numeric dtype (strings, objects).
+        For a non-numeric dtype (strings, objects); for any other ``device`` (naming
+        the flag that would place the computation there).
     """
+    if device is not None:
+        check_device(device, "tensor")
     if isinstance(data, Tensor):
         return data.astype(dtype) if dtype is not None else data
     if isinstance(data, WeakScalar):  # a traced Python scalar: its 0-d tensor

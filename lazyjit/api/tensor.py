@@ -32,6 +32,20 @@ def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
     return dt
 
 
+def check_device(device: Any, where: str) -> None:
+    """Accept ``device`` only where the ``backend`` flag already computes (tensors have
+    no device of their own yet: a request for another is an error, never ignored)."""
+    here = "cuda" if config.backend == "cuda" else "cpu"
+    if device != here:
+        how = "lj.config(backend='cuda') (emulated without a GPU: cuda_emulate=True)" \
+            if device == "cuda" else "lj.config(backend='cpu')"
+        if device not in ("cpu", "cuda"):
+            raise op_error(where, f"unknown device {device!r} (devices: 'cpu', 'cuda')")
+        raise op_error(where, f"device {device!r}: this computation runs on {here!r}, as "
+                       f"the backend flag ({config.backend!r}) says; tensors do not have "
+                       f"devices of their own yet: use {how}")
+
+
 class Tensor:
     """A lazily computed n-dimensional array.
 
@@ -70,7 +84,9 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        return config.backend
+        """Where the ``backend`` flag computes: ``"cuda"`` for the ``cuda`` backend,
+        else ``"cpu"`` (tensors have no device of their own yet)."""
+        return "cuda" if config.backend == "cuda" else "cpu"
 
     def __len__(self) -> int:
         shape = self.node.shape

@@ -132,6 +132,11 @@ class Body:
     :class:`~lazyjit.schedule.ir.Const`).  Every variable has its node's
     :func:`compute_ctype` (``float`` for float16)."""
 
+    # integer add, sub, mul, neg and abs as wrapping (unsigned) arithmetic: for C
+    # dialects without -fwrapv (CUDA C++), where signed overflow is undefined and lets
+    # the compiler fold x + 1 > x to true
+    wrap_integers = False
+
     def __init__(self, table, leaves, operand_of):
         self.table = table
         self.leaves = leaves            # leaf Expr -> View | Const
@@ -164,11 +169,34 @@ class Body:
                 expr = const_param(self.table, leaf.value, leaf.dtype)
         else:
             args = [self.names[s] for s in node.src]
-            expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype, args)
+            expr = wrapping(node.op, node.dtype, args) if self.wrap_integers else None
+            if expr is None:
+                expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype,
+                              args)
         name = f"v{len(self.names)}"
         t = compute_ctype(node.dtype)
         self.stmts.append(f"const {t} {name} = ({t})({expr});")
         self.names[node] = name
+
+
+_WRAPPING = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})",
+             "neg": "(0u - {0})"}
+
+
+def wrapping(op: str, dt: np.dtype, args: list[str]) -> str | None:
+    """Integer ``op`` (add, sub, mul, neg, abs) of result dtype ``dt`` computed in
+    unsigned arithmetic of at least 32 bits and cast back: two's complement wrapping,
+    as NumPy's, with no overflow of a signed type (nor of the ``int`` that C promotes
+    small unsigned types to); None for any other op or dtype (the op's template)."""
+    dt = np.dtype(dt)
+    if dt.kind not in "iu" or (op not in _WRAPPING and op != "abs"):
+        return None
+    T, U = ctype(dt), "uint64_t" if dt.itemsize == 8 else "uint32_t"
+    if op == "abs":
+        if dt.kind == "u":
+            return None
+        return f"(({T})({args[0]} < 0 ? 0u - ({U}){args[0]} : ({U}){args[0]}))"
+    return f"(({T}){_WRAPPING[op].format(*(f'({U}){a}' for a in args))})"
 
 
 def decode(dims: list[int], sizes: list[str], var: str, tmp: str = "r_") -> list[str]:

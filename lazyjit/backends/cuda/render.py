@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lazyjit.backends.cfamily import (Body, arg_reduction, combine, compute_ctype, ctype,
-                                      decode, load_expr, operands, reduce_init, store_expr)
+                                      decode, load_expr, operands, reduce_init, store_expr,
+                                      wrapping)
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View
 
@@ -109,13 +110,19 @@ def _loads(views, st, dims, cls, first: int) -> list[str]:
         for j, v in enumerate(views)]
 
 
+class _Body(Body):
+    """Fused expressions in CUDA C++: no ``-fwrapv`` there (integer arithmetic wraps
+    through unsigned types: :func:`~lazyjit.backends.cfamily.wrapping`)."""
+    wrap_integers = True
+
+
 def elementwise(mod: Module, k: ir.Elementwise) -> None:
     """``dsts[j][idx] = roots[j](idx)``: a grid-stride loop over the flat index."""
     n_out = len(k.dsts)
     sp = k.space()
     loads = list(sp.views[n_out:])
     dims, sizes, st, cls, _, decls = operands(mod, sp, n_out=n_out)
-    body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
+    body = _Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     all_dims = list(range(len(dims)))
     lines = ["  " + d for d in decls]
@@ -139,7 +146,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
     sp = k.space()
     loads = list(sp.views[1:])
     dims, sizes, st, cls, flags, decls = operands(mod, sp)
-    body = Body(mod, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
+    body = _Body(mod, k.leaves, {v: j + 1 for j, v in enumerate(loads)})
     res = body.value(k.root)
     D = len(dims)
     kept = [d for d in range(D) if not flags[d]]
@@ -243,6 +250,8 @@ def scatter(mod: Module, k: ir.Scatter) -> None:
         update = f"{q} = {r};"
     elif dt.kind == "b":
         update = f"{q} |= {r};"
+    elif dt.kind in "iu":  # (wrapping, as NumPy's)
+        update = f"{q} = {wrapping('add', dt, [q, r])};"
     else:  # (float16: added in float, rounded at each store, as cpu's loop does)
         update = f"{q} = {store_expr(f'{load_expr(q, dt)} + {load_expr(r, dt)}', dt)};"
     mod.add(k, [*head, f"  {T}* x = ({T}*)B[{dst.slot}] + {mod.p(dst.offset)};",
