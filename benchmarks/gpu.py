@@ -69,7 +69,7 @@ def matmul(n: int, repeats: int) -> None:
     f = lj.jit(lambda p, q: p @ q)
     np.testing.assert_allclose(f(ta, tb).numpy(), a @ b, rtol=2e-3, atol=2e-3)
     ms = median_ms(lambda: f(ta, tb).realize(), repeats)
-    print(f"matmul {n}x{n}: lazyjit {ms:.3f} ms ({2 * n ** 3 / ms / 1e9:.1f} TFLOP/s)")
+    print(f"matmul {n}x{n}: lazyjit {ms:.3f} ms ({2 * n ** 3 / ms / 1e9:.3g} TFLOP/s)")
     if cuda.gpu_count():
         import cupy
         da, db = cupy.asarray(a), cupy.asarray(b)
