@@ -10,7 +10,7 @@ fails on any machine.  With ``cuda_emulate`` the module runs on the CPU
 """
 from __future__ import annotations
 
-from lazyjit.backends.cuda import emulate, gpu_count, nvrtc
+from lazyjit.backends.cuda import device, emulate, gpu_count, nvrtc
 from lazyjit.backends.cuda.render import render, render_program
 from lazyjit.config import config
 from lazyjit.errors import op_error
@@ -47,7 +47,6 @@ def compile(trace: Trace):  # noqa: A001 - the backend interface name
             if gpu_count() == 0:
                 raise op_error("cuda", "cupy sees no CUDA GPU here: LAZYJIT_FLAGS=backend="
                                "cuda,cuda_emulate=true runs the CUDA kernels on the CPU")
-            from lazyjit.backends.cuda import device  # (cupy: only with a GPU)
             plan = device.Plan(prog, mod, source)
     finally:
         nvrtc.wait(checks)  # (raises the check's error first: NVRTC said why)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-import cupy as cp
 import numpy as np
 
 from lazyjit.backends import ir as ir_backend
@@ -28,6 +27,16 @@ from lazyjit.schedule import ir
 from lazyjit.stats import count
 from lazyjit.schedule.views import View
 
+class _Cupy:
+    """cupy, imported on first use: only a GPU needs it (the backend imports this module
+    on every machine; emulation runs without cupy)."""
+
+    def __getattr__(self, name: str):
+        import cupy
+        return getattr(cupy, name)
+
+
+cp = _Cupy()
 THREADS = 256     # threads per block
 MAX_BLOCKS = 1 << 16  # grid-stride loops cover the rest
 
