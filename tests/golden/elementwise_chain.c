@@ -2,9 +2,11 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[2] + P[3];
   const float* p1 = (const float*)B[1] + P[5];
   const int64_t nL = P[1], bs = P[6], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -15,13 +17,15 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
       const float v1 = (float)(sinf(v0));
       q0[k] = v1;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k0(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[2] + P[3];
   const float* p1 = (const float*)B[1] + P[5];
   const int64_t nL = P[1], bs = P[6], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -44,9 +48,11 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
   const float* p2 = (const float*)B[1] + P[17];
   const float* p3 = (const float*)B[2] + P[20];
   const int64_t nL = P[8], bs = P[22], nO = P[7];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     int64_t r_ = o;
     const int64_t i0 = r_;
@@ -73,6 +79,8 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
       const float v11 = (float)((v6 + v10));
       q0[k] = v11;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k1(void** restrict B, const int64_t* restrict P) {
@@ -81,7 +89,7 @@ static int k1(void** restrict B, const int64_t* restrict P) {
   const float* p2 = (const float*)B[1] + P[17];
   const float* p3 = (const float*)B[2] + P[20];
   const int64_t nL = P[8], bs = P[22], nO = P[7];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel

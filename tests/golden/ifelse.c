@@ -25,9 +25,11 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
   uint8_t* p0 = (uint8_t*)B[3] + P[8];
   const float* p1 = (const float*)B[2] + P[10];
   const int64_t nL = P[6], bs = P[12], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     uint8_t* q0 = p0;
     const float* q1 = p1;
@@ -39,13 +41,15 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
       const uint8_t v2 = (uint8_t)((v0 > v1));
       q0[0] = v2;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k1(void** restrict B, const int64_t* restrict P) {
   uint8_t* p0 = (uint8_t*)B[3] + P[8];
   const float* p1 = (const float*)B[2] + P[10];
   const int64_t nL = P[6], bs = P[12], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -66,9 +70,11 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[5] + P[15];
   const float* p1 = (const float*)B[0] + P[17];
   const int64_t nL = P[13], bs = P[19], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -80,13 +86,15 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
       const float v2 = (float)((v0 * v1));
       q0[k] = v2;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k2(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[5] + P[15];
   const float* p1 = (const float*)B[0] + P[17];
   const int64_t nL = P[13], bs = P[19], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -107,9 +115,11 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[4] + P[22];
   const float* p1 = (const float*)B[5] + P[24];
   const int64_t nL = P[20], bs = P[25], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -119,13 +129,15 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k3(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[4] + P[22];
   const float* p1 = (const float*)B[5] + P[24];
   const int64_t nL = P[20], bs = P[25], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
     #pragma omp parallel
@@ -146,9 +158,11 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[6] + P[28];
   const float* p1 = (const float*)B[1] + P[30];
   const int64_t nL = P[26], bs = P[31], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -159,13 +173,15 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
       const float v1 = (float)(expf(v0));
       q0[k] = v1;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k4(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[6] + P[28];
   const float* p1 = (const float*)B[1] + P[30];
   const int64_t nL = P[26], bs = P[31], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -186,9 +202,11 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[4] + P[34];
   const float* p1 = (const float*)B[6] + P[36];
   const int64_t nL = P[32], bs = P[37], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -198,13 +216,15 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k5(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[4] + P[34];
   const float* p1 = (const float*)B[6] + P[36];
   const int64_t nL = P[32], bs = P[37], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
     #pragma omp parallel

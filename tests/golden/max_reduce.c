@@ -2,9 +2,11 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[1] + P[7];
   const float* p1 = (const float*)B[0] + P[11];
   const int64_t nL = P[3], bs = P[12], nO = P[1];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     int64_t r_ = o;
     const int64_t i0 = r_;
@@ -20,13 +22,15 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
       out[k] = ((v0 > out[k] || v0 != v0) ? v0 : out[k]);
     }
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k0(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[1] + P[7];
   const float* p1 = (const float*)B[0] + P[11];
   const int64_t nL = P[3], bs = P[12], nO = P[1];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL * P[2] > 262144) {
     #pragma omp parallel

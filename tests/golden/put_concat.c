@@ -2,9 +2,11 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[3] + P[3];
   const float* p1 = (const float*)B[0] + P[5];
   const int64_t nL = P[1], bs = P[6], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -14,13 +16,15 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k0(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[3] + P[3];
   const float* p1 = (const float*)B[0] + P[5];
   const int64_t nL = P[1], bs = P[6], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
     #pragma omp parallel
@@ -56,9 +60,11 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[4] + P[18];
   const float* p1 = (const float*)B[0] + P[21];
   const int64_t nL = P[15], bs = P[23], nO = P[14];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     int64_t r_ = o;
     const int64_t i0 = r_;
@@ -72,13 +78,15 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
       const float v2 = (float)((v0 * v1));
       q0[k] = v2;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k2(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[4] + P[18];
   const float* p1 = (const float*)B[0] + P[21];
   const int64_t nL = P[15], bs = P[23], nO = P[14];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -99,9 +107,11 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[5] + P[28];
   const float* p1 = (const float*)B[3] + P[31];
   const int64_t nL = P[25], bs = P[32], nO = P[24];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     int64_t r_ = o;
     const int64_t i0 = r_;
@@ -113,13 +123,15 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k3(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[5] + P[28];
   const float* p1 = (const float*)B[3] + P[31];
   const int64_t nL = P[25], bs = P[32], nO = P[24];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
     #pragma omp parallel
@@ -140,9 +152,11 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[5] + P[37];
   const float* p1 = (const float*)B[4] + P[40];
   const int64_t nL = P[34], bs = P[41], nO = P[33];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     int64_t r_ = o;
     const int64_t i0 = r_;
@@ -154,13 +168,15 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k4(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[5] + P[37];
   const float* p1 = (const float*)B[4] + P[40];
   const int64_t nL = P[34], bs = P[41], nO = P[33];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel

@@ -2,9 +2,11 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[3] + P[3];
   const float* p1 = (const float*)B[1] + P[5];
   const int64_t nL = P[1], bs = P[6], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -14,13 +16,15 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k0(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[3] + P[3];
   const float* p1 = (const float*)B[1] + P[5];
   const int64_t nL = P[1], bs = P[6], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
     #pragma omp parallel
@@ -75,9 +79,11 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
   const float* p1 = (const float*)B[0] + P[26];
   const float* p2 = (const float*)B[3] + P[28];
   const int64_t nL = P[22], bs = P[29], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -92,6 +98,8 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
       const float v3 = (float)(tanhf(v2));
       q0[k] = v3;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k2(void** restrict B, const int64_t* restrict P) {
@@ -99,7 +107,7 @@ static int k2(void** restrict B, const int64_t* restrict P) {
   const float* p1 = (const float*)B[0] + P[26];
   const float* p2 = (const float*)B[3] + P[28];
   const int64_t nL = P[22], bs = P[29], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
     #pragma omp parallel
@@ -111,7 +119,26 @@ static int k2(void** restrict B, const int64_t* restrict P) {
       k2_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k2_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      const float* q2 = p2;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float L2 = q2[k];
+        const float v0 = (float)(L1);
+        const float v1 = (float)(L2);
+        const float v2 = (float)((v0 + v1));
+        const float v3 = (float)(tanhf(v2));
+        q0[k] = v3;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }
@@ -139,9 +166,11 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[5] + P[37];
   const float* p1 = (const float*)B[2] + P[39];
   const int64_t nL = P[35], bs = P[40], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -152,13 +181,15 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
       const float v1 = (float)(v0);
       q0[k] = v1;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k4(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[5] + P[37];
   const float* p1 = (const float*)B[2] + P[39];
   const int64_t nL = P[35], bs = P[40], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -179,9 +210,11 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[6] + P[45];
   const float* p1 = (const float*)B[5] + P[48];
   const int64_t nL = P[42], bs = P[49], nO = P[41];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     int64_t r_ = o;
     const int64_t i0 = r_;
@@ -193,13 +226,15 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k5(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[6] + P[45];
   const float* p1 = (const float*)B[5] + P[48];
   const int64_t nL = P[42], bs = P[49], nO = P[41];
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -219,9 +254,11 @@ static int k5(void** restrict B, const int64_t* restrict P) {
 static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
   float* p0 = (float*)B[7] + P[52];
   const int64_t nL = P[50], bs = P[54], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     #pragma omp simd
@@ -229,12 +266,14 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
       const float v0 = (float)((float)lj_as_f64(P[53]));
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k6(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[7] + P[52];
   const int64_t nL = P[50], bs = P[54], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -256,9 +295,11 @@ static __attribute__((noinline)) void k7_loop(void** restrict B, const int64_t* 
   const float* p1 = (const float*)B[1] + P[59];
   const float* p2 = (const float*)B[2] + P[61];
   const int64_t nL = P[55], bs = P[63], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -277,6 +318,8 @@ static __attribute__((noinline)) void k7_loop(void** restrict B, const int64_t* 
       const float v7 = (float)((v3 * v6));
       q0[k] = v7;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k7(void** restrict B, const int64_t* restrict P) {
@@ -284,7 +327,7 @@ static int k7(void** restrict B, const int64_t* restrict P) {
   const float* p1 = (const float*)B[1] + P[59];
   const float* p2 = (const float*)B[2] + P[61];
   const int64_t nL = P[55], bs = P[63], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
     #pragma omp parallel
@@ -296,7 +339,30 @@ static int k7(void** restrict B, const int64_t* restrict P) {
       k7_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k7_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      const float* q2 = p2;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float L2 = q2[k];
+        const float v0 = (float)(L2);
+        const float v1 = (float)(L1);
+        const float v2 = (float)((v1 + v1));
+        const float v3 = (float)((v0 + v2));
+        const float v4 = (float)((float)lj_as_f64(P[62]));
+        const float v5 = (float)((v1 * v1));
+        const float v6 = (float)((v4 - v5));
+        const float v7 = (float)((v3 * v6));
+        q0[k] = v7;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }
@@ -338,9 +404,11 @@ static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[6] + P[81];
   const float* p1 = (const float*)B[4] + P[83];
   const int64_t nL = P[79], bs = P[84], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -350,13 +418,15 @@ static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k9(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[6] + P[81];
   const float* p1 = (const float*)B[4] + P[83];
   const int64_t nL = P[79], bs = P[84], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
     #pragma omp parallel
@@ -368,7 +438,21 @@ static int k9(void** restrict B, const int64_t* restrict P) {
       k9_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k9_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float v0 = (float)(L1);
+        q0[k] = v0;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }
@@ -377,9 +461,11 @@ static __attribute__((noinline)) void k10_loop(void** restrict B, const int64_t*
   float* p0 = (float*)B[7] + P[87];
   const float* p1 = (const float*)B[0] + P[89];
   const int64_t nL = P[85], bs = P[90], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -389,13 +475,15 @@ static __attribute__((noinline)) void k10_loop(void** restrict B, const int64_t*
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k10(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[7] + P[87];
   const float* p1 = (const float*)B[0] + P[89];
   const int64_t nL = P[85], bs = P[90], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
     #pragma omp parallel
@@ -407,7 +495,21 @@ static int k10(void** restrict B, const int64_t* restrict P) {
       k10_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k10_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float v0 = (float)(L1);
+        q0[k] = v0;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }

@@ -46,9 +46,11 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
   uint8_t* p0 = (uint8_t*)B[3] + P[11];
   const float* p1 = (const float*)B[2] + P[13];
   const int64_t nL = P[9], bs = P[15], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     uint8_t* q0 = p0;
     const float* q1 = p1;
@@ -60,13 +62,15 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
       const uint8_t v2 = (uint8_t)((v0 > v1));
       q0[k] = v2;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k1(void** restrict B, const int64_t* restrict P) {
   uint8_t* p0 = (uint8_t*)B[3] + P[11];
   const float* p1 = (const float*)B[2] + P[13];
   const int64_t nL = P[9], bs = P[15], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel
@@ -87,9 +91,11 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[4] + P[18];
   const float* p1 = (const float*)B[1] + P[20];
   const int64_t nL = P[16], bs = P[21], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -99,13 +105,15 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k2(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[4] + P[18];
   const float* p1 = (const float*)B[1] + P[20];
   const int64_t nL = P[16], bs = P[21], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
     #pragma omp parallel
@@ -127,9 +135,11 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   const float* p1 = (const float*)B[2] + P[26];
   const float* p2 = (const float*)B[0] + P[28];
   const int64_t nL = P[22], bs = P[29], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -143,6 +153,8 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
       const float v2 = (float)((v0 + v1));
       q0[k] = v2;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k3(void** restrict B, const int64_t* restrict P) {
@@ -150,7 +162,7 @@ static int k3(void** restrict B, const int64_t* restrict P) {
   const float* p1 = (const float*)B[2] + P[26];
   const float* p2 = (const float*)B[0] + P[28];
   const int64_t nL = P[22], bs = P[29], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
     #pragma omp parallel
@@ -162,7 +174,25 @@ static int k3(void** restrict B, const int64_t* restrict P) {
       k3_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k3_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      const float* q2 = p2;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float L2 = q2[k];
+        const float v0 = (float)(L1);
+        const float v1 = (float)(L2);
+        const float v2 = (float)((v0 + v1));
+        q0[k] = v2;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }
@@ -171,9 +201,11 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[3] + P[32];
   const float* p1 = (const float*)B[4] + P[34];
   const int64_t nL = P[30], bs = P[35], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -183,13 +215,15 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k4(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[3] + P[32];
   const float* p1 = (const float*)B[4] + P[34];
   const int64_t nL = P[30], bs = P[35], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
     #pragma omp parallel
@@ -201,7 +235,21 @@ static int k4(void** restrict B, const int64_t* restrict P) {
       k4_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k4_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float v0 = (float)(L1);
+        q0[k] = v0;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }
@@ -210,9 +258,11 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[5] + P[38];
   const float* p1 = (const float*)B[2] + P[40];
   const int64_t nL = P[36], bs = P[42], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -224,13 +274,15 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
       const float v2 = (float)((v0 * v1));
       q0[k] = v2;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k5(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[5] + P[38];
   const float* p1 = (const float*)B[2] + P[40];
   const int64_t nL = P[36], bs = P[42], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
     #pragma omp parallel
@@ -242,7 +294,23 @@ static int k5(void** restrict B, const int64_t* restrict P) {
       k5_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k5_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float v0 = (float)(L1);
+        const float v1 = (float)((float)lj_as_f64(P[41]));
+        const float v2 = (float)((v0 * v1));
+        q0[k] = v2;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }
@@ -251,9 +319,11 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[3] + P[45];
   const float* p1 = (const float*)B[5] + P[47];
   const int64_t nL = P[43], bs = P[48], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -263,13 +333,15 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k6(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[3] + P[45];
   const float* p1 = (const float*)B[5] + P[47];
   const int64_t nL = P[43], bs = P[48], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
     #pragma omp parallel
@@ -281,7 +353,21 @@ static int k6(void** restrict B, const int64_t* restrict P) {
       k6_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k6_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float v0 = (float)(L1);
+        q0[k] = v0;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }
@@ -322,9 +408,11 @@ static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[7] + P[58];
   const float* p1 = (const float*)B[4] + P[60];
   const int64_t nL = P[56], bs = P[61], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -334,13 +422,15 @@ static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k9(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[7] + P[58];
   const float* p1 = (const float*)B[4] + P[60];
   const int64_t nL = P[56], bs = P[61], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel

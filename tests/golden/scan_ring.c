@@ -35,9 +35,11 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
   float* p0 = (float*)B[5] + P[18];
   const float* p1 = (const float*)B[2] + P[20];
   const int64_t nL = P[16], bs = P[21], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -47,13 +49,15 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       q0[k] = v0;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k1(void** restrict B, const int64_t* restrict P) {
   float* p0 = (float*)B[5] + P[18];
   const float* p1 = (const float*)B[2] + P[20];
   const int64_t nL = P[16], bs = P[21], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
     #pragma omp parallel
@@ -108,9 +112,11 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   const float* p1 = (const float*)B[0] + P[41];
   const float* p2 = (const float*)B[3] + P[43];
   const int64_t nL = P[37], bs = P[44], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -125,6 +131,8 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
       const float v3 = (float)(tanhf(v2));
       q0[k] = v3;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k3(void** restrict B, const int64_t* restrict P) {
@@ -132,7 +140,7 @@ static int k3(void** restrict B, const int64_t* restrict P) {
   const float* p1 = (const float*)B[0] + P[41];
   const float* p2 = (const float*)B[3] + P[43];
   const int64_t nL = P[37], bs = P[44], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
     #pragma omp parallel
@@ -144,7 +152,26 @@ static int k3(void** restrict B, const int64_t* restrict P) {
       k3_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
     }
   } else {
-    k3_loop(B, P, 0, count_);
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      const float* q2 = p2;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float L2 = q2[k];
+        const float v0 = (float)(L1);
+        const float v1 = (float)(L2);
+        const float v2 = (float)((v0 + v1));
+        const float v3 = (float)(tanhf(v2));
+        q0[k] = v3;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
   }
   return 0;
 }

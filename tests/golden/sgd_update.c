@@ -3,9 +3,11 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
   const float* p1 = (const float*)B[1] + P[5];
   const float* p2 = (const float*)B[0] + P[7];
   const int64_t nL = P[1], bs = P[9], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     float* q0 = p0;
     const float* q1 = p1;
@@ -22,6 +24,8 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
       const float v5 = (float)((v0 - v4));
       q0[k] = v5;
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k0(void** restrict B, const int64_t* restrict P) {
@@ -29,7 +33,7 @@ static int k0(void** restrict B, const int64_t* restrict P) {
   const float* p1 = (const float*)B[1] + P[5];
   const float* p2 = (const float*)B[0] + P[7];
   const int64_t nL = P[1], bs = P[9], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
     #pragma omp parallel

@@ -2,9 +2,11 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
   double* p0 = (double*)B[1] + P[5];
   const double* p1 = (const double*)B[0] + P[8];
   const int64_t nL = P[2], bs = P[9], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
   for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = w / nb, kb = (w - o * nb) * bs;
+    const int64_t o = o_, kb = kb_;
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     double* out = p0;
     for (int64_t k = kb; k < ke; k++) out[k] = 0.0;
@@ -18,13 +20,15 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
       out[k] = (out[k] + v0);
     }
     }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
 static int k0(void** restrict B, const int64_t* restrict P) {
   double* p0 = (double*)B[1] + P[5];
   const double* p1 = (const double*)B[0] + P[8];
   const int64_t nL = P[2], bs = P[9], nO = 1;
-  const int64_t nb = (nL + bs - 1) / bs;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL * P[1] > 262144) {
     #pragma omp parallel

@@ -49,6 +49,10 @@ class Parallel:
     count: str
     body: list[str]
     guard: str = "1"
+    # work item w is block kb / bs of outer index o, with ``nb`` blocks per row: kept
+    # as counters (one division per call, none per item: a scan step calls kernels of
+    # one item, where a 64-bit division per call cost a third of the step)
+    blocked: bool = False
 
 
 class Module:
@@ -83,10 +87,20 @@ class Module:
         if loop is None:
             self.funcs.append(f"static int k{k}{sig}) {{\n{body}\n  return 0;\n}}\n")
             return
+        serial = f"    k{k}_loop(B, P, 0, count_);\n"
+        if self.par_min > PAR_MIN:  # a loop body's kernel: its serial loop inlined (a
+            # call per step cost a fifth of a scalar scan step), w0 = 0, w1 = count_
+            serial = (("    int64_t o_ = 0, kb_ = 0;\n" if loop.blocked else "")
+                      + "    for (int64_t w = 0; w < count_; w++) {\n"
+                      + "\n".join("      " + x for x in loop.body)
+                      + (_BLOCKED_NEXT.replace("\n    ", "\n      ") if loop.blocked else "")
+                      + "\n    }\n")
         self.funcs.append(
             f"static __attribute__((noinline)) void k{k}_loop{sig}, int64_t w0, int64_t w1) "
-            f"{{\n{body}\n  for (int64_t w = w0; w < w1; w++) {{\n"
-            + "\n".join("    " + x for x in loop.body) + "\n  }\n}\n"
+            f"{{\n{body}\n{_BLOCKED_START if loop.blocked else ''}"
+            f"  for (int64_t w = w0; w < w1; w++) {{\n"
+            + "\n".join("    " + x for x in loop.body)
+            + (_BLOCKED_NEXT if loop.blocked else "") + "\n  }\n}\n"
             f"static int k{k}{sig}) {{\n{body}\n"
             f"  const int64_t count_ = {loop.count};\n"
             f"  if (!P[0] && {loop.guard} && {loop.work} > {self.par_min}) {{\n"
@@ -94,7 +108,13 @@ class Module:
             "#ifdef _OPENMP\n      nt = omp_get_num_threads(); t = omp_get_thread_num();\n"
             "#endif\n"
             f"      k{k}_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);\n    }}\n"
-            f"  }} else {{\n    k{k}_loop(B, P, 0, count_);\n  }}\n  return 0;\n}}\n")
+            f"  }} else {{\n{serial}  }}\n  return 0;\n}}\n")
+
+
+_BLOCKED_START = ("  int64_t o_ = 0, kb_ = 0;\n"
+                  "  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }\n")
+_BLOCKED_NEXT = "\n    kb_ += bs;\n    if (kb_ >= nL) { kb_ = 0; o_++; }"
+_BLOCKED_ITEM = "const int64_t o = o_, kb = kb_;"
 
 
 def _ptrs(operands, strides, dims, const_flags) -> list[str]:
@@ -144,9 +164,9 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     count = "(p0 == p1 ? 0 : nO * nb)" if k.is_self_copy() else "nO * nb"
     lines = [*("  " + d for d in decls),
              f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
-             "  const int64_t nb = (nL + bs - 1) / bs;"]
+             "  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;"]
     mod.add(lines, Parallel(count.replace("nb", "nL"), count, [
-                 "const int64_t o = w / nb, kb = (w - o * nb) * bs;",
+                 _BLOCKED_ITEM,
                  "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
                  *decode(outer, sizes, "o"),
                  *_ptrs(views, st, outer, [j >= n_out for j in range(len(views))]),
@@ -156,7 +176,7 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
                  *("  " + s for s in body.stmts),
                  *(f"  {_load(j, cls[j], st[j][-1])} = {store_expr(res, views[j].dtype)};"
                    for j, res in enumerate(results)),
-                 "}"]))
+                 "}"], blocked=True))
 
 
 def reduce(mod: Module, k: ir.Reduce) -> None:
@@ -230,12 +250,12 @@ def _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
                 f"  const int64_t ce = cb + {HALF_COLUMNS} < ke ? cb + {HALF_COLUMNS} : ke;",
                 f"  float acc_[{HALF_COLUMNS}];", *("  " + s for s in core),
                 f"  for (int64_t k = cb; k < ce; k++) {out} = {store_expr(acc, dt)};", "}"]
-    body = ["const int64_t o = w / nb, kb = (w - o * nb) * bs;",
+    body = [_BLOCKED_ITEM,
             "const int64_t ke = kb + bs < nL ? kb + bs : nL;",
             *decode(outer, sizes, "o"), f"{T}* out = p0{off};", *core]
     return ([f"  const int64_t nL = {sizes[-1]}, bs = {bs}, nO = {nO};",
-             "  const int64_t nb = (nL + bs - 1) / bs;"],
-            Parallel(f"nO * nL * {nR}", "nO * nb", body))
+             "  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;"],
+            Parallel(f"nO * nL * {nR}", "nO * nb", body, blocked=True))
 
 
 def argreduce(mod: Module, k: ir.ArgReduce) -> None:
