@@ -171,6 +171,44 @@ def test_large_reductions(cpu, rng, axis):
         np.testing.assert_allclose(got, getattr(np, name)(x, axis=axis), rtol=2e-5, atol=2e-4)
 
 
+@pytest.mark.parametrize("rows", [1, 3, 4, 5, 8, 11])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool"])
+def test_sums_over_outer_axes(cpu, rng, rows, dtype):
+    """Sums over outer axes add 4 rows at a time, then the rest one by one, of a fused
+    expression (a broadcast operand, a cast), into contiguous or strided outputs."""
+    x = (rng.standard_normal((rows, 3, 37)) * 50).astype(dtype)
+    w = (rng.standard_normal((3, 37)) * 5).astype(dtype)
+    lx, lw = lj.tensor(x), lj.tensor(w)
+    with np.errstate(all="ignore"):
+        for got, want in [(lx.sum(axis=0), x.sum(axis=0)),
+                          ((lx * lw).sum(axis=(0, 1)), (x * w).sum(axis=(0, 1))),
+                          ((lx + lw).sum(axis=0).T, (x + w).sum(axis=0).T),
+                          (lx.astype("float32").sum(axis=0), x.astype("float32").sum(axis=0))]:
+            assert got.dtype == want.dtype
+            # (float rounding: a few float32 epsilons of the sum of the magnitudes)
+            atol = 1e-6 * np.abs(x).astype(np.float64).sum() if want.dtype.kind == "f" \
+                else 0
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=atol)
+
+
+def test_column_split_does_not_change_a_sum(cpu, rng, monkeypatch):
+    """Over few rows, a sum over outer axes splits its columns among the threads
+    (``kernels.MAX_THREADS``): each column is still summed in one order, so the
+    result is bit for bit the same whatever the number of threads."""
+    kernels = sys.modules["lazyjit.backends.cpu.kernels"]
+    realize = sys.modules["lazyjit.engine.realize"]
+    x = rng.standard_normal((37, 5000)).astype(np.float32)
+    results = []
+    for threads in (1, 2, 7):
+        monkeypatch.setattr(kernels, "MAX_THREADS", threads)
+        monkeypatch.setattr(realize, "_PLANS", type(realize._PLANS)())  # plan again
+        results.append(np.asarray(lj.tensor(x).sum(axis=0)).copy())
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+    np.testing.assert_allclose(results[0], x.astype(np.float64).sum(axis=0), rtol=1e-4,
+                               atol=1e-4)
+
+
 def test_new_batch_size_reuses_compiled_code(cpu, rng):
     w = lj.tensor(rng.standard_normal((8, 4)).astype(np.float32))
 

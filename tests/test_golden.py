@@ -20,9 +20,10 @@ Snapshots do not depend on the machine or on the tests run before:
 
 * the flags that shape the code are pinned (``backend=cpu``, ``optimizer=o4``,
   ``conv_algo``), whatever ``LAZYJIT_FLAGS`` says;
-* the number of cores: the convolutions' workspaces are sized for
-  ``lazyjit.backends.cpu.conv.MAX_THREADS`` threads (``os.cpu_count()``), a number that
-  lands in the parameter table; it is pinned to :data:`THREADS` here;
+* the number of cores: the convolutions' workspaces and the column split of reductions
+  over outer axes are sized for ``lazyjit.backends.cpu.kernels.MAX_THREADS`` threads
+  (``os.cpu_count()``), a number that lands in the parameter table; it is pinned to
+  :data:`THREADS` here;
 * the prelude (which lists the libmvec functions found and the BLAS pointer types) is
   left out; BLAS is reached through the module's ``lj_sgemm`` / ``lj_dgemm`` pointers,
   set at load time, so the source is the same with or without it; no path or compiler
@@ -45,12 +46,12 @@ import pytest
 import lazyjit as lj
 import lazyjit.nn.functional as F
 from lazyjit.backends.cpu import backend as cpu
-from lazyjit.backends.cpu import conv
+from lazyjit.backends.cpu import kernels
 from lazyjit.schedule.lower import lower
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 RECORD = os.environ.get("LAZYJIT_RECORD_GOLDEN", "") not in ("", "0")
-THREADS = 4  # conv.MAX_THREADS while generating (it is os.cpu_count() otherwise)
+THREADS = 4  # kernels.MAX_THREADS while generating (it is os.cpu_count() otherwise)
 _realize = importlib.import_module("lazyjit.engine.realize")  # (lj.realize is the function)
 
 
@@ -242,7 +243,7 @@ def case_trace(name: str, monkeypatch):
         raise _Captured
 
     monkeypatch.setattr(_realize, "_PLANS", OrderedDict())  # the trace reaches the backend
-    monkeypatch.setattr(conv, "MAX_THREADS", THREADS)
+    monkeypatch.setattr(kernels, "MAX_THREADS", THREADS)
     monkeypatch.setattr(cpu, "compile", capture)
     with lj.config(backend="cpu", optimizer="o4", conv_algo="guess_once"):
         outputs, flags = CASES[name](np.random.default_rng(0))

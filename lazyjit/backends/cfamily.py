@@ -137,10 +137,11 @@ class Body:
     # the compiler fold x + 1 > x to true
     wrap_integers = False
 
-    def __init__(self, table, leaves, operand_of):
+    def __init__(self, table, leaves, operand_of, suffix: str = ""):
         self.table = table
         self.leaves = leaves            # leaf Expr -> View | Const
         self.operand_of = operand_of    # View -> operand number j (loaded as L{j})
+        self.suffix = suffix            # of every name: copies of one body side by side
         self.stmts: list[str] = []
         self.names: dict = {}
 
@@ -164,7 +165,7 @@ class Body:
         if node in self.leaves:
             leaf = self.leaves[node]
             if isinstance(leaf, View):
-                expr = f"L{self.operand_of[leaf]}"
+                expr = f"L{self.operand_of[leaf]}{self.suffix}"
             else:  # a Const
                 expr = const_param(self.table, leaf.value, leaf.dtype)
         else:
@@ -173,7 +174,7 @@ class Body:
             if expr is None:
                 expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype,
                               args)
-        name = f"v{len(self.names)}"
+        name = f"v{len(self.names)}{self.suffix}"
         t = compute_ctype(node.dtype)
         self.stmts.append(f"const {t} {name} = ({t})({expr});")
         self.names[node] = name

@@ -10,7 +10,28 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     double* out = p0;
     for (int64_t k = kb; k < ke; k++) out[k] = 0.0;
-    for (int64_t i0 = 0; i0 < P[1]; i0++) {
+    int64_t i0 = 0;
+    for (; i0 + 4 <= P[1]; i0 += 4) {
+      double* q0 = p0 + i0 * P[3];
+      const double* q1 = p1 + i0 * P[6];
+      const double* q1_0 = q1 + 0 * P[6];
+      const double* q1_1 = q1 + 1 * P[6];
+      const double* q1_2 = q1 + 2 * P[6];
+      const double* q1_3 = q1 + 3 * P[6];
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const double L1_0 = q1_0[k];
+        const double v0_0 = (double)(L1_0);
+        const double L1_1 = q1_1[k];
+        const double v0_1 = (double)(L1_1);
+        const double L1_2 = q1_2[k];
+        const double v0_2 = (double)(L1_2);
+        const double L1_3 = q1_3[k];
+        const double v0_3 = (double)(L1_3);
+        out[k] = (out[k] + ((v0_0 + v0_1) + (v0_2 + v0_3)));
+      }
+    }
+    for (; i0 < P[1]; i0++) {
     double* q0 = p0 + i0 * P[3];
     const double* q1 = p1 + i0 * P[6];
     #pragma omp simd

@@ -28,7 +28,6 @@ Geometry travels in the parameter table as 16 consecutive int64 read through a s
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
@@ -42,9 +41,8 @@ from lazyjit.schedule.views import View
 from lazyjit.schedule.window import WindowPlan, conv_shapes, shapes
 from lazyjit.trace.node import Node
 
-# threads a kernel may use: one column buffer each (OpenMP's team is at most this large),
-# fewer when their buffers would pass WORKSPACE_BYTES (then BLAS may thread each GEMM)
-MAX_THREADS = os.cpu_count() or 1
+# a kernel may use K.MAX_THREADS threads: one column buffer each, fewer when their
+# buffers would pass WORKSPACE_BYTES (then BLAS may thread each GEMM)
 WORKSPACE_BYTES = 1 << 26
 # the gemm implementation multiplies chunks of samples at once when images are small:
 # up to this many columns per GEMM, the chunk's matrices within this many bytes
@@ -127,7 +125,7 @@ def _threads(n: Node, per_thread: int) -> int:
     """Threads that may run with a scratch part of ``per_thread`` elements each: all
     cores, fewer when their parts would pass ``WORKSPACE_BYTES`` (large images)."""
     fit = WORKSPACE_BYTES // max(1, per_thread * n.dtype.itemsize)
-    return max(1, min(MAX_THREADS, fit))
+    return max(1, min(K.MAX_THREADS, fit))
 
 
 def candidates(n: Node) -> list[str]:
@@ -157,7 +155,7 @@ def plan(n: Node, timer, forced: str | None = None) -> WindowPlan:
         og = w[0] // n.arg[3]
         per = (cg_k + (og if cs > 1 else 0)) * cs * L
         # and a partial weight gradient per thread but the first
-        return WindowPlan(name, per, (MAX_THREADS - 1) * w[0] * cg_k, _threads(n, per), cs)
+        return WindowPlan(name, per, (K.MAX_THREADS - 1) * w[0] * cg_k, _threads(n, per), cs)
     if n.arg[0] == (1, 1):  # stride 1: long loops over whole planes on the padded grid
         dil = n.arg[2]
         wp, hp = y[3] + dil[1] * (w[3] - 1), y[2] + dil[0] * (w[2] - 1)
