@@ -107,9 +107,14 @@ class Tensor:
 
     def numpy(self) -> np.ndarray:
         """Compute (if needed) and return the value as a read-only NumPy array."""
-        self.realize()
-        out = self.node.buffer.view()
-        out.flags.writeable = False
+        node = self.node
+        buf = node.buffer
+        if buf is None or node.src:  # (not a leaf yet: realize makes it one)
+            self.realize()
+            buf = self.node.buffer
+        out = buf.view()
+        if buf.flags.writeable:  # (a view of a read-only array is read-only)
+            out.flags.writeable = False
         return out
 
     def __array__(self, dtype=None, copy=None):

@@ -79,7 +79,7 @@ class Program:
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
                  "n_slots", "block", "blocks", "_B", "donors", "messages", "_small",
-                 "_own_blocks", "_outs", "_keep", "_lj_run")
+                 "_own_blocks", "_outs", "_keep", "_lj_run", "_busy")
 
     def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
@@ -119,6 +119,7 @@ class Program:
         # at once
         self._B: list[tuple] = []
         self._lj_run = lib.lj_run
+        self._busy = False  # what P[0] holds (written only when it changes)
 
     def _donated(self, inputs, donate: dict) -> list[np.ndarray]:
         """The call's memory blocks, each donated output's block being its input array."""
@@ -141,7 +142,9 @@ class Program:
         are never kept (a variable's value kept here would count one reference more,
         and the caller's donation checks count them)."""
         m = _MACHINE  # (busy(), its cheap part inlined: the hot path of every call)
-        self.P[0] = m.busy if _monotonic() - m.sampled <= 0.05 else busy()
+        now = m.busy if _monotonic() - m.sampled <= 0.05 else busy()
+        if now is not self._busy:  # (a write through cffi costs more than this test)
+            self.P[0] = self._busy = now
         try:  # (atomic: a call running in another thread takes another)
             B, blocks = self._B.pop()
         except IndexError:
@@ -157,7 +160,8 @@ class Program:
                 if _getrefcount(b) > _KEPT_REFS:  # (an output still in use)
                     blocks = None
                     break
-        if blocks is None:
+        fresh = blocks is None  # (a kept call's blocks are read-only already)
+        if fresh:
             blocks = self._blocks(inputs, donate)
             if self._own_blocks:
                 for b in blocks:
@@ -175,11 +179,18 @@ class Program:
             self._raise(err)
         outs = []
         for passed, k, shape in self._outs:
-            # an input passed through is returned as a read-only view, never re-flagged
-            a = inputs[k].view() if passed else blocks[k]
+            # read-only (a.flags.writeable = False, at half the cost): an input passed
+            # through as a view, never re-flagged; a new block itself, so that its views
+            # are too, and it still is when a later call keeps it
+            if passed:
+                a = inputs[k].view()
+                _setflags(a, False)
+            else:
+                a = blocks[k]
+                if fresh:
+                    _setflags(a, False)
             if a.shape != shape:
                 a = a.reshape(shape)
-            _setflags(a, False)  # read-only (a.flags.writeable = False, at half the cost)
             outs.append(a)
         # given back once ``outs`` holds the outputs: a call in another thread that takes
         # the table now finds its blocks in use
