@@ -14,16 +14,21 @@ import numpy as np
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _MAX_FRAMES = 3
-_INTERNAL: dict = {}  # code object -> True when it belongs to lazyjit itself
+# id(code object) -> (the code object, whether it belongs to lazyjit itself).  Keyed by
+# id: a code object's hash is computed anew at each call from its contents, nested code
+# included (10 us for a module's); the entry holds the code, so its id is not reused.
+_INTERNAL: dict = {}
 
 
 def is_internal(code) -> bool:
     """Whether the code object belongs to lazyjit itself (not its examples)."""
-    v = _INTERNAL.get(code)
-    if v is None:
+    v = _INTERNAL.get(id(code))
+    if v is None or v[0] is not code:
         fn = code.co_filename
-        v = _INTERNAL[code] = fn.startswith(_PKG_DIR) and "examples" not in fn
-    return v
+        if len(_INTERNAL) > 65536:  # (code compiled again and again: exec, notebooks)
+            _INTERNAL.clear()
+        v = _INTERNAL[id(code)] = (code, fn.startswith(_PKG_DIR) and "examples" not in fn)
+    return v[1]
 
 
 def creation_site() -> tuple:
@@ -35,9 +40,8 @@ def creation_site() -> tuple:
     f = sys._getframe(1)
     while f is not None:
         code = f.f_code
-        inside = get(code)
-        if inside is None:
-            inside = is_internal(code)
+        known = get(id(code))
+        inside = known[1] if known is not None and known[0] is code else is_internal(code)
         if not inside:
             frames.append((code, f.f_lineno))
             if len(frames) == _MAX_FRAMES:

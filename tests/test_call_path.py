@@ -109,3 +109,84 @@ def test_small_calls_in_threads_never_share_blocks():
     finally:
         sys.setswitchinterval(old)
     assert not errors, errors[:3]
+
+
+# --- eager realize from structural keys (issue 16) -----------------------------------------
+
+def _walks(monkeypatch) -> list:
+    """Count the graph walks (``collect``) of realizes from here on."""
+    realize = sys.modules["lazyjit.engine.realize"]
+    walks = []
+    collect = realize.collect
+
+    def counting(nodes, *args, **kwargs):
+        walks.append(len(nodes))
+        return collect(nodes, *args, **kwargs)
+    monkeypatch.setattr(realize, "collect", counting)
+    return walks
+
+
+def test_eager_step_of_a_known_structure_walks_no_graph(backend, rng, monkeypatch):
+    """A realize whose outputs have the structure of one realized before finds its plan
+    from the outputs' structural keys: the graph is not walked, the values are right."""
+    walks = _walks(monkeypatch)
+    w = lj.tensor(rng.standard_normal((4, 3)).astype(np.float32))
+    for _ in range(4):
+        x = rng.standard_normal((5, 4)).astype(np.float32)
+        y = lj.tanh(lj.tensor(x) @ w + 1.0)
+        loss = (y * y).sum()
+        new_w = w - 0.1 * y.sum()
+        lj.realize(y, loss, new_w)  # (as a training step: a new leaf for w each time)
+        want = np.tanh(x @ np.asarray(w) + 1.0)
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(float(loss), (want * want).sum(), rtol=1e-5)
+        np.testing.assert_allclose(new_w.numpy(), np.asarray(w) - 0.1 * want.sum(),
+                                   rtol=1e-5)
+        w = new_w
+    assert walks == [3]  # the first step only
+
+
+def test_structural_keys_tell_apart_what_reads_which_input(backend, monkeypatch):
+    """x + y, x + x, y + x and y - x have different keys: each gets its own plan and
+    its own inputs, in the right order."""
+    x = lj.tensor(np.array([1.0, 2.0], np.float32))
+    y = lj.tensor(np.array([10.0, 20.0], np.float32))
+    for _ in range(2):  # (the second time from the keys)
+        np.testing.assert_array_equal((x + y).numpy(), [11, 22])
+        np.testing.assert_array_equal((x + x).numpy(), [2, 4])
+        np.testing.assert_array_equal((y - x).numpy(), [9, 18])
+        np.testing.assert_array_equal((x - y).numpy(), [-9, -18])
+        np.testing.assert_array_equal((y + x * y).numpy(), [20, 60])
+        a, b = x * 2, y - x
+        lj.realize(b, a)
+        np.testing.assert_array_equal(a.numpy(), [2, 4])
+        np.testing.assert_array_equal(b.numpy(), [9, 18])
+
+
+def test_a_value_computed_after_its_user_was_built_walks_the_graph(backend, monkeypatch):
+    """Once a node of a graph has been computed (printed), the graphs built on it
+    before are realized by a walk of the graph, which reads the computed value."""
+    (lj.exp(lj.tensor(np.ones(4, np.float32))) * 2 + 1).numpy()  # (a known structure)
+    x = lj.tensor(np.arange(4, dtype=np.float32))
+    a = lj.exp(x) * 2
+    b = a + 1
+    a.numpy()
+    walks = _walks(monkeypatch)
+    np.testing.assert_allclose(b.numpy(), np.exp(np.arange(4)) * 2 + 1, rtol=1e-6)
+    assert walks == [1]
+
+
+def test_a_realized_value_is_freed_with_its_last_reference(backend):
+    """Leaves keep no reference to themselves: the value goes when the tensor does
+    (without the cycle collector), so the cpu backend's pool gets its memory back."""
+    import gc
+    import weakref
+    x = lj.tensor(np.ones(1000, np.float32))
+    gc.disable()
+    try:
+        y = (x * 3).realize()
+        node = weakref.ref(y.node)
+        del y
+        assert node() is None
+    finally:
+        gc.enable()

@@ -20,11 +20,14 @@ from lazyjit.ops import kind_of
 from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
-from lazyjit.trace.node import Node, derived
+from lazyjit.trace.node import EPOCH, NEVER, Node, derived, merge
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
+# (structural key of a realize's outputs, flags) -> the key of its plan in _PLANS, once a
+# realize of that structure has walked its graph and found (or built) a cached plan
+_KNOWN: dict = {}
 
 
 def backend_key() -> tuple:
@@ -40,7 +43,10 @@ def backend_key() -> tuple:
 
 def plan_for(trace: Trace) -> Executable:
     """Return the cached plan for ``trace`` or build one (counted in ``lj.stats()``)."""
-    key = (trace.key(), backend_key(), STATE.generic_sizes)
+    return _plan_for(trace, (trace.key(), backend_key(), STATE.generic_sizes))
+
+
+def _plan_for(trace: Trace, key: tuple) -> Executable:
     plan = _PLANS.get(key)
     if plan is not None:
         count("trace_cache_hits")
@@ -135,6 +141,15 @@ def realize(*tensors) -> None:
         if n.buffer is None and n not in seen:
             seen.add(n)
             nodes.append(n)
+    known = _structural_key(nodes) if nodes else None
+    if known is not None:  # the common case of eager code: a structure realized before
+        key = _KNOWN.get((known[0], backend_key(), STATE.generic_sizes))
+        plan = _PLANS.get(key) if key is not None else None
+        if plan is not None:
+            count("trace_cache_hits")
+            _run(plan, known[1], nodes)
+            _leaves(tensors, given)
+            return
     trace = collect(nodes) if nodes else None
     if nodes:
         for n in trace.inputs:
@@ -162,12 +177,50 @@ def realize(*tensors) -> None:
                     "depends on the function's inputs); return it instead, or mark the "
                     "argument static.\n" + format_site(nodes[0].site))
     if nodes:
-        plan = plan_for(trace)
-        with UPDATING:  # (an update in another thread never writes over these arrays)
-            inputs = [n.buffer for n in trace.inputs]
-        outs = plan.run(inputs)
-        for n, arr in zip(trace.outputs, outs):
-            n.buffer = arr
+        key = (trace.key(), backend_key(), STATE.generic_sizes)
+        plan = _plan_for(trace, key)
+        if known is not None and _PLANS.get(key) is plan and trace.inputs == list(known[1]):
+            if len(_KNOWN) > 4 * _MAX_PLANS:
+                _KNOWN.clear()
+            _KNOWN[(known[0], key[1], key[2])] = key  # (the next realize of it: no walk)
+        _run(plan, trace.inputs, nodes)
+    _leaves(tensors, given)
+
+
+def _structural_key(nodes: list[Node]) -> tuple | None:
+    """``(key, inputs)`` of the trace of ``nodes`` from their structural keys (see
+    :mod:`lazyjit.trace.node`), with no walk of the graph; None where a node has none,
+    or some node of its graph may have been computed since it was made."""
+    epoch = EPOCH[0]
+    if len(nodes) == 1:
+        n = nodes[0]
+        if n.ins is None or n.ep != epoch and n.ep != NEVER:
+            return None
+        return n.sk, n.ins
+    ins: tuple = ()
+    parts = []
+    for n in nodes:
+        if n.ins is None or n.ep != epoch and n.ep != NEVER:
+            return None
+        ins, at = merge(ins, n.ins)
+        parts.append((n.sk, at))
+    return tuple(parts), ins
+
+
+def _run(plan: Executable, inputs, nodes: list[Node]) -> None:
+    """Run ``plan`` on the values of the nodes ``inputs``; store its outputs in ``nodes``
+    (whose structural keys, and those of the nodes made before, then no longer hold:
+    the epoch moves on)."""
+    with UPDATING:  # (an update in another thread never writes over these arrays)
+        arrays = [n.buffer for n in inputs]
+    outs = plan.run(arrays)
+    for n, arr in zip(nodes, outs):
+        n.buffer = arr
+    EPOCH[0] += 1
+
+
+def _leaves(tensors, given) -> None:
+    """Each realized tensor refers to a fresh leaf holding its value."""
     for t, n in zip(tensors, given):
         if n.op != "buffer" and t.node is n:
             t._origin = n

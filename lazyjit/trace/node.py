@@ -44,7 +44,7 @@ class Node:
     """One node of the graph.  Create through :meth:`Node.make`, never directly."""
 
     __slots__ = ("op", "src", "arg", "shape", "dtype", "site", "buffer", "seq", "low",
-                 "derived", "__weakref__")
+                 "derived", "ins", "sk", "ep", "__weakref__")
 
     op: str
     src: tuple["Node", ...]
@@ -56,6 +56,12 @@ class Node:
     seq: int
     low: int  # the oldest leaf a derivative may reach from here (see _low_of)
     derived: tuple | None  # a realized value's leaf: (weakref to its origin, its seq, low)
+    # the structural key, computed when the node is made (see _structure): the inputs
+    # its trace reads (collect's order; None: no such key), the structure's number, and
+    # the oldest epoch of its graph's nodes (see EPOCH)
+    ins: tuple | None
+    sk: int
+    ep: int
 
     @staticmethod
     def make(op: str, src: tuple["Node", ...], arg: Any, shape: tuple[int, ...],
@@ -74,6 +80,7 @@ class Node:
         node.buffer = node.derived = None
         node.seq = next(_leaf_ids)
         node.low = _low_of(node)
+        _structure(node)
         ref = _Ref(node, _forget)
         ref.key = key
         _CACHE[key] = ref
@@ -89,7 +96,8 @@ class Node:
         node = object.__new__(Node)
         node.op, node.src, node.arg = like.op, src, like.arg
         node.shape, node.dtype, node.site = like.shape, like.dtype, like.site
-        node.buffer = node.derived = None
+        node.buffer = node.derived = node.ins = None  # (no structural key)
+        node.sk = node.ep = 0
         node.seq = next(_leaf_ids)
         node.low = _low_of(node)
         return node
@@ -107,6 +115,9 @@ class Node:
         node.shape, node.dtype = array.shape, array.dtype
         node.site = site if type(site) is tuple else creation_site() if site else ()
         node.buffer, node.derived = array, None
+        # (a leaf is read as an input of every trace: see _structure; ins is never
+        # (node,), a cycle that would keep its array alive past its last use)
+        node.ins, node.sk, node.ep = None, _INPUT, NEVER
         return node
 
     @staticmethod
@@ -135,6 +146,107 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.op}, arg={self.arg!r}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+# ---- structural keys (tinygrad's UOp.key, for the realize of eager code) ----------------
+#
+# Every node made by ``make`` gets, from its sources' keys in O(sources), the inputs its
+# trace would read (``ins``: the leaves and computed nodes below it, in the order
+# :func:`lazyjit.trace.graph.collect` finds them) and a number for its structure
+# (``sk``): op, argument, shape, dtype, and each source's number with the positions of
+# that source's inputs among ``ins``.  Two nodes of one number compute the same function
+# of their ``ins``: a realize finds its plan from its outputs' numbers, with no walk of
+# the graph.  A node's key holds while none of its graph's nodes has been computed
+# since it was made: ``ep`` is the oldest epoch (EPOCH, bumped by every realize that
+# stores values) of the nodes below it that read inputs (NEVER for constants, whose
+# values never change, and for leaves).  Nodes outside these rules (placeholders,
+# loops, nodes made by ``fresh``, graphs reading more than MAX_INS inputs) have
+# ``ins`` None: their realize walks the graph.
+
+EPOCH = [0]
+NEVER = sys.maxsize
+MAX_INS = 32
+_NUMBERS: dict = {}  # structure -> its number (numbers are never reused)
+_next_number = itertools.count(1).__next__
+_INPUT = -1  # the number of an input: its shape and dtype are the caller's to add
+
+
+def _number(key: tuple) -> int:
+    n = _NUMBERS.get(key)
+    if n is None:
+        if len(_NUMBERS) > 1 << 20:
+            _NUMBERS.clear()  # (later nodes get new numbers: a miss, never a mix-up)
+        n = _NUMBERS[key] = _next_number()
+    return n
+
+
+def _structure(node: Node) -> None:
+    """Set ``node.ins``, ``node.sk`` and ``node.ep`` (see above)."""
+    src = node.src
+    if not src or node.op in _NO_KEY:
+        if node.op == "const":
+            node.ins, node.sk, node.ep = (), _number(("const", node.arg, node.dtype)), NEVER
+        else:
+            node.ins, node.sk, node.ep = None, 0, 0
+        return
+    ep = EPOCH[0]
+    ins: tuple = ()
+    parts = [node.op, node.arg, node.shape, node.dtype]
+    for s in src:
+        if s.buffer is not None:  # an input of the trace (a leaf, or computed)
+            si = (s,)
+            k = s.sk if not s.src and s.sk != _INPUT else _input_number(s)
+        else:
+            si = s.ins
+            if si is None:
+                node.ins, node.sk, node.ep = None, 0, 0
+                return
+            k = s.sk
+            if s.ep < ep:
+                ep = s.ep
+            if not si:  # (a constant: no inputs)
+                parts.append(k)
+                continue
+        if ins:
+            ins, at = merge(ins, si)
+            parts.append((k, at))
+        else:  # (its inputs come first, in their order)
+            ins = si
+            parts.append((k, None))
+    if len(ins) > MAX_INS:
+        node.ins, node.sk, node.ep = None, 0, 0
+        return
+    node.ins, node.sk = ins, _number(tuple(parts))
+    node.ep = ep if ins else NEVER
+
+
+def _input_number(s: Node) -> int:
+    """The number of ``s`` read as an input (its shape and dtype), kept on a leaf."""
+    k = _number(("in", s.shape, s.dtype))
+    if not s.src:
+        s.sk = k
+    return k
+
+
+def merge(ins: tuple, si: tuple) -> tuple[tuple, tuple | None]:
+    """``ins`` followed by the inputs of ``si`` it lacks, and the positions of ``si``'s
+    inputs there (None: ``si`` is ``ins`` itself, at its own positions)."""
+    if si is ins:  # (the same inputs: x * x, a value and its own sum)
+        return ins, None
+    if len(ins) + len(si) <= 16:  # (linear scans beat building a dict)
+        new = tuple([x for x in si if x not in ins])
+        if new:
+            ins = ins + new
+        return ins, tuple([ins.index(x) for x in si])
+    at = {x: i for i, x in enumerate(ins)}
+    for x in si:
+        if x not in at:
+            at[x] = len(at)
+    return tuple(at), tuple([at[x] for x in si])
+
+
+# ops whose argument holds graphs (a loop's body): their nodes get no structural key
+_NO_KEY = frozenset(("scan",))
 
 
 def _attach(node: Node) -> None:
