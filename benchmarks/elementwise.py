@@ -15,8 +15,9 @@ overhead of ``x*2+1`` on 10 floats: ``@lj.jit`` given a realized tensor (alone, 
 followed by ``.numpy()`` on its result) and given a NumPy array, ``lj.function`` given a
 NumPy array, eager lazyjit (built and realized), against NumPy's eager ``x*2+1``
 (issue 16's targets: the jitted call plus ``.numpy()`` within 2x NumPy, a NumPy/this
-ratio of 0.5 or more; eager within 6x, a ratio of 0.17 or more).  ``--quick`` uses sizes ten times smaller
-(1,000,000 elements, 1024x1024) and fewer repeats: a smoke run, not a measurement.
+ratio of 0.5 or more; eager within 6x, a ratio of 0.17 or more).  ``--quick`` uses
+sizes ten times smaller (1,000,000 elements, 1024x1024) and fewer repeats: a smoke run,
+not a measurement.
 
 Each time is the median of several runs after warm-up calls.  lazyjit runs twice: as an
 ``@lj.jit`` function, and eager style (build the expression on a realized tensor, then
