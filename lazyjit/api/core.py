@@ -391,7 +391,31 @@ def elementwise(name: str, *operands) -> Tensor:
             if out is not None:
                 return Tensor(Node.make(name, tuple([x.node for x in operands]), None,
                                         node0.shape, out))
+    if len(operands) == 2:  # fast path: a tensor and a Python float or int (x * 2)
+        a, b = operands
+        ta, tb = type(a), type(b)
+        if ta is Tensor and (tb is float or tb is int):
+            t, v = a, b
+        elif tb is Tensor and (ta is float or ta is int):
+            t, v = b, a
+        else:
+            t = None
+        if t is not None:
+            node = t.node
+            known = _SCALAR_OUT.get((name, node.shape, node.dtype, type(v), t is a))
+            if known is not None:
+                common, out = known
+                c = _node_to(v, common, node.shape)
+                if node.dtype != common:
+                    node = Node.make("cast", (node,), common.str, node.shape, common)
+                return Tensor(Node.make(name, (node, c) if t is a else (c, node), None,
+                                        node.shape, out))
     return _elementwise(name, operands)
+
+
+# (op, tensor shape, tensor dtype, scalar type, tensor first) -> (operand dtype, result
+# dtype), for a tensor and a Python scalar whose recipe keeps the tensor's shape
+_SCALAR_OUT: dict = {}
 
 
 def _elementwise(name: str, operands) -> Tensor:
@@ -410,6 +434,12 @@ def _elementwise(name: str, operands) -> Tensor:
         if not is_symbolic(recipe[2]):  # (symbolic: its requirements recorded each time)
             _RECIPES[sig] = recipe
     common, out, shape = recipe
+    if len(ops) == 2 and name not in _RANGE_DECIDED and sig in _RECIPES:
+        kinds = [type(x) for x in ops]
+        for i in (0, 1):
+            if kinds[i] is Tensor and kinds[1 - i] in (float, int) and \
+                    ops[i].shape == shape and len(_SCALAR_OUT) < 8192:
+                _SCALAR_OUT[(name, shape, ops[i].dtype, kinds[1 - i], i == 0)] = (common, out)
     srcs = tuple(_node_to(x, common, shape) for x in ops)
     return Tensor(Node.make(name, srcs, None, shape, out))
 
