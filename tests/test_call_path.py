@@ -190,3 +190,32 @@ def test_a_realized_value_is_freed_with_its_last_reference(backend):
         assert node() is None
     finally:
         gc.enable()
+
+
+def test_random_programs_from_structural_keys(backend, monkeypatch):
+    """Random expressions over three inputs (sharing subexpressions, reading an input
+    twice, constants), each realized for three sets of input values: the second and
+    third realizes take their plan from the structural keys; every value is NumPy's."""
+    walks = _walks(monkeypatch)
+    gen = np.random.default_rng(16)
+    ops = [(lambda a, b: a + b), (lambda a, b: a - b), (lambda a, b: a * b),
+           (lambda a, b: a * 0.5 - b), (lambda a, b: lj.maximum(a, b)),
+           (lambda a, b: -a), (lambda a, b: a + 2.0)]
+    np_ops = [(lambda a, b: a + b), (lambda a, b: a - b), (lambda a, b: a * b),
+              (lambda a, b: a * np.float32(0.5) - b), (lambda a, b: np.maximum(a, b)),
+              (lambda a, b: -a), (lambda a, b: a + np.float32(2.0))]
+    for _ in range(40):
+        program = [(int(gen.integers(len(ops))), int(gen.integers(3 + i)),
+                    int(gen.integers(3 + i))) for i in range(int(gen.integers(1, 7)))]
+        outs = sorted({int(gen.integers(3, 3 + len(program))) for _ in range(2)})
+        for _ in range(3):
+            values = [gen.standard_normal(4).astype(np.float32) for _ in range(3)]
+            lazy = [lj.tensor(v) for v in values]
+            want = list(values)
+            for op, i, j in program:
+                lazy.append(ops[op](lazy[i], lazy[j]))
+                want.append(np_ops[op](want[i], want[j]))
+            lj.realize(*[lazy[k] for k in outs])
+            for k in outs:
+                np.testing.assert_allclose(lazy[k].numpy(), want[k], rtol=1e-6, atol=1e-6)
+    assert len(walks) < 40 * 3 / 2  # (most realizes found their plan without a walk)

@@ -181,7 +181,74 @@ def _number(key: tuple) -> int:
 
 
 def _structure(node: Node) -> None:
-    """Set ``node.ins``, ``node.sk`` and ``node.ep`` (see above)."""
+    """Set ``node.ins``, ``node.sk`` and ``node.ep`` (see above).  (Written out for one
+    source and for two inputs, the common cases: this runs for every node made.  Their
+    structures are tagged "u" and "b", which no part of :func:`_structure_any`'s, an
+    int or a tuple, can equal.)"""
+    src = node.src
+    op = node.op
+    if op in _NO_KEY:
+        node.ins, node.sk, node.ep = None, 0, 0
+        return
+    if len(src) == 1:
+        s = src[0]
+        if s.buffer is not None:  # an input of the trace (a leaf, or computed)
+            node.ins, node.ep = (s,), EPOCH[0]
+            k = s.sk if not s.src and s.sk != _INPUT else _input_number(s)
+        else:
+            ins = s.ins
+            if ins is None:
+                node.ins, node.sk, node.ep = None, 0, 0
+                return
+            node.ins, k, ep = ins, s.sk, EPOCH[0]
+            node.ep = s.ep if s.ep < ep else ep if ins else NEVER
+        node.sk = _number((op, node.arg, node.shape, node.dtype, "u", k))
+        return
+    if len(src) == 2:
+        a, b = src
+        if a.buffer is not None:  # (inputs: a leaf, or computed)
+            ia, ea = (a,), NEVER
+            ka = a.sk if not a.src and a.sk != _INPUT else _input_number(a)
+        else:
+            ia, ka, ea = a.ins, a.sk, a.ep
+            if ia is None:
+                node.ins, node.sk, node.ep = None, 0, 0
+                return
+        if b.buffer is not None:
+            ib, eb = (b,), NEVER
+            kb = b.sk if not b.src and b.sk != _INPUT else _input_number(b)
+        else:
+            ib, kb, eb = b.ins, b.sk, b.ep
+            if ib is None:
+                node.ins, node.sk, node.ep = None, 0, 0
+                return
+        if not ia or ib is ia or b is a:  # b's inputs at 0, 1, ... (None)
+            ins, at = (ib if not ia else ia), None
+        elif len(ib) == 1:
+            x = ib[0]
+            if x in ia:
+                ins, at = ia, (ia.index(x),)
+            else:
+                ins, at = ia + ib, (len(ia),)
+        else:
+            ins, at = merge(ia, ib)
+            if len(ins) > MAX_INS:
+                node.ins, node.sk, node.ep = None, 0, 0
+                return
+        node.ins = ins
+        node.sk = _number((op, node.arg, node.shape, node.dtype, "b", ka, kb, at))
+        ep = EPOCH[0]
+        if ea < ep:
+            ep = ea
+        if eb < ep:
+            ep = eb
+        node.ep = ep if ins else NEVER
+        return
+    _structure_any(node)
+
+
+def _structure_any(node: Node) -> None:
+    """:func:`_structure` for any number of sources."""
     src = node.src
     if not src or node.op in _NO_KEY:
         if node.op == "const":
