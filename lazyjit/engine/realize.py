@@ -20,7 +20,7 @@ from lazyjit.ops import kind_of
 from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
-from lazyjit.trace.node import EPOCH, NEVER, Node, derived, merge
+from lazyjit.trace.node import EPOCH, NEVER, Node, derived, merge, next_epoch
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
@@ -216,7 +216,7 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> None:
     outs = plan.run(arrays)
     for n, arr in zip(nodes, outs):
         n.buffer = arr
-    EPOCH[0] += 1
+    EPOCH[0] = next_epoch()
 
 
 def _leaves(tensors, given) -> None:

@@ -164,6 +164,7 @@ class Node:
 # ``ins`` None: their realize walks the graph.
 
 EPOCH = [0]
+next_epoch = itertools.count(1).__next__  # (atomic: realizes in two threads never share one)
 NEVER = sys.maxsize
 MAX_INS = 32
 _NUMBERS: dict = {}  # structure -> its number (numbers are never reused)
@@ -224,6 +225,8 @@ def _structure(node: Node) -> None:
                 return
         if not ia or ib is ia or b is a:  # b's inputs at 0, 1, ... (None)
             ins, at = (ib if not ia else ia), None
+        elif not ib:  # (b a constant)
+            ins, at = ia, ()
         elif len(ib) == 1:
             x = ib[0]
             if x in ia:
