@@ -219,3 +219,38 @@ def test_random_programs_from_structural_keys(backend, monkeypatch):
             for k in outs:
                 np.testing.assert_allclose(lazy[k].numpy(), want[k], rtol=1e-6, atol=1e-6)
     assert len(walks) < 40 * 3 / 2  # (most realizes found their plan without a walk)
+
+
+def test_a_literal_given_a_value_is_read_as_an_input(backend):
+    """A 0-d literal (``lj.full((), v)`` is the literal's own node) that has been given
+    a value is an input of later traces, and never numbered as the literal itself: a
+    plan of the literal as a constant is never run on it, nor the other way round."""
+    np.testing.assert_array_equal((lj.full((), 3.0) * 2.0).numpy(), 6.0)
+    np.testing.assert_array_equal(lj.full((), 2.0).numpy(), 2.0)  # the literal 2.0, valued
+    np.testing.assert_array_equal((lj.full((), 3.0) * 2.0).numpy(), 6.0)
+    np.testing.assert_array_equal(lj.full((), 2.0).numpy(), 2.0)
+    np.testing.assert_array_equal((lj.asarray(np.arange(3.0)) * 2.0).numpy(), [0, 2, 4])
+    for _ in range(3):
+        y = (lj.ones((1000,)) * lj.full((), 3.0)).numpy()
+        np.testing.assert_array_equal(y[:2], [3, 3])
+        np.testing.assert_array_equal(lj.full((), 3.0).numpy(), 3.0)
+    v = np.float32(2.5)
+    t = lj.full((), v)
+    t.numpy()
+    np.testing.assert_array_equal(lj.full((4,), v).numpy(), [2.5] * 4)
+    x = lj.asarray(np.float32(9.0))
+    np.testing.assert_array_equal(lj.broadcast_to(x, (4,)).numpy(), [9.0] * 4)
+    del t
+    np.testing.assert_array_equal(lj.full((4,), v).numpy(), [2.5] * 4)
+
+
+def test_keys_of_a_sum_of_many_leaves_stay_small(backend):
+    """A node reading more than MAX_INS inputs has no key (it is realized by a walk):
+    keys never grow with the graph (a sum of N leaves would hold N^2 references)."""
+    node_mod = sys.modules["lazyjit.trace.node"]
+    xs = [lj.tensor(np.float32(i)) for i in range(3 * node_mod.MAX_INS)]
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x
+    assert total.node.ins is None
+    np.testing.assert_allclose(float(total), sum(range(len(xs))))

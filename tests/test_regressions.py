@@ -185,3 +185,20 @@ def test_updates_are_donated_on_the_ir_backend(monkeypatch):
             double()
     assert offered[1:] == [{0: 0}, {0: 0}]
     np.testing.assert_array_equal(v.get_value(), [8.0, 8.0, 8.0])
+
+
+def test_a_literal_given_a_value_is_never_folded_as_a_constant(backend):
+    """``lj.full((), 2.0)`` realized gave the literal's node (shared by every graph that
+    writes 2.0) a value; a trace then read it as an input (keyed by shape and dtype),
+    but constant folding took its value anyway, and the plan, cached under that key,
+    returned 6.0 for every later product of two 0-d float64 values (``x * y`` of 5 and
+    7; an ``lj.function`` of a shared variable times a placeholder).  Now a node made
+    of literals alone never holds a value, and folding never reads one that does."""
+    lj.full((), 2.0).numpy()
+    lj.full((), 3.0).numpy()
+    assert float(lj.full((), 3.0) * lj.full((), 2.0)) == 6.0
+    x, y = lj.tensor(np.array(5.0)), lj.tensor(np.array(7.0))
+    assert float(x * y) == 35.0
+    a = lj.shared(np.array(1.0))
+    s = lj.scalar("s")
+    assert lj.function([s], a * s)(4.0) == 4.0

@@ -147,8 +147,7 @@ def realize(*tensors) -> None:
         plan = _PLANS.get(key) if key is not None else None
         if plan is not None:
             count("trace_cache_hits")
-            _run(plan, known[1], nodes)
-            _leaves(tensors, given)
+            _leaves(tensors, given, _run(plan, known[1], nodes))
             return
     trace = collect(nodes) if nodes else None
     if nodes:
@@ -183,8 +182,8 @@ def realize(*tensors) -> None:
             if len(_KNOWN) > 4 * _MAX_PLANS:
                 _KNOWN.clear()
             _KNOWN[(known[0], key[1], key[2])] = key  # (the next realize of it: no walk)
-        _run(plan, trace.inputs, nodes)
-    _leaves(tensors, given)
+        literals = _run(plan, trace.inputs, nodes)
+    _leaves(tensors, given, literals if nodes else {})
 
 
 def _structural_key(nodes: list[Node]) -> tuple | None:
@@ -207,24 +206,32 @@ def _structural_key(nodes: list[Node]) -> tuple | None:
     return tuple(parts), ins
 
 
-def _run(plan: Executable, inputs, nodes: list[Node]) -> None:
+def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
     """Run ``plan`` on the values of the nodes ``inputs``; store its outputs in ``nodes``
     (whose structural keys, and those of the nodes made before, then no longer hold:
-    the epoch moves on)."""
+    the epoch moves on).  Nodes computed from literals alone (``lj.full((), 2.0)``,
+    shared by every graph that writes that literal) never hold a value, so that they
+    stay constants for every later graph: their values are returned by node."""
     with UPDATING:  # (an update in another thread never writes over these arrays)
         arrays = [n.buffer for n in inputs]
     outs = plan.run(arrays)
+    literals = {}
     for n, arr in zip(nodes, outs):
-        n.buffer = arr
+        if n.ins == ():
+            literals[n] = arr
+        else:
+            n.buffer = arr
     EPOCH[0] = next_epoch()
+    return literals
 
 
-def _leaves(tensors, given) -> None:
+def _leaves(tensors, given, literals: dict) -> None:
     """Each realized tensor refers to a fresh leaf holding its value."""
     for t, n in zip(tensors, given):
         if n.op != "buffer" and t.node is n:
             t._origin = n
-            t.node = Node.leaf(n.buffer, site=n.site)
+            t.node = Node.leaf(n.buffer if n.buffer is not None else literals[n],
+                               site=n.site)
             derived(t.node, t._origin)  # weakly: no chain of old graphs kept
             if STATE.keep:  # (while a function is differentiated: until it is)
                 STATE.keep[-1].append(t._origin)

@@ -15,10 +15,13 @@ _CONST_VIEWS = frozenset(("reshape", "expand", "permute", "slice"))
 def const_of(n: Node) -> Any:
     """The scalar ``c`` when every element of ``n`` is the constant ``c``, else ``None``.
 
-    Looks through ``reshape``, ``expand``, ``permute`` and ``slice`` of a ``const``."""
+    Looks through ``reshape``, ``expand``, ``permute`` and ``slice`` of a ``const``.  A
+    node holding a value is not a constant, a literal included (``lj.full((), 2.0)``
+    realized): a trace reads it as an input, keyed by its shape and dtype only, so a
+    plan that folded its value would be reused for other inputs of that key."""
     while n.op in _CONST_VIEWS and n.buffer is None:
         n = n.src[0]
-    return n.const_value if n.op == "const" else None
+    return n.const_value if n.op == "const" and n.buffer is None else None
 
 
 def is_const(n: Node, value: float) -> bool:

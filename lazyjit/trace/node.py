@@ -195,7 +195,7 @@ def _structure(node: Node) -> None:
         s = src[0]
         if s.buffer is not None:  # an input of the trace (a leaf, or computed)
             node.ins, node.ep = (s,), EPOCH[0]
-            k = s.sk if not s.src and s.sk != _INPUT else _input_number(s)
+            k = s.sk if s.op == "buffer" and s.sk != _INPUT else _input_number(s)
         else:
             ins = s.ins
             if ins is None:
@@ -209,7 +209,7 @@ def _structure(node: Node) -> None:
         a, b = src
         if a.buffer is not None:  # (inputs: a leaf, or computed)
             ia, ea = (a,), NEVER
-            ka = a.sk if not a.src and a.sk != _INPUT else _input_number(a)
+            ka = a.sk if a.op == "buffer" and a.sk != _INPUT else _input_number(a)
         else:
             ia, ka, ea = a.ins, a.sk, a.ep
             if ia is None:
@@ -217,7 +217,7 @@ def _structure(node: Node) -> None:
                 return
         if b.buffer is not None:
             ib, eb = (b,), NEVER
-            kb = b.sk if not b.src and b.sk != _INPUT else _input_number(b)
+            kb = b.sk if b.op == "buffer" and b.sk != _INPUT else _input_number(b)
         else:
             ib, kb, eb = b.ins, b.sk, b.ep
             if ib is None:
@@ -231,8 +231,11 @@ def _structure(node: Node) -> None:
             x = ib[0]
             if x in ia:
                 ins, at = ia, (ia.index(x),)
-            else:
+            elif len(ia) < MAX_INS:
                 ins, at = ia + ib, (len(ia),)
+            else:  # (a sum of many leaves: keys would cost quadratic memory)
+                node.ins, node.sk, node.ep = None, 0, 0
+                return
         else:
             ins, at = merge(ia, ib)
             if len(ins) > MAX_INS:
@@ -265,7 +268,7 @@ def _structure_any(node: Node) -> None:
     for s in src:
         if s.buffer is not None:  # an input of the trace (a leaf, or computed)
             si = (s,)
-            k = s.sk if not s.src and s.sk != _INPUT else _input_number(s)
+            k = s.sk if s.op == "buffer" and s.sk != _INPUT else _input_number(s)
         else:
             si = s.ins
             if si is None:
@@ -291,9 +294,10 @@ def _structure_any(node: Node) -> None:
 
 
 def _input_number(s: Node) -> int:
-    """The number of ``s`` read as an input (its shape and dtype), kept on a leaf."""
+    """The number of ``s`` read as an input (its shape and dtype), kept on a leaf (not on
+    a computed node or a literal given a value: their ``sk`` numbers their structure)."""
     k = _number(("in", s.shape, s.dtype))
-    if not s.src:
+    if s.op == "buffer":
         s.sk = k
     return k
 
