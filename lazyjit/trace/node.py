@@ -195,7 +195,7 @@ def _structure(node: Node) -> None:
         s = src[0]
         if s.buffer is not None:  # an input of the trace (a leaf, or computed)
             node.ins, node.ep = (s,), EPOCH[0]
-            k = s.sk if s.op == "buffer" and s.sk != _INPUT else _input_number(s)
+            k = _input_number(s)
         else:
             ins = s.ins
             if ins is None:
@@ -209,7 +209,7 @@ def _structure(node: Node) -> None:
         a, b = src
         if a.buffer is not None:  # (inputs: a leaf, or computed)
             ia, ea = (a,), NEVER
-            ka = a.sk if a.op == "buffer" and a.sk != _INPUT else _input_number(a)
+            ka = _input_number(a)
         else:
             ia, ka, ea = a.ins, a.sk, a.ep
             if ia is None:
@@ -217,7 +217,7 @@ def _structure(node: Node) -> None:
                 return
         if b.buffer is not None:
             ib, eb = (b,), NEVER
-            kb = b.sk if b.op == "buffer" and b.sk != _INPUT else _input_number(b)
+            kb = _input_number(b)
         else:
             ib, kb, eb = b.ins, b.sk, b.ep
             if ib is None:
@@ -268,7 +268,7 @@ def _structure_any(node: Node) -> None:
     for s in src:
         if s.buffer is not None:  # an input of the trace (a leaf, or computed)
             si = (s,)
-            k = s.sk if s.op == "buffer" and s.sk != _INPUT else _input_number(s)
+            k = _input_number(s)
         else:
             si = s.ins
             if si is None:
@@ -296,10 +296,11 @@ def _structure_any(node: Node) -> None:
 def _input_number(s: Node) -> int:
     """The number of ``s`` read as an input (its shape and dtype), kept on a leaf (not on
     a computed node or a literal given a value: their ``sk`` numbers their structure)."""
-    k = _number(("in", s.shape, s.dtype))
     if s.op == "buffer":
-        s.sk = k
-    return k
+        if s.sk == _INPUT:
+            s.sk = _number(("in", s.shape, s.dtype))
+        return s.sk
+    return _number(("in", s.shape, s.dtype))
 
 
 def merge(ins: tuple, si: tuple) -> tuple[tuple, tuple | None]:
