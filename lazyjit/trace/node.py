@@ -254,9 +254,9 @@ def _structure(node: Node) -> None:
 
 
 def _structure_any(node: Node) -> None:
-    """:func:`_structure` for any number of sources."""
+    """:func:`_structure` for any number of sources (not a ``_NO_KEY`` op)."""
     src = node.src
-    if not src or node.op in _NO_KEY:
+    if not src:
         if node.op == "const":
             node.ins, node.sk, node.ep = (), _number(("const", node.arg, node.dtype)), NEVER
         else:

@@ -93,18 +93,11 @@ class Module:
             return
         serial = f"    k{k}_loop(B, P, 0, count_);\n"
         if self.par_min > PAR_MIN:  # a loop body's kernel: its serial loop inlined (a
-            # call per step cost a fifth of a scalar scan step), w0 = 0, w1 = count_
-            serial = (("    int64_t o_ = 0, kb_ = 0;\n" if loop.blocked else "")
-                      + "    for (int64_t w = 0; w < count_; w++) {\n"
-                      + "\n".join("      " + x for x in loop.body)
-                      + (_BLOCKED_NEXT.replace("\n    ", "\n      ") if loop.blocked else "")
-                      + "\n    }\n")
+            # call per step cost a fifth of a scalar scan step)
+            serial = "".join(f"    {x}\n" for x in _items(loop, "0", "count_"))
         self.funcs.append(
             f"static __attribute__((noinline)) void k{k}_loop{sig}, int64_t w0, int64_t w1) "
-            f"{{\n{body}\n{_BLOCKED_START if loop.blocked else ''}"
-            f"  for (int64_t w = w0; w < w1; w++) {{\n"
-            + "\n".join("    " + x for x in loop.body)
-            + (_BLOCKED_NEXT if loop.blocked else "") + "\n  }\n}\n"
+            f"{{\n{body}\n" + "".join(f"  {x}\n" for x in _items(loop, "w0", "w1")) + "}\n"
             f"static int k{k}{sig}) {{\n{body}\n"
             f"  const int64_t count_ = {loop.count};\n"
             f"  if (!P[0] && {loop.guard} && {loop.work} > {self.par_min}) {{\n"
@@ -115,10 +108,20 @@ class Module:
             f"  }} else {{\n{serial}  }}\n  return 0;\n}}\n")
 
 
-_BLOCKED_START = ("  int64_t o_ = 0, kb_ = 0;\n"
-                  "  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }\n")
-_BLOCKED_NEXT = "\n    kb_ += bs;\n    if (kb_ >= nL) { kb_ = 0; o_++; }"
-_BLOCKED_ITEM = "const int64_t o = o_, kb = kb_;"
+def _items(loop: Parallel, lo: str, hi: str) -> list[str]:
+    """The lines of ``loop``'s loop over work items ``[lo, hi)`` (a blocked loop with
+    its (row, block) counters: one division when ``lo`` is not 0, none per item)."""
+    start, step = [], []
+    if loop.blocked:
+        start = ["int64_t o_ = 0, kb_ = 0;"]
+        if lo != "0":
+            start.append(f"if ({lo}) {{ o_ = {lo} / nb; kb_ = ({lo} - o_ * nb) * bs; }}")
+        step = ["  kb_ += bs;", "  if (kb_ >= nL) { kb_ = 0; o_++; }"]
+    return [*start, f"for (int64_t w = {lo}; w < {hi}; w++) {{",
+            *("  " + x for x in loop.body), *step, "}"]
+
+
+_BLOCKED_ITEM = "const int64_t o = o_, kb = kb_;"  # (the first line of a blocked body)
 
 
 def _ptrs(operands, strides, dims, const_flags) -> list[str]:
@@ -130,15 +133,16 @@ def _ptrs(operands, strides, dims, const_flags) -> list[str]:
     return out
 
 
-def _load(j: int, cls: str, st_last: str) -> str:
-    return {"c": f"q{j}[k]", "b": f"q{j}[0]", "s": f"q{j}[k * {st_last}]"}[cls]
+def _load(j: int, cls: str, st_last: str, suffix: str = "") -> str:
+    q = f"q{j}{suffix}"
+    return {"c": f"{q}[k]", "b": f"{q}[0]", "s": f"{q}[k * {st_last}]"}[cls]
 
 
-def _leaf(j: int, v: View, cls: list[str], st: list) -> str:
+def _leaf(j: int, v: View, cls: list[str], st: list, suffix: str = "") -> str:
     """The declaration of operand ``j`` (view ``v``) loaded at the current index as
-    ``L<j>``, in its compute type."""
-    return (f"const {compute_ctype(v.dtype)} L{j} = "
-            f"{load_expr(_load(j, cls[j], st[j][-1]), v.dtype)}")
+    ``L<j>`` (from pointer ``q<j>``, both with ``suffix``), in its compute type."""
+    return (f"const {compute_ctype(v.dtype)} L{j}{suffix} = "
+            f"{load_expr(_load(j, cls[j], st[j][-1], suffix), v.dtype)}")
 
 
 def _block_size(outer: int, last: int, min_block: int = 4096) -> int:
@@ -224,9 +228,7 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
             r = b.value(k.root)
             q = [f"const {ctype(v.dtype)}* q{j + 1}_{u} = q{j + 1} + {u} * {st[j + 1][red[-1]]};"
                  for j, v in enumerate(loads)]
-            lds = [f"const {compute_ctype(v.dtype)} L{j + 1}_{u} = "
-                   f"{load_expr(_load(j + 1, cls[j + 1], st[j + 1][-1]), v.dtype)};"
-                   .replace(f"q{j + 1}[", f"q{j + 1}_{u}[") for j, v in enumerate(loads)]
+            lds = [f"{_leaf(j + 1, v, cls, st, f'_{u}')};" for j, v in enumerate(loads)]
             return q, lds + b.stmts, r
         lines, loop = _reduce_outer(mod, op, dt, dims, sizes, st, kept, red, inner, res,
                                     ptrs, cls[0], rows)
