@@ -142,9 +142,13 @@ class SharedVariable(Tensor):
         SYMBOLIC.pop(id(self), None)
         self._concrete = None
         self.own = own
-        self.node = Node.leaf(arr, site=False)
+        node = Node.leaf(arr, site=False)
+        # registered before it is the value: a jit trace in another thread that reads
+        # the new leaf must find its variable, or it would capture the array as a
+        # constant and every call of that trace would lose the updates made since
+        OWNER[node] = self
         self._origin = None
-        OWNER[self.node] = self
+        self.node = node
         _PENDING.pop(id(self), None)
 
     def get_value(self, borrow: bool = False) -> np.ndarray:
