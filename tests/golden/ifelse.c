@@ -52,14 +52,7 @@ static int k1(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k1_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k1_loop, B, P, count_);
   } else {
     k1_loop(B, P, 0, count_);
   }
@@ -97,14 +90,7 @@ static int k2(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k2_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k2_loop, B, P, count_);
   } else {
     k2_loop(B, P, 0, count_);
   }
@@ -140,14 +126,7 @@ static int k3(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k3_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k3_loop, B, P, count_);
   } else {
     k3_loop(B, P, 0, count_);
   }
@@ -184,14 +163,7 @@ static int k4(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k4_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k4_loop, B, P, count_);
   } else {
     k4_loop(B, P, 0, count_);
   }
@@ -227,14 +199,7 @@ static int k5(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k5_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k5_loop, B, P, count_);
   } else {
     k5_loop(B, P, 0, count_);
   }

@@ -52,14 +52,7 @@ static int k1(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k1_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k1_loop, B, P, count_);
   } else {
     k1_loop(B, P, 0, count_);
   }
@@ -95,14 +88,7 @@ static int k2(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k2_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k2_loop, B, P, count_);
   } else {
     k2_loop(B, P, 0, count_);
   }
@@ -146,14 +132,7 @@ static int k3(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k3_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k3_loop, B, P, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {
@@ -227,14 +206,7 @@ static int k5(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k5_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k5_loop, B, P, count_);
   } else {
     k5_loop(B, P, 0, count_);
   }
@@ -270,14 +242,7 @@ static int k6(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k6_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k6_loop, B, P, count_);
   } else {
     k6_loop(B, P, 0, count_);
   }

@@ -17,14 +17,7 @@ static int k0(void** restrict B, const int64_t* restrict P) {
 
   const int64_t count_ = P[18];
   if (!P[0] && 1 && P[17] > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k0_loop, B, P, count_);
   } else {
     k0_loop(B, P, 0, count_);
   }

@@ -27,14 +27,7 @@ static int k0(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k0_loop, B, P, count_);
   } else {
     k0_loop(B, P, 0, count_);
   }
@@ -110,14 +103,7 @@ static int k2(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k2_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k2_loop, B, P, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {
@@ -192,14 +178,7 @@ static int k4(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k4_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k4_loop, B, P, count_);
   } else {
     k4_loop(B, P, 0, count_);
   }
@@ -237,14 +216,7 @@ static int k5(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k5_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k5_loop, B, P, count_);
   } else {
     k5_loop(B, P, 0, count_);
   }
@@ -276,14 +248,7 @@ static int k6(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k6_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k6_loop, B, P, count_);
   } else {
     k6_loop(B, P, 0, count_);
   }
@@ -330,14 +295,7 @@ static int k7(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k7_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k7_loop, B, P, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {
@@ -429,14 +387,7 @@ static int k9(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k9_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k9_loop, B, P, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {
@@ -486,14 +437,7 @@ static int k10(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k10_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k10_loop, B, P, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {

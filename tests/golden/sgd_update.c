@@ -36,14 +36,7 @@ static int k0(void** restrict B, const int64_t* restrict P) {
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    #pragma omp parallel
-    {
-      int nt = 1, t = 0;
-#ifdef _OPENMP
-      nt = omp_get_num_threads(); t = omp_get_thread_num();
-#endif
-      k0_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);
-    }
+    lj_parallel(k0_loop, B, P, count_);
   } else {
     k0_loop(B, P, 0, count_);
   }

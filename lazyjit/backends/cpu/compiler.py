@@ -128,6 +128,20 @@ static lj_threads_t lj_blas_threads;
 void lj_set_blas(void* s, void* d, void* t) {{
   lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; lj_blas_threads = (lj_threads_t)t;
 }}
+typedef void (*lj_items_t)(void**, const int64_t*, int64_t, int64_t);
+/* work items [0, count) of a kernel's loop function split among an OpenMP team: the one
+   parallel region of the module (one per kernel made gcc take 20% longer) */
+static __attribute__((noinline, unused)) void lj_parallel(lj_items_t f, void** B,
+                                                          const int64_t* P, int64_t count) {{
+  #pragma omp parallel
+  {{
+    int nt = 1, t = 0;
+#ifdef _OPENMP
+    nt = omp_get_num_threads(); t = omp_get_thread_num();
+#endif
+    f(B, P, count * t / nt, count * (t + 1) / nt);
+  }}
+}}
 """
 
 

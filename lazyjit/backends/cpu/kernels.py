@@ -82,8 +82,8 @@ class Module:
     def add(self, lines: list[str], loop: Parallel | None = None) -> None:
         """Add kernel ``k<n>`` of ``lines``.  With a final parallel ``loop`` it becomes
         two functions: ``k<n>_loop(B, P, w0, w1)`` runs work items ``[w0, w1)`` (emitted
-        once, not inlined), and ``k<n>`` calls it on all items, or per thread chunk
-        under OpenMP when the work is large."""
+        once, not inlined), and ``k<n>`` calls it on all items, or through the prelude's
+        ``lj_parallel`` (per thread chunk, under OpenMP) when the work is large."""
         k = len(self.funcs)
         self.calls.append(k)
         sig = "(void** restrict B, const int64_t* restrict P"
@@ -101,10 +101,7 @@ class Module:
             f"static int k{k}{sig}) {{\n{body}\n"
             f"  const int64_t count_ = {loop.count};\n"
             f"  if (!P[0] && {loop.guard} && {loop.work} > {self.par_min}) {{\n"
-            "    #pragma omp parallel\n    {\n      int nt = 1, t = 0;\n"
-            "#ifdef _OPENMP\n      nt = omp_get_num_threads(); t = omp_get_thread_num();\n"
-            "#endif\n"
-            f"      k{k}_loop(B, P, count_ * t / nt, count_ * (t + 1) / nt);\n    }}\n"
+            f"    lj_parallel(k{k}_loop, B, P, count_);\n"
             f"  }} else {{\n{serial}  }}\n  return 0;\n}}\n")
 
 
