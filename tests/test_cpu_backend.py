@@ -267,6 +267,70 @@ def test_failed_compile_leaves_no_cache_entry(cpu):
     assert float((lj.tensor(np.ones(3)) + 1).sum()) == 6.0
 
 
+def test_kernels_of_the_same_code_share_one_function(cpu, rng, monkeypatch):
+    # an SGD update of four parameters: four kernels of one code, each reading its own
+    # buffers and sizes through its own part of the parameter table
+    from lazyjit.backends.cpu import compiler
+    sources, build = [], compiler._build
+    monkeypatch.setattr(compiler, "_build", lambda u, cmd, folder: (sources.extend(u),
+                                                                    build(u, cmd, folder))[1])
+    shapes = [(3, 4), (5,), (7, 2), (64, 33)]
+    ps = [rng.standard_normal(s) for s in shapes]
+    gs = [rng.standard_normal(s) for s in shapes]
+    new = [lj.exp(lj.tensor(p)) - 0.1 * lj.tensor(g) for p, g in zip(ps, gs)]
+    assert kernels_of(*new) == 4
+    for got, p, g in zip(new, ps, gs):
+        np.testing.assert_allclose(got.numpy(), np.exp(p) - 0.1 * g, rtol=1e-12)
+    assert sum(text.count("\nLJ_KERNEL int k") for text in sources) == 1
+
+
+def _in_parts(monkeypatch, units: list) -> None:
+    """Make every module of more than about 400 characters compile in up to 4 units,
+    recording the number of units of each build."""
+    from lazyjit.backends.cpu import compiler
+    build = compiler._build
+    monkeypatch.setattr(compiler, "PART_CHARS", 400)
+    monkeypatch.setattr(compiler, "_CPUS", 4)
+    monkeypatch.setattr(compiler, "_build", lambda u, cmd, folder: (units.append(len(u)),
+                                                                    build(u, cmd, folder))[1])
+
+
+def test_module_compiled_in_parts_computes_the_same(cpu, rng, monkeypatch):
+    # a module split into translation units: a scan whose body kernels may sit in
+    # another unit than the loop kernel, GEMMs (BLAS pointers set in part 0, read in the
+    # others), reductions and lj_run in part 0; values against NumPy, both dtypes
+    units = []
+    _in_parts(monkeypatch, units)
+    for dt, tol in ((np.float32, 1e-4), (np.float64, 1e-10)):
+        w = rng.standard_normal((6, 6)).astype(dt) * 0.3
+        xs = rng.standard_normal((9, 6)).astype(dt)
+        h0 = rng.standard_normal(6).astype(dt)
+        lw, lxs = lj.tensor(w), lj.tensor(xs)
+        hs, _ = lj.scan(lambda x_t, h, lw: lj.tanh(h @ lw + x_t), sequences=lxs,
+                        outputs_info=lj.tensor(h0), non_sequences=[lw])
+        out = (hs @ lw.T).sum(axis=0) + lj.exp(-lxs).max() * hs[-1]
+        h, want = h0, []
+        for x_t in xs:
+            h = np.tanh(h @ w + x_t)
+            want.append(h)
+        want = np.array(want)
+        np.testing.assert_allclose(out.numpy(), (want @ w.T).sum(0) + np.exp(-xs).max()
+                                   * want[-1], rtol=tol, atol=tol)
+    assert units and min(units) >= 2
+
+
+def test_failed_compile_of_a_part_names_its_sources(cpu, monkeypatch):
+    units = []
+    _in_parts(monkeypatch, units)
+    with lj.config(cflags="-fno-such-flag-xyz"):
+        x = lj.tensor(np.ones((3, 3)))
+        with pytest.raises(RuntimeError, match="(?s)compilation failed.*source kept at .*c, "):
+            ((x @ x + 1).sum(0) * lj.exp(x).max(1)).numpy()
+    assert units[-1] >= 2
+    leftovers = [f for _, _, fs in os.walk(cpu / "cache") for f in fs if not f.endswith(".c")]
+    assert leftovers == []
+
+
 def test_out_of_bounds_index_raises_not_crashes(cpu):
     x = lj.tensor(np.arange(5.0))
     with pytest.raises(IndexError):

@@ -5,10 +5,10 @@
 #define LJ_BEFORE(u, v) ((u < v) || (v != v && u == u))
 #include "lazyjit_sort.h"
 #endif
-static int k0(void** restrict B, const int64_t* restrict P) {
-  const float* keys = (const float*)B[0] + P[1];
-  int64_t* out = (int64_t*)B[1] + P[2];
-  const int64_t rows = P[3], n = P[4];
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const float* keys = (const float*)B[Q[4]] + Q[0];
+  int64_t* out = (int64_t*)B[Q[5]] + Q[1];
+  const int64_t rows = Q[2], n = Q[3];
   int nt = 1;
 #ifdef _OPENMP
   nt = omp_get_max_threads();
@@ -31,11 +31,11 @@ static int k0(void** restrict B, const int64_t* restrict P) {
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
   return e;
 }
 /* params:
-   0, 0, 0, 4, 9
+   0, 0, 0, 4, 9, 0, 1
 */
 /* memory plan:
    blocks [0]; bytes [288]; donors {}; may fail True; messages 0

@@ -1,15 +1,15 @@
-static int k0(void** restrict B, const int64_t* restrict P) {
-  const float* pa = (const float*)B[0] + P[2];
-  const float* pb = (const float*)B[1] + P[3];
-  float* pc = (float*)B[2] + P[4];
-  const int64_t M = P[5], N = P[6], K = P[7];
-  const int64_t nB = P[1];
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const float* pa = (const float*)B[Q[19]] + Q[1];
+  const float* pb = (const float*)B[Q[20]] + Q[2];
+  float* pc = (float*)B[Q[21]] + Q[3];
+  const int64_t M = Q[4], N = Q[5], K = Q[6];
+  const int64_t nB = Q[0];
   for (int64_t w = 0; w < nB; w++) {
     int64_t r_ = w;
     const int64_t i0 = r_;
-    const int64_t oa = 0 + i0 * P[8];
-    const int64_t ob = 0 + i0 * P[9];
-    const int64_t oc = 0 + i0 * P[10];
+    const int64_t oa = 0 + i0 * Q[7];
+    const int64_t ob = 0 + i0 * Q[8];
+    const int64_t oc = 0 + i0 * Q[9];
     if (K == 0) {
       for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;
       continue;
@@ -17,7 +17,7 @@ static int k0(void** restrict B, const int64_t* restrict P) {
     if (lj_sgemm) {
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
       if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[11], P[12], M, N, K, (float)lj_as_f64(P[13]), pa + oa, P[14], pb + ob, P[15], 0, pc + oc, N);
+      lj_sgemm(101, Q[10], Q[11], M, N, K, (float)lj_as_f64(Q[12]), pa + oa, Q[13], pb + ob, Q[14], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);
       continue;
     }
@@ -26,7 +26,7 @@ static int k0(void** restrict B, const int64_t* restrict P) {
       for (int64_t j = 0; j < N; j++) {
         float acc = 0;
         for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[16] + l * P[17]] * (float)pb[ob + l * P[18] + j * P[19]];
+          acc += (float)pa[oa + i * Q[15] + l * Q[16]] * (float)pb[ob + l * Q[17] + j * Q[18]];
         pc[oc + i * N + j] = (float)(acc);
       }
   }
@@ -35,11 +35,11 @@ static int k0(void** restrict B, const int64_t* restrict P) {
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
   return e;
 }
 /* params:
-   0, 3, 0, 0, 0, 4, 6, 5, 20, 30, 24, 111, 111, 4607182418800017408, 5, 6, 5, 1, 6, 1
+   0, 3, 0, 0, 0, 4, 6, 5, 20, 30, 24, 111, 111, 4607182418800017408, 5, 6, 5, 1, 6, 1, 0, 1, 2
 */
 /* memory plan:
    blocks [0]; bytes [288]; donors {}; may fail False; messages 0

@@ -1,8 +1,8 @@
-static int k0(void** restrict B, const int64_t* restrict P) {
-  const int64_t* ix = (const int64_t*)B[1] + P[1];
-  const int64_t A = P[2], N = P[3], C = P[4], I = P[5];
-  const float* x = (const float*)B[0] + P[6];
-  float* out = (float*)B[2] + P[7];
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const int64_t* ix = (const int64_t*)B[Q[7]] + Q[0];
+  const int64_t A = Q[1], N = Q[2], C = Q[3], I = Q[4];
+  const float* x = (const float*)B[Q[8]] + Q[5];
+  float* out = (float*)B[Q[9]] + Q[6];
   int err = 0;
   #pragma omp parallel for if(!P[0] && A * I * C > 262144) reduction(|:err)
   for (int64_t w = 0; w < A * I; w++) {
@@ -19,10 +19,10 @@ static int k0(void** restrict B, const int64_t* restrict P) {
   return 0;
 }
 
-static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[3] + P[10];
-  const float* p1 = (const float*)B[2] + P[12];
-  const int64_t nL = P[8], bs = P[14], nO = 1;
+static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[7]] + Q[2];
+  const float* p1 = (const float*)B[Q[8]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[6], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -35,7 +35,7 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
     for (int64_t k = kb; k < ke; k++) {
       const float L1 = q1[k];
       const float v0 = (float)(L1);
-      const float v1 = (float)((float)lj_as_f64(P[13]));
+      const float v1 = (float)((float)lj_as_f64(Q[5]));
       const float v2 = (float)((v0 * v1));
       q0[k] = v2;
     }
@@ -43,28 +43,28 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k1(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[3] + P[10];
-  const float* p1 = (const float*)B[2] + P[12];
-  const int64_t nL = P[8], bs = P[14], nO = 1;
+LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[7]] + Q[2];
+  const float* p1 = (const float*)B[Q[8]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[6], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    lj_parallel(k1_loop, B, P, count_);
+    lj_parallel(k1_loop, B, P, Q, count_);
   } else {
-    k1_loop(B, P, 0, count_);
+    k1_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
-  if ((e = k1(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
+  if ((e = k1(B, P, P + 11))) return e;
   return e;
 }
 /* params:
-   0, 0, 1, 10, 3, 4, 0, 0, 12, 1, 0, 1, 0, 4611686018427387904, 12
+   0, 0, 1, 10, 3, 4, 0, 0, 1, 0, 2, 12, 1, 0, 1, 0, 4611686018427387904, 12, 3, 2
 */
 /* memory plan:
    blocks [0, 1]; bytes [48, 48]; donors {}; may fail True; messages 0

@@ -1,7 +1,7 @@
-static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[3] + P[5];
-  const float* p1 = (const float*)B[2] + P[8];
-  const int64_t nL = P[2], bs = P[9], nO = P[1];
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[9]] + Q[4];
+  const float* p1 = (const float*)B[Q[10]] + Q[7];
+  const int64_t nL = Q[1], bs = Q[8], nO = Q[0];
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -10,8 +10,8 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
     const int64_t ke = kb + bs < nL ? kb + bs : nL;
     int64_t r_ = o;
     const int64_t i0 = r_;
-    float* q0 = p0 + i0 * P[3];
-    const float* q1 = p1 + i0 * P[6];
+    float* q0 = p0 + i0 * Q[2];
+    const float* q1 = p1 + i0 * Q[5];
     #pragma omp simd
     for (int64_t k = kb; k < ke; k++) {
       const float L1 = q1[k];
@@ -22,25 +22,25 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k0(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[3] + P[5];
-  const float* p1 = (const float*)B[2] + P[8];
-  const int64_t nL = P[2], bs = P[9], nO = P[1];
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[9]] + Q[4];
+  const float* p1 = (const float*)B[Q[10]] + Q[7];
+  const int64_t nL = Q[1], bs = Q[8], nO = Q[0];
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    lj_parallel(k0_loop, B, P, count_);
+    lj_parallel(k0_loop, B, P, Q, count_);
   } else {
-    k0_loop(B, P, 0, count_);
+    k0_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
-static int k1(void** restrict B, const int64_t* restrict P) {
-  const float* pa = (const float*)B[0] + P[10];
-  const float* pb = (const float*)B[1] + P[11];
-  float* pc = (float*)B[3] + P[12];
-  const int64_t M = P[13], N = P[14], K = P[15];
+LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const float* pa = (const float*)B[Q[15]] + Q[0];
+  const float* pb = (const float*)B[Q[16]] + Q[1];
+  float* pc = (float*)B[Q[17]] + Q[2];
+  const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -52,7 +52,7 @@ static int k1(void** restrict B, const int64_t* restrict P) {
     if (lj_sgemm) {
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
       if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[16], P[17], M, N, K, (float)lj_as_f64(P[18]), pa + oa, P[19], pb + ob, P[20], 1, pc + oc, N);
+      lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 1, pc + oc, N);
       if (small) lj_blas_threads(prev);
       continue;
     }
@@ -61,7 +61,7 @@ static int k1(void** restrict B, const int64_t* restrict P) {
       for (int64_t j = 0; j < N; j++) {
         float acc = 0;
         for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[21] + l * P[22]] * (float)pb[ob + l * P[23] + j * P[24]];
+          acc += (float)pa[oa + i * Q[11] + l * Q[12]] * (float)pb[ob + l * Q[13] + j * Q[14]];
         pc[oc + i * N + j] = (float)(acc + pc[oc + i * N + j]);
       }
   }
@@ -70,13 +70,13 @@ static int k1(void** restrict B, const int64_t* restrict P) {
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
-  if ((e = k1(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
+  if ((e = k1(B, P, P + 12))) return e;
   return e;
 }
 /* params:
-   0, 8, 4, 4, 1, 0, 0, 1, 0, 4, 0, 0, 0, 8, 4, 16, 111, 111, 4607182418800017408, 16, 4, 16, 1,
-   4, 1
+   0, 8, 4, 4, 1, 0, 0, 1, 0, 4, 3, 2, 0, 0, 0, 8, 4, 16, 111, 111, 4607182418800017408, 16, 4,
+   16, 1, 4, 1, 0, 1, 3
 */
 /* memory plan:
    blocks [0]; bytes [128]; donors {}; may fail False; messages 0

@@ -1,8 +1,8 @@
-static int k0(void** restrict B, const int64_t* restrict P) {
-  const float* pa = (const float*)B[0] + P[1];
-  const float* pb = (const float*)B[1] + P[2];
-  float* pc = (float*)B[4] + P[3];
-  const int64_t M = P[4], N = P[5], K = P[6];
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const float* pa = (const float*)B[Q[15]] + Q[0];
+  const float* pb = (const float*)B[Q[16]] + Q[1];
+  float* pc = (float*)B[Q[17]] + Q[2];
+  const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -15,7 +15,7 @@ static int k0(void** restrict B, const int64_t* restrict P) {
     if (lj_sgemm) {
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
       if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[7], P[8], M, N, K, (float)lj_as_f64(P[9]), pa + oa, P[10], pb + ob, P[11], 0, pc + oc, N);
+      lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);
       continue;
     }
@@ -24,17 +24,17 @@ static int k0(void** restrict B, const int64_t* restrict P) {
       for (int64_t j = 0; j < N; j++) {
         float acc = 0;
         for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[12] + l * P[13]] * (float)pb[ob + l * P[14] + j * P[15]];
+          acc += (float)pa[oa + i * Q[11] + l * Q[12]] * (float)pb[ob + l * Q[13] + j * Q[14]];
         pc[oc + i * N + j] = (float)(acc);
       }
   }
   return 0;
 }
 
-static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[5] + P[18];
-  const float* p1 = (const float*)B[2] + P[20];
-  const int64_t nL = P[16], bs = P[21], nO = 1;
+static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -53,25 +53,25 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k1(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[5] + P[18];
-  const float* p1 = (const float*)B[2] + P[20];
-  const int64_t nL = P[16], bs = P[21], nO = 1;
+LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    lj_parallel(k1_loop, B, P, count_);
+    lj_parallel(k1_loop, B, P, Q, count_);
   } else {
-    k1_loop(B, P, 0, count_);
+    k1_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
-static int k2(void** restrict B, const int64_t* restrict P) {
-  const float* pa = (const float*)B[1] + P[22];
-  const float* pb = (const float*)B[2] + P[23];
-  float* pc = (float*)B[3] + P[24];
-  const int64_t M = P[25], N = P[26], K = P[27];
+LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const float* pa = (const float*)B[Q[15]] + Q[0];
+  const float* pb = (const float*)B[Q[16]] + Q[1];
+  float* pc = (float*)B[Q[17]] + Q[2];
+  const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -84,7 +84,7 @@ static int k2(void** restrict B, const int64_t* restrict P) {
     if (lj_sgemm) {
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
       if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[28], P[29], M, N, K, (float)lj_as_f64(P[30]), pa + oa, P[31], pb + ob, P[32], 0, pc + oc, N);
+      lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);
       continue;
     }
@@ -93,18 +93,18 @@ static int k2(void** restrict B, const int64_t* restrict P) {
       for (int64_t j = 0; j < N; j++) {
         float acc = 0;
         for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[33] + l * P[34]] * (float)pb[ob + l * P[35] + j * P[36]];
+          acc += (float)pa[oa + i * Q[11] + l * Q[12]] * (float)pb[ob + l * Q[13] + j * Q[14]];
         pc[oc + i * N + j] = (float)(acc);
       }
   }
   return 0;
 }
 
-static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[39];
-  const float* p1 = (const float*)B[0] + P[41];
-  const float* p2 = (const float*)B[3] + P[43];
-  const int64_t nL = P[37], bs = P[44], nO = 1;
+static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[8]] + Q[2];
+  const float* p1 = (const float*)B[Q[9]] + Q[4];
+  const float* p2 = (const float*)B[Q[10]] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -128,15 +128,15 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k3(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[4] + P[39];
-  const float* p1 = (const float*)B[0] + P[41];
-  const float* p2 = (const float*)B[3] + P[43];
-  const int64_t nL = P[37], bs = P[44], nO = 1;
+LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[8]] + Q[2];
+  const float* p1 = (const float*)B[Q[9]] + Q[4];
+  const float* p2 = (const float*)B[Q[10]] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
-    lj_parallel(k3_loop, B, P, count_);
+    lj_parallel(k3_loop, B, P, Q, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {
@@ -162,38 +162,38 @@ static int k3(void** restrict B, const int64_t* restrict P) {
   return 0;
 }
 
-static int k4(void** restrict B, const int64_t* restrict P) {
+LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   void* Bi[5];
-  Bi[3] = B[7];
-  const int64_t T = P[45];
+  Bi[3] = B[Q[5]];
+  const int64_t T = Q[0];
   int e = 0;
-  Bi[2] = (char*)B[3] + P[46];
-  char* S0 = (char*)B[5]; const int64_t R0 = P[47];
+  Bi[2] = (char*)B[Q[6]] + Q[1];
+  char* S0 = (char*)B[Q[7]]; const int64_t R0 = Q[2];
   for (int64_t t = 0; t < T; t++) {
     const int64_t row = t;
-    Bi[0] = (char*)B[4] + P[48] + row * P[49];
+    Bi[0] = (char*)B[Q[8]] + Q[3] + row * Q[4];
     Bi[1] = S0 + ((1 + t + (-1)) % 2) * R0;
     Bi[4] = S0 + ((1 + t) % 2) * R0;
-    if ((e = k2(Bi, P))) return e;
-    if ((e = k3(Bi, P))) return e;
+    if ((e = k2(Bi, P, P + 27))) return e;
+    if ((e = k3(Bi, P, P + 45))) return e;
   }
   for (int64_t r = 0; r < 1; r++)
-    memcpy((char*)B[6] + r * R0, S0 + ((T + r) % 2) * R0, R0);
+    memcpy((char*)B[Q[9]] + r * R0, S0 + ((T + r) % 2) * R0, R0);
   (void)e;
   return 0;
 }
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
-  if ((e = k1(B, P))) return e;
-  if ((e = k4(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
+  if ((e = k1(B, P, P + 19))) return e;
+  if ((e = k4(B, P, P + 56))) return e;
   return e;
 }
 /* params:
-   0, 0, 0, 0, 7, 4, 3, 111, 111, 4607182418800017408, 3, 4, 3, 1, 4, 1, 4, 1, 0, 1, 0, 4, 0, 0,
-   0, 1, 4, 4, 111, 111, 4607182418800017408, 4, 4, 4, 1, 4, 1, 4, 1, 0, 1, 0, 1, 0, 4, 7, 0,
-   16, 0, 16
+   0, 0, 0, 0, 7, 4, 3, 111, 111, 4607182418800017408, 3, 4, 3, 1, 4, 1, 0, 1, 4, 4, 1, 0, 1, 0,
+   4, 5, 2, 0, 0, 0, 1, 4, 4, 111, 111, 4607182418800017408, 4, 4, 4, 1, 4, 1, 1, 2, 3, 4, 1, 0,
+   1, 0, 1, 0, 4, 4, 0, 3, 7, 0, 16, 0, 16, 7, 3, 5, 4, 6
 */
 /* memory plan:
    blocks [0, 1, 2, 3]; bytes [112, 32, 16, 16]; donors {}; may fail False; messages 0

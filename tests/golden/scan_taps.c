@@ -1,7 +1,7 @@
-static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[1] + P[3];
-  const float* p1 = (const float*)B[0] + P[5];
-  const int64_t nL = P[1], bs = P[6], nO = 1;
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -20,25 +20,25 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k0(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[1] + P[3];
-  const float* p1 = (const float*)B[0] + P[5];
-  const int64_t nL = P[1], bs = P[6], nO = 1;
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    lj_parallel(k0_loop, B, P, count_);
+    lj_parallel(k0_loop, B, P, Q, count_);
   } else {
-    k0_loop(B, P, 0, count_);
+    k0_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
-static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[2] + P[9];
-  const float* p1 = (const float*)B[1] + P[11];
-  const float* p2 = (const float*)B[0] + P[13];
-  const int64_t nL = P[7], bs = P[15], nO = 1;
+static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[9]] + Q[2];
+  const float* p1 = (const float*)B[Q[10]] + Q[4];
+  const float* p2 = (const float*)B[Q[11]] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -54,7 +54,7 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
       const float L2 = q2[k];
       const float v0 = (float)(L2);
       const float v1 = (float)(L1);
-      const float v2 = (float)((float)lj_as_f64(P[14]));
+      const float v2 = (float)((float)lj_as_f64(Q[7]));
       const float v3 = (float)((v1 * v2));
       const float v4 = (float)((v0 + v3));
       q0[k] = v4;
@@ -63,15 +63,15 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k1(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[2] + P[9];
-  const float* p1 = (const float*)B[1] + P[11];
-  const float* p2 = (const float*)B[0] + P[13];
-  const int64_t nL = P[7], bs = P[15], nO = 1;
+LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[9]] + Q[2];
+  const float* p1 = (const float*)B[Q[10]] + Q[4];
+  const float* p2 = (const float*)B[Q[11]] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
-    lj_parallel(k1_loop, B, P, count_);
+    lj_parallel(k1_loop, B, P, Q, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {
@@ -86,7 +86,7 @@ static int k1(void** restrict B, const int64_t* restrict P) {
         const float L2 = q2[k];
         const float v0 = (float)(L2);
         const float v1 = (float)(L1);
-        const float v2 = (float)((float)lj_as_f64(P[14]));
+        const float v2 = (float)((float)lj_as_f64(Q[7]));
         const float v3 = (float)((v1 * v2));
         const float v4 = (float)((v0 + v3));
         q0[k] = v4;
@@ -98,26 +98,26 @@ static int k1(void** restrict B, const int64_t* restrict P) {
   return 0;
 }
 
-static int k2(void** restrict B, const int64_t* restrict P) {
+LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   void* Bi[3];
-  const int64_t T = P[16];
+  const int64_t T = Q[0];
   int e = 0;
-  char* S0 = (char*)B[1]; const int64_t R0 = P[17];
+  char* S0 = (char*)B[Q[2]]; const int64_t R0 = Q[1];
   for (int64_t t = 0; t < T; t++) {
     const int64_t row = t;
     Bi[0] = S0 + ((2 + t + (-2))) * R0;
     Bi[1] = S0 + ((2 + t + (-1))) * R0;
     Bi[2] = S0 + ((2 + t)) * R0;
-    if ((e = k1(Bi, P))) return e;
+    if ((e = k1(Bi, P, P + 9))) return e;
   }
   (void)e;
   return 0;
 }
 
-static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[2] + P[20];
-  const float* p1 = (const float*)B[1] + P[22];
-  const int64_t nL = P[18], bs = P[23], nO = 1;
+static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -136,29 +136,30 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k3(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[2] + P[20];
-  const float* p1 = (const float*)B[1] + P[22];
-  const int64_t nL = P[18], bs = P[23], nO = 1;
+LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    lj_parallel(k3_loop, B, P, count_);
+    lj_parallel(k3_loop, B, P, Q, count_);
   } else {
-    k3_loop(B, P, 0, count_);
+    k3_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
-  if ((e = k2(B, P))) return e;
-  if ((e = k3(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
+  if ((e = k2(B, P, P + 21))) return e;
+  if ((e = k3(B, P, P + 24))) return e;
   return e;
 }
 /* params:
-   0, 6, 1, 0, 1, 0, 6, 3, 1, 0, 1, 0, 1, 0, 4602678819172646912, 3, 6, 12, 18, 1, 0, 1, 6, 18
+   0, 6, 1, 0, 1, 0, 6, 1, 0, 3, 1, 0, 1, 0, 1, 0, 4602678819172646912, 3, 2, 1, 0, 6, 12, 1,
+   18, 1, 0, 1, 6, 18, 2, 1
 */
 /* memory plan:
    blocks [0, 1]; bytes [96, 72]; donors {}; may fail False; messages 0

@@ -1,7 +1,7 @@
-static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[3] + P[3];
-  const float* p1 = (const float*)B[0] + P[5];
-  const int64_t nL = P[1], bs = P[6], nO = 1;
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -20,25 +20,25 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k0(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[3] + P[3];
-  const float* p1 = (const float*)B[0] + P[5];
-  const int64_t nL = P[1], bs = P[6], nO = 1;
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 262144) {
-    lj_parallel(k0_loop, B, P, count_);
+    lj_parallel(k0_loop, B, P, Q, count_);
   } else {
-    k0_loop(B, P, 0, count_);
+    k0_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
-static int k1(void** restrict B, const int64_t* restrict P) {
-  const int64_t* ix = (const int64_t*)B[1] + P[7];
-  const int64_t A = P[8], N = P[9], C = P[10], I = P[11];
-  float* x = (float*)B[3] + P[12];
-  const float* v = (const float*)B[2] + P[13];
+LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const int64_t* ix = (const int64_t*)B[Q[7]] + Q[0];
+  const int64_t A = Q[1], N = Q[2], C = Q[3], I = Q[4];
+  float* x = (float*)B[Q[8]] + Q[5];
+  const float* v = (const float*)B[Q[9]] + Q[6];
   for (int64_t a = 0; a < A; a++)
     for (int64_t i = 0; i < I; i++) {
       int64_t j = ix[i]; if (j < 0) j += N;
@@ -51,12 +51,12 @@ static int k1(void** restrict B, const int64_t* restrict P) {
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
-  if ((e = k1(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
+  if ((e = k1(B, P, P + 9))) return e;
   return e;
 }
 /* params:
-   0, 30, 1, 0, 1, 0, 30, 0, 1, 10, 3, 4, 0, 0
+   0, 30, 1, 0, 1, 0, 30, 3, 0, 0, 1, 10, 3, 4, 0, 0, 1, 3, 2
 */
 /* memory plan:
    blocks [0]; bytes [120]; donors {}; may fail True; messages 0

@@ -1,8 +1,8 @@
-static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[2] + P[3];
-  const float* p1 = (const float*)B[1] + P[5];
-  const float* p2 = (const float*)B[0] + P[7];
-  const int64_t nL = P[1], bs = P[9], nO = 1;
+static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[Q[9]] + Q[2];
+  const float* p1 = (const float*)B[Q[10]] + Q[4];
+  const float* p2 = (const float*)B[Q[11]] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -19,7 +19,7 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L2);
       const float v1 = (float)(L1);
       const float v2 = (float)((v1 * v0));
-      const float v3 = (float)((float)lj_as_f64(P[8]));
+      const float v3 = (float)((float)lj_as_f64(Q[7]));
       const float v4 = (float)((v2 * v3));
       const float v5 = (float)((v0 - v4));
       q0[k] = v5;
@@ -28,28 +28,28 @@ static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-static int k0(void** restrict B, const int64_t* restrict P) {
-  float* p0 = (float*)B[2] + P[3];
-  const float* p1 = (const float*)B[1] + P[5];
-  const float* p2 = (const float*)B[0] + P[7];
-  const int64_t nL = P[1], bs = P[9], nO = 1;
+LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[Q[9]] + Q[2];
+  const float* p1 = (const float*)B[Q[10]] + Q[4];
+  const float* p2 = (const float*)B[Q[11]] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    lj_parallel(k0_loop, B, P, count_);
+    lj_parallel(k0_loop, B, P, Q, count_);
   } else {
-    k0_loop(B, P, 0, count_);
+    k0_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
-  if ((e = k0(B, P))) return e;
+  if ((e = k0(B, P, P + 1))) return e;
   return e;
 }
 /* params:
-   0, 24, 1, 0, 1, 0, 1, 0, 4591870180174331904, 24
+   0, 24, 1, 0, 1, 0, 1, 0, 4591870180174331904, 24, 2, 1, 0
 */
 /* memory plan:
    blocks [0]; bytes [96]; donors {0: 0}; may fail False; messages 0

@@ -26,7 +26,7 @@ from lazyjit.backends.cpu import conv, pool
 from lazyjit.backends.cpu.compiler import (ffi, is_cached, load, prelude, require_compiler,
                                           settings)
 from lazyjit.backends.cpu.kernels import Module
-from lazyjit.backends.cpu.render import render, render_program
+from lazyjit.backends.cpu.render import render, render_parts, render_program
 from lazyjit.config import config
 from lazyjit.rewrite import optimize_body
 from lazyjit.schedule.lower import Target, lower
@@ -91,7 +91,7 @@ class Program:
                       for shape, dt in prog.slots]
         self.n_slots = self.n_in + len(self.slots)
         self.outputs = prog.outputs
-        self.n_kernels = len(module.funcs)
+        self.n_kernels = module.n_kernels
         self.block, sizes = prog.block, prog.block_bytes
         # per block: (shape, dtype, bytes) of its array: an output's own, or raw bytes
         self.blocks = [((n,), np.dtype(np.uint8), n) for n in sizes]
@@ -281,7 +281,7 @@ class Tiered:
         require_compiler(opts[0])
         self.interp = numpy_backend.compile(trace)
         self.prog, self.module, self.source, self.program = prog, module, source, None
-        self.future = COMPILES.submit(load, source, opts)
+        self.future = COMPILES.submit(load, source, opts, lambda n: render_parts(module, n))
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if self.program is None:
@@ -325,7 +325,7 @@ def compile(trace: Trace) -> "Program | Tiered":  # noqa: A001 - the backend int
     prog, module, source = _build(trace, target())
     if config.optimizer == "o1" and not is_cached(source, settings()):
         return Tiered(trace, prog, module, source)
-    return Program(prog, module, load(source), source)
+    return Program(prog, module, load(source, parts=lambda n: render_parts(module, n)), source)
 
 
 def time_candidate(n: Node, name: str) -> float:

@@ -2,14 +2,15 @@
 
 The code cache key is an xxhash of the source, the headers of ``native/`` it may
 include, the compiler command line and the machine (``-march=native`` code is not
-portable).  Modules live in the disk cache of
-:mod:`.codecache`, which loads only the user's own, verified libraries and lets one
-process compile a module while the others wait for it; a module is compiled in a
-per-process work folder and renamed into place (atomic), so a failed or interrupted
-compile never leaves a broken entry.  The compiler runs in its own process group and
-ends with the call (Ctrl-C, an exception, or even ``kill -9`` of this process).  BLAS is
-NumPy's own OpenBLAS, whose ``cblas_?gemm`` addresses are handed to each module at load
-time (no link-time dependency).
+portable).  Modules live in the disk cache of :mod:`.codecache`, which loads only the
+user's own, verified libraries and lets one process compile a module while the others
+wait for it; a module is compiled in a per-process work folder and renamed into place
+(atomic), so a failed or interrupted compile never leaves a broken entry.  A large
+module may be compiled as several translation units at once, one per core, and linked
+(:func:`load`).  The compilers run in their own process groups and end with the call
+(Ctrl-C, an exception, or even ``kill -9`` of this process).  BLAS is NumPy's own
+OpenBLAS, whose ``cblas_?gemm`` addresses are handed to each module at load time (no
+link-time dependency).
 """
 from __future__ import annotations
 
@@ -107,39 +108,48 @@ def _mvec_functions() -> list[tuple[str, str, int]]:
 MVEC_FUNCS = _mvec_functions()
 
 
-def prelude() -> str:
+def prelude(part: int | None = None) -> str:
     """Declarations every module starts with: the runtime header, vector-math
-    declarations, and BLAS function pointers."""
+    declarations, BLAS function pointers and the parallel-region helper.  ``part`` is
+    None for a module of one translation unit, else the unit's number in a module
+    compiled in parts (:func:`load`): there kernels and the BLAS pointers are shared
+    among the units (hidden symbols), and only part 0 defines them and ``lj_set_blas``."""
     simd = "\n".join(f"__attribute__((simd(\"notinbranch\"))) {t} {n}({', '.join([t] * arity)});"
                      for n, t, arity in MVEC_FUNCS)
+    hidden = '__attribute__((visibility("hidden")))'
+    linkage = {None: ("static", "static"), 0: (hidden, hidden)}.get(
+        part, (hidden, "extern " + hidden))
+    setter = "" if part else """void lj_set_blas(void* s, void* d, void* t) {
+  lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; lj_blas_threads = (lj_threads_t)t;
+}
+"""
     return f"""#include <stdint.h>
 #include <string.h>
 #include <math.h>
 {simd}
 #include "lazyjit_rt.h"
+#define LJ_KERNEL {linkage[0]}
 typedef void (*lj_sgemm_t)(int, int, int, int64_t, int64_t, int64_t, float, const float*,
                            int64_t, const float*, int64_t, float, float*, int64_t);
 typedef void (*lj_dgemm_t)(int, int, int, int64_t, int64_t, int64_t, double, const double*,
                            int64_t, const double*, int64_t, double, double*, int64_t);
 typedef int (*lj_threads_t)(int);
-static lj_sgemm_t lj_sgemm;
-static lj_dgemm_t lj_dgemm;
-static lj_threads_t lj_blas_threads;
-void lj_set_blas(void* s, void* d, void* t) {{
-  lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; lj_blas_threads = (lj_threads_t)t;
-}}
-typedef void (*lj_items_t)(void**, const int64_t*, int64_t, int64_t);
+{linkage[1]} lj_sgemm_t lj_sgemm;
+{linkage[1]} lj_dgemm_t lj_dgemm;
+{linkage[1]} lj_threads_t lj_blas_threads;
+{setter}typedef void (*lj_items_t)(void**, const int64_t*, const int64_t*, int64_t, int64_t);
 /* work items [0, count) of a kernel's loop function split among an OpenMP team: the one
    parallel region of the module (one per kernel made gcc take 20% longer) */
 static __attribute__((noinline, unused)) void lj_parallel(lj_items_t f, void** B,
-                                                          const int64_t* P, int64_t count) {{
+                                                          const int64_t* P, const int64_t* Q,
+                                                          int64_t count) {{
   #pragma omp parallel
   {{
     int nt = 1, t = 0;
 #ifdef _OPENMP
     nt = omp_get_num_threads(); t = omp_get_thread_num();
 #endif
-    f(B, P, count * t / nt, count * (t + 1) / nt);
+    f(B, P, Q, count * t / nt, count * (t + 1) / nt);
   }}
 }}
 """
@@ -229,11 +239,17 @@ def _no_compiler(compiler: str, why: str) -> Exception:
                     f"without a compiler")
 
 
-def load(source: str, opts: tuple | None = None):
+def load(source: str, opts: tuple | None = None, parts=None):
     """Return the loaded cffi library for ``source``, compiling it only on a true miss
     (neither in memory nor verified on disk); ``opts`` are :func:`settings` (default:
     now).  Threads loading different modules compile concurrently; processes compiling
     the same module take turns (one compiles, the others load its result).
+
+    ``parts(n)``, when given, renders the same module as ``n`` translation units
+    (:func:`~lazyjit.backends.cpu.render.render_parts`): a large module is then
+    compiled as one unit per core, in parallel, and linked (gcc's time grows with the
+    module; the first call of a training step is mostly this compile).  The code cache
+    key is ``source``'s either way, so the library does not depend on the core count.
 
     Raises
     ------
@@ -253,20 +269,26 @@ def load(source: str, opts: tuple | None = None):
     with key_lock:
         lib = _LOADED.get(key)
         if lib is None:
-            lib = _LOADED[key] = _load_new(key, source, opts)
+            n = min(_CPUS, len(source) // PART_CHARS) if parts is not None else 1
+            units = parts(n) if n > 1 else [source]
+            lib = _LOADED[key] = _load_new(key, units, opts)
         return lib
 
 
-def _load_new(key: str, source: str, opts: tuple):
+PART_CHARS = 12000  # source characters per translation unit, at least, when split
+_CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _load_new(key: str, units: list[str], opts: tuple):
     compiler, flags, disk_cache, cache_dir, strict = opts
     cmd = [compiler, *flags]
     root = codecache.root(cache_dir, strict) if disk_cache else None
     if root is not None:
-        path = codecache.fetch(root, key, strict, lambda work: _build(source, cmd, work))
+        path = codecache.fetch(root, key, strict, lambda work: _build(units, cmd, work))
         if path is not None:
             return _dlopen(path)
     # a private module (no disk cache, or none that can be trusted): loaded, then unlinked
-    path = _build(source, cmd, codecache.private_folder(root))
+    path = _build(units, cmd, codecache.private_folder(root))
     try:
         return _dlopen(path)
     finally:
@@ -284,10 +306,11 @@ def _dlopen(path: str):
     return lib
 
 
-def _build(source: str, cmd: list[str], folder: str) -> str:
-    """Compile ``source`` with ``cmd`` in the work ``folder``; return the library's
-    temporary path there.  Nothing is left in ``folder`` but, after a failed compile,
-    the source (named in the error).
+def _build(units: list[str], cmd: list[str], folder: str) -> str:
+    """Compile the translation units ``units`` of one module with ``cmd`` in the work
+    ``folder`` (several: each to an object file, in parallel, then linked); return the
+    library's temporary path there.  Nothing is left in ``folder`` but, after a failed
+    compile, the sources (named in the error).
 
     Raises
     ------
@@ -297,32 +320,43 @@ def _build(source: str, cmd: list[str], folder: str) -> str:
         It failed.
     """
     require_compiler(cmd[0])
-    fd, tmp_c = tempfile.mkstemp(suffix=".c", dir=folder)
-    tmp_so = tmp_c[:-2] + ".so.tmp"
+    sources = []
+    for text in units:
+        fd, path = tempfile.mkstemp(suffix=".c", dir=folder)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        sources.append(path)
+    tmp_so = sources[0][:-2] + ".so.tmp"
+    objects = [path[:-2] + ".o" for path in sources]
     keep_source = built = False
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(source)
-        code, output = _run([*cmd, tmp_c, "-o", tmp_so, *_libs()], folder)
-        if code in (126, 127):  # the shell could not run it
-            raise _no_compiler(cmd[0], f"could not be run ({output.strip()[-300:]})")
+        if len(sources) == 1:
+            jobs = [[*cmd, sources[0], "-o", tmp_so, *_libs()]]
+        else:
+            compile_only = [c for c in cmd if c != "-shared"] + ["-c"]
+            jobs = [[*compile_only, src, "-o", obj] for src, obj in zip(sources, objects)]
+        results = _run(jobs, folder)
+        if len(sources) > 1 and all(code == 0 for code, _ in results):
+            results += _run([[*cmd, *objects, "-o", tmp_so, *_libs()]], folder)
         count("compiles")
-        if code != 0:
+        for code, output in results:
+            if code in (126, 127):  # the shell could not run it
+                raise _no_compiler(cmd[0], f"could not be run ({output.strip()[-300:]})")
+        failed = [output for code, output in results if code != 0]
+        if failed:
             keep_source = True
             raise CompileError(f"lazyjit: C compilation failed ({' '.join(cmd)}):\n"
-                               f"{output[-4000:]}\nsource kept at {tmp_c} until this "
-                               f"process exits")
+                               f"{failed[0][-4000:]}\nsource kept at {', '.join(sources)} "
+                               f"until this process exits")
         if not os.path.exists(tmp_so):
             raise CompileError(f"lazyjit: the C compiler ({' '.join(cmd)}) exited without "
                                f"error but wrote no library")
         built = True
         return tmp_so
     finally:
-        if not built:
+        for path in objects + ([] if built else [tmp_so]) + ([] if keep_source else sources):
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp_so)
-        if not keep_source:
-            os.unlink(tmp_c)
+                os.unlink(path)
 
 
 # Runs the compiler ("$@": never parsed by a shell) in the background and waits for it;
@@ -333,28 +367,36 @@ _WRAPPER = ('exec 3<&0; "$@" 3<&- & c=$!; (read x <&3; kill -9 0) >/dev/null 2>&
             'w=$!; wait $c; s=$?; kill $w 2>/dev/null; exit $s')
 
 
-def _run(args: list[str], folder: str) -> tuple[int, str]:
-    """Run ``args`` in its own process group with ``TMPDIR=folder``; return its exit
-    status and output.  The compiler ends with the call: an exception while waiting
-    (Ctrl-C) kills its group, and so does the death of this process (the wrapper)."""
+def _run(jobs: list[list[str]], folder: str) -> list[tuple[int, str]]:
+    """Run the commands ``jobs`` at once, each in its own process group with
+    ``TMPDIR=folder``; return each one's exit status and output.  The compilers end with
+    the call: an exception while waiting (Ctrl-C) kills their groups, and so does the
+    death of this process (the wrapper)."""
     env = dict(os.environ, TMPDIR=folder)
-    parent_end = None
+    procs, pipes = [], []
     try:
-        child_end, parent_end = os.pipe()
-        try:
-            proc = subprocess.Popen(["/bin/sh", "-c", _WRAPPER, "lazyjit-cc", *args],
-                                    stdin=child_end, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, env=env, process_group=0)
-        finally:
-            os.close(child_end)
-        try:
-            output = proc.communicate()[0]
-        except BaseException:
+        for args in jobs:
+            child_end, parent_end = os.pipe()
+            pipes.append(parent_end)
+            try:
+                procs.append(subprocess.Popen(
+                    ["/bin/sh", "-c", _WRAPPER, "lazyjit-cc", *args], stdin=child_end,
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                    process_group=0))
+            finally:
+                os.close(child_end)
+        return [_wait(proc) for proc in procs]
+    except BaseException:
+        for proc in procs:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            raise
-        return proc.returncode, output.decode(errors="replace")
+        raise
     finally:
-        if parent_end is not None:
-            os.close(parent_end)
+        for end in pipes:
+            os.close(end)
+
+
+def _wait(proc: subprocess.Popen) -> tuple[int, str]:
+    output = proc.communicate()[0]
+    return proc.returncode, output.decode(errors="replace")

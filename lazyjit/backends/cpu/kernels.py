@@ -1,7 +1,7 @@
 """C emitters, one per kernel record of the IR (:mod:`lazyjit.schedule.ir`): fused
 elementwise, fused reduction, arg-reduction, GEMM, gather, scatter and check.
 
-Every emitter appends one ``static int kN(void** B, const int64_t* P)`` function to a
+Every emitter appends one ``LJ_KERNEL int kN(void** B, const int64_t* P)`` function to a
 :class:`Module`.  Sizes, strides and offsets are read from ``P`` at indices fixed by the
 code's structure, so the same source serves every shape: the values are filled in per
 trace.  Loops run over a flat index of work items (outer dims times blocks of the
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,49 +61,100 @@ class Parallel:
 
 
 class Module:
-    """Accumulates kernel functions, their calls and the runtime parameter table."""
+    """Accumulates kernel functions, their calls and the runtime parameter table.
+
+    A kernel's function reads the whole table as ``P`` only for ``P[0]`` (the busy
+    flag); its own parameters, and the numbers of the buffers it reads and writes, are
+    read through ``Q``, a pointer to where they start in the table.  Kernels of the same
+    code (a training step updates every parameter with one kernel, fusion makes the
+    same bias kernel per layer) are then one function, called with different ``Q``: a
+    module compiles once per distinct kernel, not once per kernel."""
 
     def __init__(self):
-        self.funcs: list[str] = []
+        self.funcs: list[str] = []  # the distinct kernel functions
+        self._func_of: dict[str, int] = {}  # a kernel's code (named K@) -> its function
+        self.n_kernels = 0  # kernels added (each runs once per lj_run, or per step)
         # C helper functions the kernels call (window ops: :mod:`.conv`), each once, in
         # the order added, rendered before the kernels
         self.helpers: dict[str, None] = {}
         # P[0] is set at each call: nonzero when the machine is busy (more runnable
         # processes than cores), so that kernels and BLAS stay on one thread
         self.params: list[int] = [0]
+        self._base = 1  # where the kernel being rendered starts in params
         # the kernels the current program level calls in order (``lj_run``, a side of a
-        # conditional, or a loop body: see :mod:`.loops`)
-        self.calls: list[int] = []
+        # conditional, or a loop body: see :mod:`.loops`): (function, its Q in P)
+        self.calls: list[tuple[int, int]] = []
         self.par_min = PAR_MIN  # raised while a loop body is rendered (see PAR_MIN_LOOP)
 
     def p(self, value) -> str:
+        """A parameter of the kernel being rendered, as the C expression that reads it
+        (``P[n]``, read as ``Q[n - start]`` once the kernel is added)."""
         self.params.append(int(value))
         return f"P[{len(self.params) - 1}]"
 
+    @staticmethod
+    def call(entry: tuple[int, int], table: str = "B") -> str:
+        """The C call of a kernel of :attr:`calls` on buffer table ``table``."""
+        return f"k{entry[0]}({table}, P, P + {entry[1]})"
+
     def add(self, lines: list[str], loop: Parallel | None = None) -> None:
-        """Add kernel ``k<n>`` of ``lines``.  With a final parallel ``loop`` it becomes
-        two functions: ``k<n>_loop(B, P, w0, w1)`` runs work items ``[w0, w1)`` (emitted
-        once, not inlined), and ``k<n>`` calls it on all items, or through the prelude's
-        ``lj_parallel`` (per thread chunk, under OpenMP) when the work is large."""
-        k = len(self.funcs)
-        self.calls.append(k)
-        sig = "(void** restrict B, const int64_t* restrict P"
+        """Add a kernel of ``lines`` (which read its parameters as ``P[n]`` and buffers
+        as ``B[slot]``).  With a final parallel ``loop`` it becomes two functions:
+        ``k<n>_loop(B, P, Q, w0, w1)`` runs work items ``[w0, w1)`` (emitted once, not
+        inlined), and ``k<n>`` calls it on all items, or through the prelude's
+        ``lj_parallel`` (per thread chunk, under OpenMP) when the work is large.  The
+        kernel's function is a previous kernel's when their code is the same."""
+        sig = "(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q"
         body = "\n".join(lines)
         if loop is None:
-            self.funcs.append(f"static int k{k}{sig}) {{\n{body}\n  return 0;\n}}\n")
-            return
-        serial = f"    k{k}_loop(B, P, 0, count_);\n"
-        if self.par_min > PAR_MIN:  # a loop body's kernel: its serial loop inlined (a
-            # call per step cost a fifth of a scalar scan step)
-            serial = "".join(f"    {x}\n" for x in _items(loop, "0", "count_"))
-        self.funcs.append(
-            f"static __attribute__((noinline)) void k{k}_loop{sig}, int64_t w0, int64_t w1) "
-            f"{{\n{body}\n" + "".join(f"  {x}\n" for x in _items(loop, "w0", "w1")) + "}\n"
-            f"static int k{k}{sig}) {{\n{body}\n"
-            f"  const int64_t count_ = {loop.count};\n"
-            f"  if (!P[0] && {loop.guard} && {loop.work} > {self.par_min}) {{\n"
-            f"    lj_parallel(k{k}_loop, B, P, count_);\n"
-            f"  }} else {{\n{serial}  }}\n  return 0;\n}}\n")
+            code = f"LJ_KERNEL int K@{sig}) {{\n{body}\n  return 0;\n}}\n"
+        else:
+            serial = "    K@_loop(B, P, Q, 0, count_);\n"
+            if self.par_min > PAR_MIN:  # a loop body's kernel: its serial loop inlined (a
+                # call per step cost a fifth of a scalar scan step)
+                serial = "".join(f"    {x}\n" for x in _items(loop, "0", "count_"))
+            code = (f"static __attribute__((noinline)) void K@_loop{sig}, int64_t w0, "
+                    f"int64_t w1) {{\n{body}\n" +
+                    "".join(f"  {x}\n" for x in _items(loop, "w0", "w1")) + "}\n"
+                    f"LJ_KERNEL int K@{sig}) {{\n{body}\n"
+                    f"  const int64_t count_ = {loop.count};\n"
+                    f"  if (!P[0] && {loop.guard} && {loop.work} > {self.par_min}) {{\n"
+                    "    lj_parallel(K@_loop, B, P, Q, count_);\n"
+                    f"  }} else {{\n{serial}  }}\n  return 0;\n}}\n")
+        base, code = self._base, self._relative(code)
+        self._base = len(self.params)
+        f = self._func_of.get(code)
+        if f is None:
+            f = self._func_of[code] = len(self.funcs)
+            self.funcs.append(code.replace("K@", f"k{f}"))
+        self.calls.append((f, base))
+        self.n_kernels += 1
+
+    def _relative(self, code: str) -> str:
+        """``code`` reading its parameters ``P[n]`` as ``Q[n - start]`` and its buffers
+        ``B[slot]`` as ``B[Q[m]]``, the slot numbers appended to its parameters."""
+        base, end, slots = self._base, len(self.params), {}
+
+        def param(m: re.Match) -> str:
+            n = int(m.group(1))
+            if n == 0:
+                return "P[0]"
+            if not base <= n < end:  # an emitter interleaved two kernels' parameters
+                raise AssertionError(f"a kernel reads P[{n}] outside its parameters "
+                                     f"[{base}, {end})")
+            return f"Q[{n - base}]"
+
+        def buffer(m: re.Match) -> str:
+            slot = int(m.group(1))
+            if slot not in slots:
+                slots[slot] = len(self.params) - base
+                self.params.append(slot)
+            return f"B[Q[{slots[slot]}]]"
+        return _BUFFER.sub(buffer, _PARAM.sub(param, code))
+
+
+_PARAM = re.compile(r"\bP\[(\d+)\]")
+_BUFFER = re.compile(r"\bB\[(\d+)\]")
 
 
 def _items(loop: Parallel, lo: str, hi: str) -> list[str]:

@@ -13,8 +13,8 @@ from lazyjit.schedule import ir
 from lazyjit.schedule.views import row_bytes
 
 
-def _calls(ks: list[int], table: str, indent: str) -> list[str]:
-    return [f"{indent}if ((e = k{c}({table}, P))) return e;" for c in ks]
+def _calls(ks: list[tuple[int, int]], table: str, indent: str) -> list[str]:
+    return [f"{indent}if ((e = {K.Module.call(c, table)})) return e;" for c in ks]
 
 
 def render_if(mod: K.Module, k: ir.If, render_steps) -> None:

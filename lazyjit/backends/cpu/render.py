@@ -1,10 +1,13 @@
 """Rendering a :class:`~lazyjit.schedule.ir.Program` as one C module.
 
-Each kernel record becomes one ``static int kN(void** B, const int64_t* P)`` function
-(:mod:`.kernels`, :mod:`.conv`, :mod:`.sort`, :mod:`.loops`), in program order, nested
+Each kernel record becomes one ``LJ_KERNEL int kN(void** B, const int64_t* P, const
+int64_t* Q)`` function (:mod:`.kernels`, :mod:`.conv`, :mod:`.sort`, :mod:`.loops`;
+kernels of the same code share one: :class:`.kernels.Module`), in program order, nested
 steps (a conditional's sides, a loop body) before the step that calls them; ``lj_run``
-calls the top-level kernels in order and returns the first error.  Every size, stride,
-offset and scalar constant is read from the parameter table ``P``, filled in the order
+calls the top-level kernels in order and returns the first error.  A large module may
+be rendered as several translation units instead (:func:`render_parts`), which the
+compiler builds in parallel into one library.  Every size, stride, offset, buffer
+number and scalar constant is read from the parameter table ``P``, filled in the order
 rendered, so the source depends only on the program's structure.
 """
 from __future__ import annotations
@@ -38,7 +41,28 @@ def render_program(prog: ir.Program) -> K.Module:
 
 def render(module: K.Module) -> str:
     """The module's whole source: the prelude, helpers, kernels and ``lj_run``."""
-    calls = "\n".join(f"  if ((e = k{i}(B, P))) return e;" for i in module.calls)
-    return (prelude() + "".join(module.helpers) + "\n".join(module.funcs) +
-            f"\nint lj_run(void** B, const int64_t* P) {{\n  int e = 0;\n{calls}\n"
-            f"  return e;\n}}\n")
+    return prelude() + "".join(module.helpers) + "\n".join(module.funcs) + _lj_run(module)
+
+
+def render_parts(module: K.Module, n: int) -> list[str]:
+    """The module as ``n`` translation units to compile in parallel and link into one
+    library with the behaviour of :func:`render`'s: consecutive kernels, about the same
+    amount of source in each unit; part 0 also holds ``lj_run``.  Kernels are hidden
+    symbols declared in every unit (a loop kernel may call a body's kernel in another)."""
+    sizes = [len(f) for f in module.funcs]
+    total, bounds, acc = sum(sizes), [0], 0
+    for k, size in enumerate(sizes):
+        acc += size
+        if acc * n >= total * len(bounds) and len(bounds) < n and k + 1 < len(sizes):
+            bounds.append(k + 1)
+    bounds.append(len(sizes))
+    protos = "".join(f"LJ_KERNEL int k{k}(void** restrict B, const int64_t* restrict P, "
+                     "const int64_t* restrict Q);\n" for k in range(len(sizes)))
+    return [prelude(i) + "".join(module.helpers) + protos +
+            "\n".join(module.funcs[bounds[i]:bounds[i + 1]]) + (_lj_run(module) if i == 0 else "")
+            for i in range(len(bounds) - 1)]
+
+
+def _lj_run(module: K.Module) -> str:
+    calls = "\n".join(f"  if ((e = {module.call(c)})) return e;" for c in module.calls)
+    return f"\nint lj_run(void** B, const int64_t* P) {{\n  int e = 0;\n{calls}\n  return e;\n}}\n"
