@@ -96,10 +96,10 @@ LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[Q[9]] + Q[2];
-  const float* p1 = (const float*)B[Q[10]] + Q[4];
-  const float* p2 = (const float*)B[Q[11]] + Q[6];
-  const int64_t nL = Q[0], bs = Q[8], nO = 1;
+  float* p0 = (float*)B[2] + P[27];
+  const float* p1 = (const float*)B[1] + P[29];
+  const float* p2 = (const float*)B[0] + P[31];
+  const int64_t nL = P[25], bs = P[33], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -116,7 +116,7 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
       const float v0 = (float)(L1);
       const float v1 = (float)(L2);
       const float v2 = (float)((v0 * v1));
-      const float v3 = (float)((float)lj_as_f64(Q[7]));
+      const float v3 = (float)((float)lj_as_f64(P[32]));
       const float v4 = (float)((v2 + v3));
       q0[k] = v4;
     }
@@ -125,10 +125,10 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[Q[9]] + Q[2];
-  const float* p1 = (const float*)B[Q[10]] + Q[4];
-  const float* p2 = (const float*)B[Q[11]] + Q[6];
-  const int64_t nL = Q[0], bs = Q[8], nO = 1;
+  float* p0 = (float*)B[2] + P[27];
+  const float* p1 = (const float*)B[1] + P[29];
+  const float* p2 = (const float*)B[0] + P[31];
+  const int64_t nL = P[25], bs = P[33], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -148,7 +148,7 @@ LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* re
         const float v0 = (float)(L1);
         const float v1 = (float)(L2);
         const float v2 = (float)((v0 * v1));
-        const float v3 = (float)((float)lj_as_f64(Q[7]));
+        const float v3 = (float)((float)lj_as_f64(P[32]));
         const float v4 = (float)((v2 + v3));
         q0[k] = v4;
       }
@@ -181,10 +181,10 @@ LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* re
   int e = 0;
   if (*((const uint8_t*)B[Q[1]] + Q[0])) {
     if ((e = k2(B, P, P + 17))) return e;
-    if ((e = k4(B, P, P + 37))) return e;
-    if ((e = k2(B, P, P + 44))) return e;
+    if ((e = k4(B, P, P + 34))) return e;
+    if ((e = k2(B, P, P + 41))) return e;
   } else {
-    if ((e = k2(B, P, P + 52))) return e;
+    if ((e = k2(B, P, P + 49))) return e;
   }
   (void)e;
   return 0;
@@ -194,13 +194,13 @@ int lj_run(void** B, const int64_t* P) {
   int e = 0;
   if ((e = k0(B, P, P + 1))) return e;
   if ((e = k1(B, P, P + 8))) return e;
-  if ((e = k5(B, P, P + 60))) return e;
+  if ((e = k5(B, P, P + 57))) return e;
   return e;
 }
 /* params:
    0, 3, 0, 0, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 1, 3, 2, 3, 1, 0, 1, 0, 3, 5, 0, 3, 1, 0, 1, 0, 1,
-   0, 4607182418800017408, 3, 2, 1, 0, 4, 12, 0, 12, 5, 1, 6, 3, 1, 0, 1, 0, 3, 4, 6, 3, 1, 0,
-   1, 0, 3, 4, 0, 0, 3
+   0, 4607182418800017408, 3, 4, 12, 0, 12, 5, 1, 6, 3, 1, 0, 1, 0, 3, 4, 6, 3, 1, 0, 1, 0, 3,
+   4, 0, 0, 3
 */
 /* memory plan:
    blocks [0, 1, 2, 3, 4]; bytes [4, 1, 12, 24, 12]; donors {}; may fail False; messages 0

@@ -121,8 +121,10 @@ class Module:
                     f"  if (!P[0] && {loop.guard} && {loop.work} > {self.par_min}) {{\n"
                     "    lj_parallel(K@_loop, B, P, Q, count_);\n"
                     f"  }} else {{\n{serial}  }}\n  return 0;\n}}\n")
-        base, code = self._base, self._relative(code)
-        self._base = len(self.params)
+        base = self._base
+        if self.par_min == PAR_MIN:  # (a loop body's kernel reads B and P directly: an
+            code = self._relative(code)  # indirect buffer read per step cost 20% of a
+        self._base = len(self.params)  # scalar scan step; its code is rarely repeated)
         f = self._func_of.get(code)
         if f is None:
             f = self._func_of[code] = len(self.funcs)
