@@ -11,7 +11,7 @@ from lazyjit.stats import reset_stats, stats
 from lazyjit.api.tensor import Tensor
 from lazyjit.api.functions import *  # noqa: F401,F403
 from lazyjit.api.functions import (  # noqa: F401  (names shadowing builtins)
-    abs, all, any, max, min, stop_gradient, sum, tensor,
+    abs, all, any, max, min, round, stop_gradient, sum, tensor,
 )
 from lazyjit.api.indexing import getitem, inc_subtensor, set_subtensor
 from lazyjit.api.ifelse import ifelse

@@ -4,7 +4,7 @@
  * float16 storage (lj_half) and its conversions; integer floor division, remainder and
  * power with NumPy semantics (never trapping: division by zero gives 0, INT_MIN / -1
  * wraps), float floor division and remainder as NumPy's npy_divmod, and overflow-free
- * sigmoid / softplus.  The generated code declares glibc's vector math (libmvec)
+ * sigmoid / softplus / logaddexp.  The generated code declares glibc's vector math (libmvec)
  * variants separately, so loops calling expf, sinf, tanhf, ... vectorize.
  */
 #ifndef LAZYJIT_RT_H
@@ -110,6 +110,15 @@ LJ_INLINE T lj_sigmoid##S(T x) {                                                
 }                                                                                \
 LJ_INLINE T lj_softplus##S(T x) {                                                \
     return (x > 0 ? x : (T)0) + log1p##S(exp##S(-fabs##S(x)));                  \
+}                                                                                \
+/* log(exp(a) + exp(b)) without overflow, as np.logaddexp: equal arguments (infinities \
+ * of one sign included) give a + log(2); NaN propagates (d is NaN) */         \
+LJ_INLINE T lj_logaddexp##S(T a, T b) {                                          \
+    if (a == b) return a + (T)0.693147180559945309417232121458176568;           \
+    T d = a - b;                                                                 \
+    if (d > 0) return a + log1p##S(exp##S(-d));                                  \
+    if (d <= 0) return b + log1p##S(exp##S(d));                                  \
+    return d;                                                                    \
 }
 
 LJ_FLOAT_OPS(float, float32, f)

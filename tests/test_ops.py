@@ -72,6 +72,21 @@ UNARY = {
     "invert": (operator.invert, np.invert, "any", DTYPES),
     "isnan": (lj.isnan, np.isnan, "any", DTYPES),
     "isinf": (lj.isinf, np.isinf, "any", DTYPES),
+    "arcsin": (lj.arcsin, np.arcsin, "small", DTYPES),
+    "arccos": (lj.arccos, np.arccos, "small", DTYPES),
+    "arctan": (lj.arctan, np.arctan, "any", DTYPES),
+    "sinh": (lj.sinh, np.sinh, "any", DTYPES),
+    "cosh": (lj.cosh, np.cosh, "any", DTYPES),
+    "arcsinh": (lj.arcsinh, np.arcsinh, "any", DTYPES),
+    "arccosh": (lj.arccosh, np.arccosh, "pos", DTYPES),
+    "arctanh": (lj.arctanh, np.arctanh, "small", DTYPES),
+    "log2": (lj.log2, np.log2, "pos", DTYPES),
+    "log10": (lj.log10, np.log10, "pos", DTYPES),
+    "exp2": (lj.exp2, np.exp2, "any", DTYPES),
+    "cbrt": (lj.cbrt, np.cbrt, "any", DTYPES),
+    "rint": (lj.rint, np.rint, "any", DTYPES),
+    "trunc": (lj.trunc, np.trunc, "any", DTYPES),
+    "signbit": (lj.signbit, np.signbit, "any", DTYPES),
 }
 
 # op -> (lazyjit function, NumPy reference, domain of a, domain of b)
@@ -97,6 +112,11 @@ BINARY = {
     "logical_and": (lj.logical_and, np.logical_and, "any", "any"),
     "logical_or": (lj.logical_or, np.logical_or, "any", "any"),
     "logical_xor": (lj.logical_xor, np.logical_xor, "any", "any"),
+    "arctan2": (lj.arctan2, np.arctan2, "any", "any"),
+    "hypot": (lj.hypot, np.hypot, "any", "any"),
+    "copysign": (lj.copysign, np.copysign, "any", "any"),
+    "fmod": (lj.fmod, np.fmod, "any", "any"),  # int fmod by 0 is 0
+    "logaddexp": (lj.logaddexp, np.logaddexp, "any", "any"),
 }
 
 OPS: dict[str, list[Case]] = {}
@@ -127,6 +147,15 @@ for dt in FLOATS:
         OPS[op].append(Case(f"{op}-{dt}-nan", BINARY[op][0], BINARY[op][1],
                             values=(np.array([nan, 1.0, nan, -inf, 2.0], dt),
                                     np.array([1.0, nan, nan, 3.0, inf], dt))))
+
+_EDGE = np.array(SPECIAL + [2.5, -0.5, 0.5])
+for dt in FLOATS:  # every pair of special values (signed zeros, infinities, NaN)
+    a, b = np.repeat(_EDGE, len(_EDGE)).astype(dt), np.tile(_EDGE, len(_EDGE)).astype(dt)
+    for op in ("arctan2", "hypot", "copysign", "fmod", "logaddexp"):
+        OPS[op].append(Case(f"{op}-{dt}-special-pairs", BINARY[op][0], BINARY[op][1],
+                            values=(a, b)))
+    OPS["rint"].append(Case(f"rint-{dt}-halves", lj.rint, np.rint,
+                            values=(np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4999], dt),)))
 
 # mixed dtypes promote as NumPy 2; Python scalars are weak (NEP 50)
 MIXED = [("float32", "int32"), ("int64", "float32"), ("bool", "int32"), ("int32", "int64"),
@@ -573,6 +602,21 @@ for dt in DTYPES:
     if dt in FLOATS:
         COMPOSITES.append(Case(f"reciprocal-{dt}", lj.reciprocal, np.reciprocal, ((5,),), dt,
                                "nonzero"))
+_ROUNDING = np.array([1250, 1350, -1250, -1350, 1249, 50, -50, 150, 5, 15, 25, -5, 127, -128])
+COMPOSITES += [
+    *(Case(f"isfinite-{dt}", lj.isfinite, np.isfinite, values=(np.array(SPECIAL, dt),))
+      for dt in FLOATS),
+    *(Case(f"isfinite-{dt}", lj.isfinite, np.isfinite, ((2, 3),), dt) for dt in ("int32", "bool")),
+    *(Case(f"nan_to_num-{dt}-{i}", lambda x, kw=kw: lj.nan_to_num(x, **kw),
+           lambda x, kw=kw: np.nan_to_num(x, **kw), values=(np.array(SPECIAL, dt),))
+      for dt in FLOATS for i, kw in enumerate(({}, dict(nan=-1.0, posinf=9.0, neginf=-9.0)))),
+    Case("nan_to_num-int32", lj.nan_to_num, np.nan_to_num, ((2, 3),), "int32"),
+    *(Case(f"round-{dt}-{d}", lambda x, d=d: lj.round(x, d), lambda x, d=d: np.round(x, d),
+           values=(_ROUNDING.astype(dt) / (1 if dt[0] == "i" else 100),))
+      for dt in FLOATS + ("int8", "int32", "int64") for d in (0, 1, 2, -1, -2, -3)),
+    Case("round-bool", lj.round, np.round, ((3,),), "bool"),
+    Case("around-float32", lj.around, np.around, ((4, 3),), "float32"),
+]
 COMPOSITES += [
     Case("clip-nan", lambda x: lj.clip(x, -1.0, 1.0), lambda x: np.clip(x, -1.0, 1.0),
          values=(np.array([nan, -3.0, 0.5, 3.0, inf]),)),

@@ -106,6 +106,55 @@ _unary("sigmoid", _sigmoid, "lj_sigmoid{s}({0})",
 _unary("softplus", _softplus, "lj_softplus{s}({0})",
        lambda g, out, x, arg: (g * F.sigmoid(x),), doc="log(1 + exp(x)), stable")
 
+
+def _inside_unit(x):
+    """``|x| < 1`` (where arcsin, arccos and arctanh have finite derivatives) and
+    ``1 - x*x`` there, 1 elsewhere (the guarded denominator)."""
+    inside = x * x < 1
+    return inside, F.where(inside, 1 - x * x, 1.0)
+
+
+def _arcsin_vjp(g, out, x, arg):
+    inside, d = _inside_unit(x)
+    return (F.where(inside, g / F.sqrt(d), 0.0),)
+
+
+def _arccos_vjp(g, out, x, arg):
+    inside, d = _inside_unit(x)
+    return (F.where(inside, -g / F.sqrt(d), 0.0),)
+
+
+def _arctanh_vjp(g, out, x, arg):
+    inside, d = _inside_unit(x)
+    return (F.where(inside, g / d, 0.0),)
+
+
+def _arccosh_vjp(g, out, x, arg):
+    above = x > 1
+    return (F.where(above, g / F.sqrt(F.where(above, (x - 1) * (x + 1), 1.0)), 0.0),)
+
+
+def _cbrt_vjp(g, out, x, arg):
+    nz = out != 0  # infinite at 0: taken as 0
+    return (F.where(nz, g / (3 * F.where(nz, out * out, 1.0)), 0.0),)
+
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+_unary("arcsin", np.arcsin, "asin{s}({0})", _arcsin_vjp, doc="derivative taken as 0 for |x| >= 1")
+_unary("arccos", np.arccos, "acos{s}({0})", _arccos_vjp, doc="derivative taken as 0 for |x| >= 1")
+_unary("arctan", np.arctan, "atan{s}({0})", lambda g, out, x, arg: (g / (1 + x * x),))
+_unary("sinh", np.sinh, "sinh{s}({0})", lambda g, out, x, arg: (g * F.cosh(x),))
+_unary("cosh", np.cosh, "cosh{s}({0})", lambda g, out, x, arg: (g * F.sinh(x),))
+_unary("arcsinh", np.arcsinh, "asinh{s}({0})",
+       lambda g, out, x, arg: (g / F.sqrt(x * x + 1),))
+_unary("arccosh", np.arccosh, "acosh{s}({0})", _arccosh_vjp, doc="derivative taken as 0 for x <= 1")
+_unary("arctanh", np.arctanh, "atanh{s}({0})", _arctanh_vjp,
+       doc="derivative taken as 0 for |x| >= 1")
+_unary("log2", np.log2, "log2{s}({0})", lambda g, out, x, arg: (g / (x * LN2),))
+_unary("log10", np.log10, "log10{s}({0})", lambda g, out, x, arg: (g / (x * LN10),))
+_unary("exp2", np.exp2, "exp2{s}({0})", lambda g, out, x, arg: (g * out * LN2,))
+_unary("cbrt", np.cbrt, "cbrt{s}({0})", _cbrt_vjp, doc="derivative taken as 0 at 0")
+
 # functions that keep integer dtypes
 _unary("neg", np.negative, "(-{0})", lambda g, out, x, arg: (-g,))
 _unary("abs", np.abs, {"f": "fabs{s}({0})", "i": "({0} < 0 ? -{0} : {0})", "u": "{0}",
@@ -118,6 +167,13 @@ _unary("floor", np.floor, {"f": "floor{s}({0})", "i": "{0}", "u": "{0}", "b": "{
        lambda g, out, x, arg: (None,))
 _unary("ceil", np.ceil, {"f": "ceil{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},
        lambda g, out, x, arg: (None,))
+_unary("rint", np.rint, {"f": "rint{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},
+       lambda g, out, x, arg: (None,), doc="to the nearest integer, halves to even")
+_unary("trunc", np.trunc, {"f": "trunc{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},
+       lambda g, out, x, arg: (None,))
+_unary("signbit", np.signbit, {"f": "(signbit({0}) != 0)", "i": "({0} < 0)", "u": "0",
+                               "b": "0"}, promote=False, doc="True where the sign bit is set "
+                                                             "(-0.0 and negative NaN too)")
 _unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
        {"f": "(({0} > 0 || {0} != {0}) ? {0} : 0)", "i": "({0} > 0 ? {0} : 0)",
         "u": "{0}", "b": "{0}"},
@@ -185,6 +241,42 @@ _binary("minimum", np.minimum, {"f": "(({0} < {1} || {0} != {0}) ? {0} : {1})",
         lambda g, out, a, b, arg: (F.where(a <= b, g, F.zeros_like(g)),
                                    F.where(a <= b, F.zeros_like(g), g)),
         doc="at a == b the derivative goes to a")
+
+
+def _guarded_ratio(num, den):
+    """``num / den`` where ``den != 0``, 0 elsewhere (no inf or NaN in either branch)."""
+    nz = den != 0
+    return F.where(nz, num / F.where(nz, den, 1.0), 0.0)
+
+
+def _arctan2_vjp(g, out, a, b, arg):
+    r2 = a * a + b * b  # at the origin the derivative is taken as 0
+    return (g * _guarded_ratio(b, r2), -g * _guarded_ratio(a, r2))
+
+
+def _logaddexp_vjp(g, out, a, b, arg):
+    # d/da = exp(a - out): where out is not finite (both -inf, an inf, a NaN) taken as 0
+    ok = F.abs(out) < math.inf
+    base = F.where(ok, out, a)
+    return (F.where(ok, g * F.exp(a - base), 0.0),
+            F.where(ok, g * F.exp(b - F.where(ok, out, b)), 0.0))
+
+
+_binary("arctan2", np.arctan2, "atan2{s}({0}, {1})", _arctan2_vjp,
+        doc="derivative taken as 0 at a == b == 0")
+_binary("hypot", np.hypot, "hypot{s}({0}, {1})",
+        lambda g, out, a, b, arg: (g * _guarded_ratio(a, out), g * _guarded_ratio(b, out)),
+        doc="derivative taken as 0 at a == b == 0")
+_binary("copysign", np.copysign, "copysign{s}({0}, {1})",
+        lambda g, out, a, b, arg: (g * F.sign(a * out), None),
+        doc="d/da = sign(a) * sign of b (0 at a == 0); d/db = 0")
+_binary("fmod", np.fmod, {"f": "fmod{s}({0}, {1})",
+                          "i": "(({1} == 0 || {1} == -1) ? 0 : {0} % {1})",
+                          "u": "({1} == 0 ? 0 : {0} % {1})"},
+        lambda g, out, a, b, arg: (g, -g * F.trunc(a / b)),
+        doc="C's remainder (the sign of a), as np.fmod; integer division by 0 gives 0")
+_binary("logaddexp", np.logaddexp, "lj_logaddexp{s}({0}, {1})", _logaddexp_vjp,
+        doc="log(exp(a) + exp(b)) without overflow")
 _binary("bitwise_and", np.bitwise_and, "({0} & {1})")
 _binary("bitwise_or", np.bitwise_or, "({0} | {1})")
 _binary("bitwise_xor", np.bitwise_xor, "({0} ^ {1})")

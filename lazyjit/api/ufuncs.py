@@ -1,0 +1,146 @@
+"""More of NumPy's elementwise functions: inverse trigonometric and hyperbolic functions,
+logarithms and exponentials in bases 2 and 10, rounding, and the floating-point tests
+and manipulations (``copysign``, ``fmod``, ``logaddexp``, ``isfinite``, ``nan_to_num``).
+
+Each is one elementwise primitive (:mod:`lazyjit.ops.elementwise`, with its derivative
+and its conventions where a derivative is infinite) or a composite of primitives, so it
+fuses, runs on every backend and differentiates in both modes.  Semantics and dtypes are
+NumPy's ufuncs' (integer and bool inputs of float functions are promoted as NumPy
+promotes them); the Array API standard's names (``asin``, ``atan2``, ...) are aliases.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit.api.core import _binary, _unary, asarray, isinf, isnan, where
+from lazyjit.api.tensor import Tensor
+from lazyjit.errors import op_error
+
+arcsin = _unary("arcsin")
+arccos = _unary("arccos")
+arctan = _unary("arctan")
+sinh = _unary("sinh")
+cosh = _unary("cosh")
+arcsinh = _unary("arcsinh")
+arccosh = _unary("arccosh")
+arctanh = _unary("arctanh")
+log2 = _unary("log2")
+log10 = _unary("log10")
+exp2 = _unary("exp2")
+cbrt = _unary("cbrt")
+rint = _unary("rint")
+trunc = _unary("trunc")
+signbit = _unary("signbit")
+arctan2 = _binary("arctan2")
+hypot = _binary("hypot")
+copysign = _binary("copysign")
+fmod = _binary("fmod")
+logaddexp = _binary("logaddexp")
+
+arcsin.__doc__ = ("Inverse sine, as ``np.arcsin``: NaN outside [-1, 1]; the derivative "
+                  "``1 / sqrt(1 - x**2)`` is taken as 0 for ``|x| >= 1``.")
+arccos.__doc__ = ("Inverse cosine, as ``np.arccos``: NaN outside [-1, 1]; the derivative is "
+                  "taken as 0 for ``|x| >= 1``.")
+arccosh.__doc__ = ("Inverse hyperbolic cosine, as ``np.arccosh``: NaN below 1; the "
+                   "derivative is taken as 0 for ``x <= 1``.")
+arctanh.__doc__ = ("Inverse hyperbolic tangent, as ``np.arctanh``: +-inf at +-1, NaN "
+                   "beyond; the derivative is taken as 0 for ``|x| >= 1``.")
+cbrt.__doc__ = "Real cube root, as ``np.cbrt`` (negative for negative x); derivative 0 at 0."
+rint.__doc__ = ("Round to the nearest integer, halves to even, as ``np.rint`` (integers and "
+                "bools unchanged); derivative 0.")
+trunc.__doc__ = "Round toward zero, as ``np.trunc`` (integers unchanged); derivative 0."
+signbit.__doc__ = ("Whether the sign bit is set, as ``np.signbit``: a bool tensor, True for "
+                   "-0.0 and negative NaNs too.")
+arctan2.__doc__ = ("``arctan(a / b)`` in the quadrant of the point ``(b, a)``, as "
+                   "``np.arctan2`` (signed zeros and infinities as C's ``atan2``); the "
+                   "derivative is taken as 0 at ``a == b == 0``.")
+hypot.__doc__ = ("``sqrt(a**2 + b**2)`` without overflow, as ``np.hypot``; the derivative is "
+                 "taken as 0 at ``a == b == 0``.")
+copysign.__doc__ = ("The magnitude of ``a`` with the sign of ``b``, as ``np.copysign`` (ints "
+                    "promote to float); ``d/da = sign(a) * (the sign of b)``, 0 at "
+                    "``a == 0``; ``d/db = 0``.")
+fmod.__doc__ = ("C's remainder of ``a / b``, with the sign of ``a`` (``np.fmod``, unlike "
+                "``%``); integer division by 0 gives 0, float gives NaN.")
+logaddexp.__doc__ = ("``log(exp(a) + exp(b))`` without overflow or underflow, as "
+                     "``np.logaddexp`` (equal infinities give that infinity); the "
+                     "derivative is taken as 0 where the result is not finite.")
+
+# the Array API standard's names (NumPy 2 has them too)
+asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def isfinite(x) -> Tensor:
+    """Whether each element is neither infinite nor NaN, as ``np.isfinite``: a bool tensor
+    of ``x``'s shape (True for every integer and bool)."""
+    x = asarray(x)
+    return ~(isnan(x) | isinf(x))
+
+
+def nan_to_num(x, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """``x`` with NaN replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (by
+    default the largest and the most negative finite value of ``x``'s dtype), as
+    ``np.nan_to_num``; integer and bool tensors are returned unchanged.  The derivative
+    is 1 where ``x`` is finite, 0 where it was replaced.
+
+    Raises
+    ------
+    LazyjitError
+        ``copy=False``: tensors are immutable, so there is nothing to modify in place.
+    """
+    if not copy:
+        raise op_error("nan_to_num", "copy=False asks to modify the input in place; lazyjit "
+                       "tensors are immutable: call nan_to_num(x) and use its result")
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        return x
+    info = np.finfo(x.dtype)
+    with np.errstate(over="ignore"):  # (a replacement beyond the dtype's range: inf)
+        hi, lo = (asarray(np.asarray(default if v is None else v, x.dtype))
+                  for v, default in ((posinf, info.max), (neginf, info.min)))
+    out = where(isnan(x), nan, x)
+    return where(isinf(x), where(x > 0, hi, lo), out)
+
+
+def round(x, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
+    """Round to ``decimals`` decimal places, halves to even, as ``np.round``: floats as
+    NumPy computes them (``rint(x * 10**decimals) / 10**decimals``, so the result has
+    that product's rounding), integers unchanged for ``decimals >= 0`` and rounded to a
+    multiple of ``10**-decimals`` (halves to even) otherwise; derivative 0.
+
+    Raises
+    ------
+    LazyjitError
+        ``decimals`` is not an int.
+    TypeError
+        A bool tensor and ``decimals != 0`` (NumPy cannot either).
+    """
+    if not isinstance(decimals, (int, np.integer)) or isinstance(decimals, bool):
+        raise op_error("round", f"decimals must be an int, not {type(decimals).__name__}")
+    x = asarray(x)
+    decimals = int(decimals)
+    if x.dtype == np.bool_:  # (NumPy rounds bools as float16, to 0 decimals only)
+        if decimals:
+            raise op_error("round", f"cannot round a bool tensor to {decimals} decimals "
+                           "(as NumPy): cast it first", (x.node,), cls=TypeError)
+        x = x.astype(np.float16)
+    if x.dtype.kind == "f":
+        if decimals == 0:
+            return rint(x)
+        if decimals > 0:
+            scale = 10.0 ** decimals
+            return rint(x * scale) / scale
+        scale = 10.0 ** -decimals
+        return rint(x / scale) * scale
+    if decimals >= 0:
+        return x
+    m = 10 ** -decimals
+    if m > np.iinfo(x.dtype).max:
+        return x * 0
+    q, r = x // m, x % m  # x = q * m + r, 0 <= r < m; r against m - r (2 * r may overflow)
+    up = (r > m - r) | ((r == m - r) & (q % 2 == 1))
+    return (q + up.astype(x.dtype)) * m
+
+
+around = round
