@@ -1,22 +1,27 @@
 """The one namespace of lazyjit's NumPy-named functions (``lj.exp``, ``lj.sum``,
 ``lj.matmul``, ...), the names of :mod:`.core` (creation, broadcasting, elementwise),
 :mod:`.shape_ops` (movement, concatenation, linear algebra), :mod:`.reductions`,
-:mod:`.indexing` and :mod:`.ufuncs` (more elementwise functions).  The layers above call
+:mod:`.indexing`, :mod:`.ufuncs` (more elementwise functions), :mod:`.arrays` (array
+manipulation: ``flip``, ``pad``, ``tril``, ...) and :mod:`.statistics` (``nanmean``,
+``median``, ``isclose``, ...).  The layers above call
 them as ``F.name`` (``import lazyjit.api.functions as F``); ``lazyjit`` exports every
 name of :data:`__all__`.
 
 Composite functions (``mean``, ``var``, ``softmax``, ``logsumexp``, ...) are written in
 primitives, so they need no rules of their own.
 """
+from lazyjit.api.arrays import *  # noqa: F401,F403
 from lazyjit.api.core import *  # noqa: F401,F403
 from lazyjit.api.indexing import *  # noqa: F401,F403
 from lazyjit.api.reductions import *  # noqa: F401,F403
 from lazyjit.api.shape_ops import *  # noqa: F401,F403
+from lazyjit.api.statistics import *  # noqa: F401,F403
 from lazyjit.api.ufuncs import *  # noqa: F401,F403
 from lazyjit.api.scan import size_range  # noqa: F401  (arange, also of an unknown size)
 
 _MODULES = ("lazyjit.api.core", "lazyjit.api.reductions", "lazyjit.api.shape_ops",
-            "lazyjit.api.indexing", "lazyjit.api.ufuncs")
+            "lazyjit.api.indexing", "lazyjit.api.ufuncs", "lazyjit.api.arrays",
+            "lazyjit.api.statistics")
 __all__ = sorted([name for name, value in globals().items()
                   if not name.startswith("_") and callable(value)
                   and getattr(value, "__module__", None) in _MODULES] + ["size_range"])

@@ -33,12 +33,14 @@ import lazyjit.api.functions as F
 from lazyjit.api.scan import scan
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
+from lazyjit.nn.activations import elu, gelu, leaky_relu, log_sigmoid, one_hot, silu, topk
 from lazyjit.nn.basic import batch_norm, cross_entropy, dropout, embedding
 from lazyjit.ops.conv import conv, pool
 from lazyjit.trace.dims import Dim
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "lstm_cell", "lstm", "dropout", "batch_norm",
-           "embedding", "cross_entropy"]
+           "embedding", "cross_entropy", "gelu", "silu", "leaky_relu", "elu", "log_sigmoid",
+           "one_hot", "topk"]
 
 
 # argument helpers

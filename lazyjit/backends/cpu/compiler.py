@@ -112,8 +112,9 @@ def prelude(part: int | None = None) -> str:
     """Declarations every module starts with: the runtime header, vector-math
     declarations, BLAS function pointers and the parallel-region helper.  ``part`` is
     None for a module of one translation unit, else the unit's number in a module
-    compiled in parts (:func:`load`): there kernels and the BLAS pointers are shared
-    among the units (hidden symbols), and only part 0 defines them and ``lj_set_blas``."""
+    compiled in parts (:func:`load`): there the kernels and the BLAS pointers are hidden
+    symbols shared among the units, each kernel defined in the unit that holds it, the
+    BLAS pointers and ``lj_set_blas`` in part 0."""
     simd = "\n".join(f"__attribute__((simd(\"notinbranch\"))) {t} {n}({', '.join([t] * arity)});"
                      for n, t, arity in MVEC_FUNCS)
     hidden = '__attribute__((visibility("hidden")))'
@@ -138,8 +139,9 @@ typedef int (*lj_threads_t)(int);
 {linkage[1]} lj_dgemm_t lj_dgemm;
 {linkage[1]} lj_threads_t lj_blas_threads;
 {setter}typedef void (*lj_items_t)(void**, const int64_t*, const int64_t*, int64_t, int64_t);
-/* work items [0, count) of a kernel's loop function split among an OpenMP team: the one
-   parallel region of the module (one per kernel made gcc take 20% longer) */
+/* work items [0, count) of a kernel's loop function split among an OpenMP team: one
+   parallel region serves every elementwise and reduction kernel with a loop function
+   (one region per kernel made gcc take 20% longer) */
 static __attribute__((noinline, unused)) void lj_parallel(lj_items_t f, void** B,
                                                           const int64_t* P, const int64_t* Q,
                                                           int64_t count) {{
@@ -270,7 +272,8 @@ def load(source: str, opts: tuple | None = None, parts=None):
         lib = _LOADED.get(key)
         if lib is None:
             n = min(_CPUS, len(source) // PART_CHARS) if parts is not None else 1
-            units = parts(n) if n > 1 else [source]
+            # (rendered only when a compile needs them: a disk-cache hit does not)
+            units = (lambda: parts(n)) if n > 1 else (lambda: [source])
             lib = _LOADED[key] = _load_new(key, units, opts)
         return lib
 
@@ -279,16 +282,18 @@ PART_CHARS = 12000  # source characters per translation unit, at least, when spl
 _CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _load_new(key: str, units: list[str], opts: tuple):
+def _load_new(key: str, units, opts: tuple):
+    """Load module ``key`` from the disk cache, or compile ``units()`` (its translation
+    units) and load that."""
     compiler, flags, disk_cache, cache_dir, strict = opts
     cmd = [compiler, *flags]
     root = codecache.root(cache_dir, strict) if disk_cache else None
     if root is not None:
-        path = codecache.fetch(root, key, strict, lambda work: _build(units, cmd, work))
+        path = codecache.fetch(root, key, strict, lambda work: _build(units(), cmd, work))
         if path is not None:
             return _dlopen(path)
     # a private module (no disk cache, or none that can be trusted): loaded, then unlinked
-    path = _build(units, cmd, codecache.private_folder(root))
+    path = _build(units(), cmd, codecache.private_folder(root))
     try:
         return _dlopen(path)
     finally:
@@ -388,13 +393,17 @@ def _run(jobs: list[list[str]], folder: str) -> list[tuple[int, str]]:
         return [_wait(proc) for proc in procs]
     except BaseException:
         for proc in procs:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            if proc.returncode is None:  # (a reaped one's pid may be another's by now)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
         raise
     finally:
         for end in pipes:
             os.close(end)
+        for proc in procs:
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 def _wait(proc: subprocess.Popen) -> tuple[int, str]:

@@ -1,12 +1,13 @@
 """C emitters, one per kernel record of the IR (:mod:`lazyjit.schedule.ir`): fused
 elementwise, fused reduction, arg-reduction, GEMM, gather, scatter and check.
 
-Every emitter appends one ``LJ_KERNEL int kN(void** B, const int64_t* P)`` function to a
-:class:`Module`.  Sizes, strides and offsets are read from ``P`` at indices fixed by the
-code's structure, so the same source serves every shape: the values are filled in per
-trace.  Loops run over a flat index of work items (outer dims times blocks of the
-innermost dim) under ``omp parallel for``; the innermost loop is ``omp simd`` and calls
-libmvec's vector math.
+Every emitter adds one kernel, ``LJ_KERNEL int kN(void** B, const int64_t* P, const
+int64_t* Q)``, to a :class:`Module` (a new function, or an earlier kernel's of the same
+code).  Sizes, strides and offsets are read from the parameter table at indices fixed by
+the code's structure, so the same source serves every shape: the values are filled in
+per trace.  Loops run over a flat index of work items (outer dims times blocks of the
+innermost dim), split among threads by the prelude's ``lj_parallel`` (or under ``omp
+parallel for``); the innermost loop is ``omp simd`` and calls libmvec's vector math.
 
 float16 values are loaded and stored through :func:`~lazyjit.backends.cfamily.load_expr`
 and :func:`~lazyjit.backends.cfamily.store_expr` and computed in float: reductions
@@ -63,9 +64,11 @@ class Parallel:
 class Module:
     """Accumulates kernel functions, their calls and the runtime parameter table.
 
-    A kernel's function reads the whole table as ``P`` only for ``P[0]`` (the busy
-    flag); its own parameters, and the numbers of the buffers it reads and writes, are
-    read through ``Q``, a pointer to where they start in the table.  Kernels of the same
+    A kernel's function reads its own parameters, and the numbers of the buffers it
+    reads and writes, through ``Q``, a pointer to where they start in the table; the
+    whole table ``P`` serves the busy flag ``P[0]``, the calls of nested kernels and the
+    window ops' geometry (``P + first``), and the kernels of a loop body, which read
+    ``P[n]`` and ``B[slot]`` directly.  Kernels of the same
     code (a training step updates every parameter with one kernel, fusion makes the
     same bias kernel per layer) are then one function, called with different ``Q``: a
     module compiles once per distinct kernel, not once per kernel."""

@@ -6,9 +6,10 @@ kernels of the same code share one: :class:`.kernels.Module`), in program order,
 steps (a conditional's sides, a loop body) before the step that calls them; ``lj_run``
 calls the top-level kernels in order and returns the first error.  A large module may
 be rendered as several translation units instead (:func:`render_parts`), which the
-compiler builds in parallel into one library.  Every size, stride, offset, buffer
-number and scalar constant is read from the parameter table ``P``, filled in the order
-rendered, so the source depends only on the program's structure.
+compiler builds in parallel into one library.  Every size, stride, offset and scalar
+constant (and, outside loop bodies, every buffer number) is read from the parameter table
+``P``, filled in the order rendered, so the source depends only on the program's
+structure.
 """
 from __future__ import annotations
 

@@ -1,0 +1,134 @@
+"""Tensors inside NumPy code: NumPy's ufuncs and functions called on tensors
+(``__array_ufunc__``, ``__array_function__``: NEP 13 and NEP 18) and ``format``.
+
+``np.exp(t)``, ``ndarray * t``, ``np.add.reduce(t, 0)``, ``np.mean(t, axis=1)`` and
+``np.concatenate([t, t])`` run lazyjit's function of the same name and return a lazy
+tensor, differentiable as any other.  A NumPy ufunc or function lazyjit does not have
+(``np.gcd``, ``np.polyfit``, ...), or a call with arguments lazyjit's function does not
+take (a ufunc's ``where=`` or ``dtype=``, ``np.where(c)`` with one argument), runs NumPy
+on the tensors' values and returns what NumPy returns (arrays: no graph, no gradient).
+``out=`` is an error, and so are NumPy's in-place functions (``np.put``, ``np.copyto``,
+...): tensors are immutable.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+import lazyjit.api.functions as F
+from lazyjit.api.tensor import Tensor
+from lazyjit.errors import op_error
+
+
+def _ufunc_table() -> dict:
+    """NumPy ufunc -> lazyjit's function of the same name (``np.divide`` ->
+    ``lj.divide``), for the ufuncs lazyjit has."""
+    table = {}
+    for name in dir(np):
+        uf = getattr(np, name)
+        if isinstance(uf, np.ufunc) and uf.__name__ in F.__all__:
+            table[uf] = getattr(F, uf.__name__)
+    return table
+
+
+_UFUNCS = _ufunc_table()
+# ufunc.reduce -> the reduction it is (axis=0 by default, as ufunc.reduce's)
+_REDUCTIONS = {np.add: F.sum, np.multiply: F.prod, np.maximum: F.max, np.minimum: F.min,
+               np.logical_and: F.all, np.logical_or: F.any}
+# NumPy functions that write into their array argument: tensors are immutable
+_IN_PLACE = frozenset(("put", "place", "putmask", "copyto", "fill_diagonal", "put_along_axis"))
+
+
+# NumPy functions (NEP 18) -> lazyjit's function of the same name
+_FUNCTIONS = {getattr(np, name): getattr(F, name) for name in F.__all__
+              if callable(getattr(np, name, None)) and name not in _IN_PLACE
+              and not isinstance(getattr(np, name), (np.ufunc, type))}
+
+
+# what NumPy reads off an array's metadata: answered without computing the tensor
+_METADATA = {np.shape: lambda t: tuple(t.shape), np.ndim: lambda t: t.ndim,
+             np.size: lambda t: t.size}
+
+
+def _dtypes(x):
+    """``x`` with every tensor in it replaced by its dtype (``np.result_type``'s view)."""
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, (list, tuple)):
+        return type(x)(_dtypes(v) for v in x)
+    return x
+
+
+def _values(x):
+    """``x`` with every tensor in it (in lists and tuples too) replaced by its value."""
+    if isinstance(x, Tensor):
+        return x.numpy()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_values(v) for v in x)
+    return x
+
+
+def _no_out(name: str, kwargs: dict) -> None:
+    if kwargs.get("out") is not None:
+        raise op_error(name, "out= asks NumPy to write into an array; lazyjit tensors are "
+                       "immutable: use the returned value (y = np.exp(x), not "
+                       "np.exp(x, out=y))", cls=TypeError)
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """NEP 13: a NumPy ufunc called with a tensor among its operands."""
+    _no_out(ufunc.__name__, kwargs)
+    if method == "at":
+        raise op_error(ufunc.__name__, f"np.{ufunc.__name__}.at writes into its first "
+                       "argument; lazyjit tensors are immutable: use lj.inc_subtensor or "
+                       "x.at[idx].add(v), which return the new tensor", cls=TypeError)
+    kwargs.pop("out", None)
+    if method == "__call__" and not kwargs and ufunc in _UFUNCS:
+        return _UFUNCS[ufunc](*inputs)
+    if method == "reduce" and ufunc in _REDUCTIONS and len(inputs) == 1 and \
+            set(kwargs) <= {"axis", "keepdims"}:
+        return _REDUCTIONS[ufunc](inputs[0], axis=kwargs.get("axis", 0),
+                                  keepdims=kwargs.get("keepdims", False))
+    return getattr(ufunc, method)(*_values(inputs), **{k: _values(v) for k, v in kwargs.items()})
+
+
+def array_function(self, func, types, args, kwargs):
+    """NEP 18: a NumPy function called with a tensor among its arguments."""
+    _no_out(func.__name__, kwargs)
+    if func.__name__ in _IN_PLACE:
+        raise op_error(func.__name__, f"np.{func.__name__} writes into its array argument; "
+                       "lazyjit tensors are immutable: use lj.set_subtensor, lj.put or "
+                       "x.at[idx].set(v), which return the new tensor", cls=TypeError)
+    kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    if func in _METADATA and len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+        return _METADATA[func](args[0])
+    if func is np.result_type:
+        return np.result_type(*_dtypes(args))
+    mine = _FUNCTIONS.get(func)
+    if mine is not None:
+        try:  # (lazyjit's may take fewer forms: np.where(c) with one argument)
+            inspect.signature(mine).bind(*args, **kwargs)
+        except TypeError:
+            mine = None
+    if mine is not None:
+        return mine(*args, **kwargs)
+    return func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
+
+
+def tensor_format(self, spec: str) -> str:
+    """``format(t, spec)``: ``str(t)`` for an empty ``spec``; a 0-d tensor's value
+    formatted as a Python number (``f"{loss:.3f}"``); any other spec on a tensor with
+    more than one element is a ``TypeError``, as for NumPy arrays."""
+    if not spec:
+        return str(self)
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    raise TypeError(f"unsupported format string {spec!r} for a tensor of shape {self.shape} "
+                    "(only 0-d tensors take a format spec, as NumPy arrays)")
+
+
+Tensor.__array_ufunc__ = array_ufunc
+Tensor.__array_function__ = array_function
+Tensor.__format__ = tensor_format
+Tensor.round = F.round

@@ -1,0 +1,102 @@
+"""Tensors in NumPy code (NEP 13 and NEP 18, ``format``): NumPy's ufuncs and functions
+on tensors give lazy tensors with NumPy's values, on every backend; what lazyjit does not
+have runs NumPy on the values; in-place forms are clear errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+from helpers import assert_same
+
+
+@pytest.fixture
+def xy(backend, rng):
+    x = rng.standard_normal((3, 4))
+    y = rng.standard_normal((3, 4))
+    return x, y, lj.tensor(x), lj.tensor(y)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m, a, b: m.exp(a),
+    lambda m, a, b: m.arctan2(a, b),
+    lambda m, a, b: m.add(a, 2.0),
+    lambda m, a, b: m.maximum(a, b) * m.sign(b),
+    lambda m, a, b: m.mean(a),
+    lambda m, a, b: m.sum(a, axis=1),
+    lambda m, a, b: m.mean(a, axis=0, keepdims=True),
+    lambda m, a, b: m.concatenate([a, b], axis=1),
+    lambda m, a, b: m.stack([a, b]),
+    lambda m, a, b: m.where(a > 0, a, b),
+    lambda m, a, b: m.round(a, 2),
+    lambda m, a, b: m.add.reduce(a, 0),
+    lambda m, a, b: m.maximum.reduce(a, axis=1, keepdims=True),
+    lambda m, a, b: m.matmul(a, b.T),
+], ids=range(14))
+def test_numpy_functions_on_tensors_are_lazy_tensors(xy, case):
+    x, y, tx, ty = xy
+    got = case(np, tx, ty)  # NumPy's function, called on tensors
+    assert isinstance(got, lj.Tensor)
+    assert_same(got, case(np, x, y))
+
+
+def test_ndarray_operators_with_tensors(xy):
+    x, y, tx, _ = xy
+    for got, want in ((y * tx, y * x), (y - tx, y - x), (np.float32(2) * tx, 2 * x),
+                      (y @ tx.T, y @ x.T), (y > tx, y > x)):
+        assert isinstance(got, lj.Tensor)
+        assert_same(got, want)
+
+
+def test_gradient_through_numpy_functions(backend, rng):
+    x = rng.standard_normal(5)
+    t = lj.tensor(x)
+    (g,) = lj.grad(np.sum(np.exp(t) * np.sin(t)), [t])
+    np.testing.assert_allclose(g.numpy(), np.exp(x) * (np.sin(x) + np.cos(x)), rtol=1e-12)
+
+
+def test_what_lazyjit_lacks_runs_numpy_on_the_values(xy):
+    x, _, tx, _ = xy
+    ints = (x * 10).astype(np.int64)
+    got = np.gcd(lj.tensor(ints), 4)
+    assert type(got) is np.ndarray and (got == np.gcd(ints, 4)).all()
+    nz = np.where(tx > 0)  # the one-argument form: NumPy's
+    assert all(type(a) is np.ndarray for a in nz)
+    assert all((a == b).all() for a, b in zip(nz, np.where(x > 0)))
+    assert np.allclose(tx, x)
+    as32 = np.add(tx, 1.0, dtype=np.float32)  # a keyword lj.add does not take: NumPy's
+    assert type(as32) is np.ndarray and as32.dtype == np.float32
+    np.testing.assert_array_equal(as32, np.add(x, 1.0, dtype=np.float32))
+    np.testing.assert_allclose(np.cumsum(tx, axis=0), np.cumsum(x, axis=0))
+    np.testing.assert_allclose(np.add.accumulate(tx, axis=1), np.add.accumulate(x, axis=1))
+
+
+def test_in_place_forms_are_errors(xy):
+    _, _, tx, _ = xy
+    with pytest.raises(TypeError, match="out= .*immutable"):
+        np.exp(tx, out=np.empty((3, 4)))
+    with pytest.raises(TypeError, match="out= .*immutable"):
+        np.sum(tx, out=np.empty(()))
+    with pytest.raises(TypeError, match="np.put writes into"):
+        np.put(tx, [0], [1.0])
+    with pytest.raises(TypeError, match="np.add.at writes into"):
+        np.add.at(tx, [0], 1.0)
+
+
+def test_format_spec_on_tensors():
+    assert format(lj.tensor(np.float32(1.23456)), ".3f") == "1.235"
+    loss = lj.sum(lj.tensor(np.array([0.25, 0.5])))
+    assert f"{loss:.2f}|{loss:8.1e}" == "0.75| 7.5e-01"
+    assert f"{lj.tensor(np.int64(7)):03d}" == "007"
+    assert format(lj.tensor(np.ones(2)), "") == str(lj.tensor(np.ones(2)))
+    with pytest.raises(TypeError, match="only 0-d tensors"):
+        format(lj.tensor(np.ones(2)), ".3f")
+
+
+def test_metadata_without_computing():
+    t = lj.tensor(np.ones((2, 3), np.float32)) * 2
+    assert np.shape(t) == (2, 3) and np.ndim(t) == 2 and np.size(t) == 6
+    assert np.result_type(t, np.int64) == np.float64
+    assert np.result_type(t, 1.0) == np.float32  # (a Python float is weak, NEP 50)
+    assert t.node.buffer is None  # nothing was computed

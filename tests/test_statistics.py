@@ -1,0 +1,74 @@
+"""NaN-ignoring reductions, order statistics and closeness tests against NumPy's
+functions of the same name on every backend (NaN and all-NaN slices, ints, keepdims,
+size 1), and gradients of the differentiable ones against finite differences."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+from gradcheck import GradBatch, check_grads
+from helpers import assert_same
+
+nan, inf = float("nan"), float("inf")
+WITH_NAN = np.array([[1.0, nan, 3.0, -2.0], [nan, nan, nan, nan], [0.5, 2.0, -1.0, 4.0]])
+
+CASES = {
+    "nansum": [lambda m, x: m.nansum(x), lambda m, x: m.nansum(x, axis=1),
+               lambda m, x: m.nansum(x, axis=0, keepdims=True)],
+    "nanmean": [lambda m, x: m.nanmean(x, axis=1), lambda m, x: m.nanmean(x, axis=0)],
+    "nanmax": [lambda m, x: m.nanmax(x, axis=1), lambda m, x: m.nanmax(x, 0, keepdims=True)],
+    "nanmin": [lambda m, x: m.nanmin(x, axis=1), lambda m, x: m.nanmin(x)],
+    "median": [lambda m, x: m.median(x), lambda m, x: m.median(x, axis=1),
+               lambda m, x: m.median(x, axis=0, keepdims=True)],
+    "quantile": [lambda m, x: m.quantile(x, 0.3), lambda m, x: m.quantile(x, [0.0, 0.25, 1.0],
+                                                                           axis=1),
+                 lambda m, x: m.quantile(x, 0.75, axis=0, keepdims=True),
+                 lambda m, x: m.quantile(x, [0.1, 0.9], keepdims=True)],
+    "percentile": [lambda m, x: m.percentile(x, 40), lambda m, x: m.percentile(x, [5, 50], 0)],
+    "isclose": [lambda m, x: m.isclose(x, x * (1 + 1e-6)), lambda m, x: m.isclose(x, x + 1e-3),
+                lambda m, x: m.isclose(x, x, equal_nan=True), lambda m, x: m.isclose(x, 1)],
+    "allclose": [lambda m, x: m.allclose(x, x + 1e-9), lambda m, x: m.allclose(x, x + 1e-3)],
+}
+
+
+def _inputs(rng):
+    return [rng.standard_normal((3, 4)), rng.standard_normal((5, 1)).astype(np.float32),
+            (rng.standard_normal((3, 5)) * 9).astype(np.int64), rng.standard_normal((1, 1)),
+            WITH_NAN, np.array([[inf, -inf, 1.0], [2.0, inf, nan]])]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_against_numpy(name, backend, rng):
+    got, want = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's all-NaN warnings)
+        for fn in CASES[name]:
+            for x in _inputs(rng):
+                got.append(fn(lj, lj.tensor(x)))
+                want.append(np.asarray(fn(np, x)))
+    lj.realize(*got)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+
+
+def test_errors():
+    x = lj.tensor(np.ones((2, 3)))
+    with pytest.raises(lj.LazyjitError, match="q must be"):
+        lj.quantile(x, 1.5)
+    with pytest.raises(lj.LazyjitError, match="empty slice"):
+        lj.median(lj.tensor(np.ones((2, 0))), axis=1)
+
+
+def test_gradients(backend, rng):
+    batch = GradBatch()
+    order = 2 if backend == "numpy" else 1
+    for i, fn in enumerate([lambda x: lj.nansum(x * x, axis=0), lambda x: lj.nanmean(x, 1),
+                            lambda x: lj.nanmax(x, axis=1) * lj.nanmin(x),
+                            lambda x: lj.median(x, axis=0), lambda x: lj.quantile(x * x, 0.3),
+                            lambda x: lj.percentile(lj.exp(x), [10, 60], axis=1)]):
+        check_grads(fn, [rng.standard_normal((3, 4))], order, batch=batch, label=f"case{i}")
+    batch.run()
