@@ -53,6 +53,9 @@ def test_one_hot(backend):
         nnf.one_hot(lj.tensor(np.ones(3)), 4)
     with pytest.raises(lj.LazyjitError, match="positive int"):
         nnf.one_hot(lj.tensor(idx), 0)
+    small = np.array([5, 255], np.uint8)  # (classes beyond uint8's range: no wrap)
+    assert_same(nnf.one_hot(lj.tensor(small), 300), (small[:, None] == np.arange(300))
+                .astype(np.float32))
 
 
 def test_topk(backend, rng):
@@ -70,6 +73,8 @@ def test_topk(backend, rng):
     assert i.numpy().tolist() == [5, 0, 2]
     with pytest.raises(lj.LazyjitError, match="k=8 for an axis of size 7"):
         nnf.topk(lj.tensor(x), 8)
+    with pytest.raises(lj.LazyjitError, match="axis -5 is out of bounds"):
+        nnf.topk(lj.tensor(x), 1, axis=-5)
 
 
 def test_gradients(backend, rng):

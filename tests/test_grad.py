@@ -237,6 +237,22 @@ def test_max_splits_gradient_among_ties(backend):
                                [[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]])
 
 
+def test_new_float_function_gradients_at_their_edges(backend):
+    # fmod's quotient where a / b rounds up to the next integer; arctan2 at tiny and
+    # infinite arguments (a*a + b*b would underflow); hypot at an infinite result
+    a, b = lj.tensor(np.array([1.0, 0.3, 7.5])), lj.tensor(np.array([0.1, 0.1, 2.0]))
+    ga, gb = lj.grad(lj.fmod(a, b).sum(), [a, b])
+    np.testing.assert_allclose(gb.numpy(), [-9.0, -2.0, -3.0])
+    np.testing.assert_allclose(ga.numpy(), [1.0, 1.0, 1.0])
+    y, x = lj.tensor(np.array([1e-200, np.inf, 1.0])), lj.tensor(np.array([1e-200, 1.0, 2.0]))
+    gy, gx = lj.grad(lj.arctan2(y, x).sum(), [y, x])
+    np.testing.assert_allclose(gy.numpy(), [5e199, 0.0, 0.4], rtol=1e-12)
+    np.testing.assert_allclose(gx.numpy(), [-5e199, 0.0, -0.2], rtol=1e-12)
+    p = lj.tensor(np.array([np.inf, 3.0]))
+    (gp,) = lj.grad(lj.hypot(p, 4.0).sum(), [p])
+    np.testing.assert_allclose(gp.numpy(), [0.0, 0.6])
+
+
 def test_pow_gradient_at_zero_and_negative_base(backend):
     x = lj.tensor([-1.5, 0.0, 2.0])
     np.testing.assert_allclose(lj.grad(lj.sum(x ** 2), x).numpy(), [-3.0, 0.0, 4.0])

@@ -100,3 +100,22 @@ def test_metadata_without_computing():
     assert np.result_type(t, np.int64) == np.float64
     assert np.result_type(t, 1.0) == np.float32  # (a Python float is weak, NEP 50)
     assert t.node.buffer is None  # nothing was computed
+
+
+def test_arguments_mean_what_they_mean_to_numpy(xy):
+    x, _, tx, _ = xy
+    got = np.sum(tx, 0, np.float32)  # (NumPy's third parameter is dtype, not keepdims)
+    assert isinstance(got, lj.Tensor)
+    assert_same(got, np.sum(x, 0, np.float32))
+    assert_same(np.mean(tx, 1, None, None, True), np.mean(x, 1, None, None, True))
+    ints = np.array([1, 2, -3, 4], np.int32)
+    got = np.reciprocal(lj.tensor(ints))  # NumPy's truncating integer reciprocal
+    assert type(got) is np.ndarray and got.dtype == np.int32
+    assert (got == np.reciprocal(ints)).all()
+    f_order = np.reshape(tx, (4, 3), "F")  # an argument lazyjit lacks: NumPy's
+    assert type(f_order) is np.ndarray and (f_order == np.reshape(x, (4, 3), "F")).all()
+    # lazyjit's linspace calls NumPy's: no recursion through __array_function__
+    np.testing.assert_allclose(np.linspace(0, lj.tensor(3.0), 4), [0, 1, 2, 3])
+    out = np.zeros((3, 4))
+    np.copyto(out, tx)  # writes into the NumPy array: allowed
+    assert (out == x).all()

@@ -159,6 +159,11 @@ for dt in FLOATS:  # every pair of special values (signed zeros, infinities, NaN
     OPS["rint"].append(Case(f"rint-{dt}-halves", lj.rint, np.rint,
                             values=(np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4999], dt),)))
 
+for da, db in (("int8", "uint8"), ("int16", "uint16"), ("uint8", "int32"), ("bool", "int8")):
+    for op in ("arctan2", "hypot", "copysign", "logaddexp", "fmod"):  # NumPy's loop choice
+        OPS[op].append(Case(f"{op}-{da}-{db}", BINARY[op][0], BINARY[op][1], ((2, 3), (3,)),
+                            (da, db), ("any", "pos")))
+
 # mixed dtypes promote as NumPy 2; Python scalars are weak (NEP 50)
 MIXED = [("float32", "int32"), ("int64", "float32"), ("bool", "int32"), ("int32", "int64"),
          ("float32", "float64"), ("bool", "float32")]
@@ -616,6 +621,8 @@ COMPOSITES += [
     *(Case(f"round-{dt}-{d}", lambda x, d=d: lj.round(x, d), lambda x, d=d: np.round(x, d),
            values=(_ROUNDING.astype(dt) / (1 if dt[0] == "i" else 100),))
       for dt in FLOATS + ("int8", "int32", "int64") for d in (0, 1, 2, -1, -2, -3)),
+    Case("round-uint16-wraps", lambda x: lj.round(x, -5), lambda x: np.round(x, -5),
+         values=(np.array([50000, 60000, 7, 65535], np.uint16),)),
     Case("round-bool", lj.round, np.round, ((3,),), "bool"),
     Case("around-float32", lj.around, np.around, ((4, 3),), "float32"),
 ]

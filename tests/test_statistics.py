@@ -72,3 +72,18 @@ def test_gradients(backend, rng):
                             lambda x: lj.percentile(lj.exp(x), [10, 60], axis=1)]):
         check_grads(fn, [rng.standard_normal((3, 4))], order, batch=batch, label=f"case{i}")
     batch.run()
+
+
+def test_review_cases(backend):
+    # float16 medians added in float32; tuple axes; trace and sum with a small dtype
+    x16 = np.array([60000, 50000], np.float16)
+    assert_same(lj.median(lj.tensor(x16)), np.median(x16))
+    y = np.random.default_rng(1).standard_normal((2, 3, 4))
+    assert_same(lj.median(lj.tensor(y), axis=(0, 2)), np.median(y, axis=(0, 2)))
+    assert_same(lj.quantile(lj.tensor(y), [0.2, 0.7], axis=(2, 0), keepdims=True),
+                np.quantile(y, [0.2, 0.7], axis=(2, 0), keepdims=True))
+    a = np.full((3, 3), 100, np.int8)
+    assert_same(lj.trace(lj.tensor(a), dtype=np.int8), np.trace(a, dtype=np.int8))
+    for dt in (np.int8, np.uint8, np.int16, np.float32):
+        assert_same(lj.sum(lj.tensor(a), axis=0, dtype=dt), np.sum(a, axis=0, dtype=dt))
+        assert_same(lj.prod(lj.tensor(a), dtype=dt), np.prod(a, dtype=dt))

@@ -218,7 +218,9 @@ def trace(x, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Ten
     """The sum along the ``offset``-th diagonal, as ``np.trace`` (integer sums promote
     as ``np.sum``'s)."""
     d = diagonal(x, offset, axis1, axis2)
-    return d.sum(axis=-1) if dtype is None else d.astype(dtype).sum(axis=-1)
+    if dtype is None:
+        return d.sum(axis=-1)
+    return d.sum(axis=-1, dtype=dtype)
 
 
 def diag(v, k: int = 0) -> Tensor:

@@ -488,9 +488,14 @@ def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
     check_dtype(common, name)
     shape = broadcast_shapes(*[t.shape for t in tensors], op=name,
                              srcs=tuple(t.node for t in tensors)) if tensors else ()
-    probe = _Probe(shape, common)
+    # NumPy resolves a float function of mixed dtypes from the operands' own dtypes
+    # (arctan2 of int8 and uint8 is float16, not float32 as of their common int16)
+    mixed = opdef.float_only and len(tensors) == len(ops) > 1 and \
+        len({t.dtype for t in tensors}) > 1
+    probes = tuple(_Probe(shape, t.dtype) for t in tensors) if mixed else \
+        (_Probe(shape, common),) * len(ops)
     try:
-        out = ref_dtype(opdef, (probe,) * len(ops), None)
+        out = ref_dtype(opdef, probes, None)
     except TypeError:
         raise op_error(name, f"not defined for dtype {common}",
                        tuple(t.node for t in tensors)) from None

@@ -8,11 +8,12 @@ tensor, differentiable as any other.  A NumPy ufunc or function lazyjit does not
 take (a ufunc's ``where=`` or ``dtype=``, ``np.where(c)`` with one argument), runs NumPy
 on the tensors' values and returns what NumPy returns (arrays: no graph, no gradient).
 ``out=`` is an error, and so are NumPy's in-place functions (``np.put``, ``np.copyto``,
-...): tensors are immutable.
+...) writing into a tensor: tensors are immutable.
 """
 from __future__ import annotations
 
 import inspect
+import threading
 
 import numpy as np
 
@@ -21,13 +22,19 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
 
+# lazyjit functions whose name is a NumPy ufunc's but whose meaning differs on some
+# dtypes (lj.reciprocal of integers is float; np.reciprocal's truncates)
+_NOT_THE_UFUNC = frozenset(("reciprocal",))
+
+
 def _ufunc_table() -> dict:
     """NumPy ufunc -> lazyjit's function of the same name (``np.divide`` ->
     ``lj.divide``), for the ufuncs lazyjit has."""
     table = {}
     for name in dir(np):
         uf = getattr(np, name)
-        if isinstance(uf, np.ufunc) and uf.__name__ in F.__all__:
+        if isinstance(uf, np.ufunc) and uf.__name__ in F.__all__ and \
+                uf.__name__ not in _NOT_THE_UFUNC:
             table[uf] = getattr(F, uf.__name__)
     return table
 
@@ -93,10 +100,43 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return getattr(ufunc, method)(*_values(inputs), **{k: _values(v) for k, v in kwargs.items()})
 
 
+def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
+    """``(args, kwargs)`` for lazyjit's ``mine`` meaning what ``args`` and ``kwargs``
+    mean to NumPy's ``func``, or None when ``mine`` does not take them all.  Arguments
+    are matched by NumPy's parameter names (a positional ``dtype`` of ``np.sum`` is not
+    lazyjit's ``keepdims``); NumPy's leading parameters whose names lazyjit spells
+    otherwise (``a``, ``arrays``) go by position."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except (TypeError, ValueError):  # (no signature: bind to lazyjit's)
+        try:
+            inspect.signature(mine).bind(*args, **kwargs)
+        except TypeError:
+            return None
+        return args, kwargs
+    params = inspect.signature(mine).parameters
+    pos, named = [], {}
+    for name, value in bound.arguments.items():
+        if name in params and params[name].kind != inspect.Parameter.POSITIONAL_ONLY:
+            named[name] = value
+        elif not named and len(pos) < len(params):
+            pos.append(value)
+        else:
+            return None
+    try:
+        inspect.signature(mine).bind(*pos, **named)
+    except TypeError:
+        return None
+    return tuple(pos), named
+
+
+_ACTIVE = threading.local()  # the NumPy functions being answered by lazyjit's, per thread
+
+
 def array_function(self, func, types, args, kwargs):
     """NEP 18: a NumPy function called with a tensor among its arguments."""
     _no_out(func.__name__, kwargs)
-    if func.__name__ in _IN_PLACE:
+    if func.__name__ in _IN_PLACE and args and isinstance(args[0], Tensor):
         raise op_error(func.__name__, f"np.{func.__name__} writes into its array argument; "
                        "lazyjit tensors are immutable: use lj.set_subtensor, lj.put or "
                        "x.at[idx].set(v), which return the new tensor", cls=TypeError)
@@ -106,14 +146,18 @@ def array_function(self, func, types, args, kwargs):
     if func is np.result_type:
         return np.result_type(*_dtypes(args))
     mine = _FUNCTIONS.get(func)
-    if mine is not None:
-        try:  # (lazyjit's may take fewer forms: np.where(c) with one argument)
-            inspect.signature(mine).bind(*args, **kwargs)
-        except TypeError:
-            mine = None
-    if mine is not None:
-        return mine(*args, **kwargs)
-    return func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
+    active = getattr(_ACTIVE, "funcs", None)
+    if active is None:
+        active = _ACTIVE.funcs = set()
+    call = None if mine is None or func in active else _as_lazyjit_call(func, mine, args,
+                                                                         kwargs)
+    if call is None:  # (also when lazyjit's own function calls NumPy's on a tensor)
+        return func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
+    active.add(func)
+    try:
+        return mine(*call[0], **call[1])
+    finally:
+        active.discard(func)
 
 
 def tensor_format(self, spec: str) -> str:

@@ -30,6 +30,8 @@ def _reduce(name: str, x, axis, keepdims: bool, dtype=None) -> Tensor:
     axes = _axes(axis, x.ndim, name)
     if dtype is not None:
         x = astype(x, dtype)
+    want = x.dtype  # a given dtype is the result's (NumPy accumulates in it: an int8 sum
+    # wraps as the int64 sum cast back does)
     if name in ("sum", "prod") and x.dtype.kind != "f":  # floats keep their dtype
         out_dt = ref_dtype(REGISTRY[name], (x.node,), axes)
         if out_dt != x.dtype:
@@ -37,7 +39,8 @@ def _reduce(name: str, x, axis, keepdims: bool, dtype=None) -> Tensor:
     if not axes:
         return x
     out = Tensor(apply(name, (x.node,), axes))
-    return out if keepdims else _squeeze_axes(out, axes)
+    out = out if keepdims else _squeeze_axes(out, axes)
+    return astype(out, want) if dtype is not None and out.dtype != want else out
 
 
 def sum(x, axis=None, keepdims=False, dtype=None) -> Tensor:  # noqa: A001

@@ -13,7 +13,7 @@ import numpy as np
 
 from lazyjit.api.core import _axes, abs, asarray, isinf, isnan, where  # noqa: A004
 from lazyjit.api.reductions import all, any, max, min, sum  # noqa: A004
-from lazyjit.api.shape_ops import moveaxis, reshape, take
+from lazyjit.api.shape_ops import moveaxis, reshape, take, transpose
 from lazyjit.api.sorting import sort
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
@@ -62,12 +62,14 @@ def _sorted(x, axis, name: str) -> tuple[Tensor, tuple]:
     x = asarray(x)
     if x.dtype.kind != "f":
         x = x.astype(np.float64)
-    if axis is None:
-        kept = (1,) * x.ndim
-        x, axis = reshape(x, (-1,)), 0
+    axes = _axes(axis, x.ndim, name)  # (all of them for None)
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    if len(axes) != 1:  # several axes: moved last and flattened into one
+        rest = [i for i in range(x.ndim) if i not in axes]
+        x = reshape(transpose(x, (*rest, *axes)), tuple(x.shape[i] for i in rest) + (-1,))
+        axis = x.ndim - 1
     else:
-        (axis,) = _axes(axis, x.ndim, name)
-        kept = tuple(1 if i == axis else d for i, d in enumerate(x.shape))
+        (axis,) = axes
     if x.shape[axis] == 0:
         raise op_error(name, f"{name} of an empty slice", (x.node,))
     return moveaxis(sort(x, axis=axis), axis, 0), kept
@@ -82,8 +84,9 @@ def quantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
     ``axis`` (of the flattened tensor when None), as ``np.quantile`` with its default
     ``linear`` method: between the sorted values at ``floor(q (n - 1))`` and the next,
     interpolated as NumPy interpolates (so an infinity next to the position gives NaN,
-    as NumPy's); a slice with a NaN gives NaN.  The output's shape is ``q``'s followed
-    by the reduced shape.  Integers give float64.
+    as NumPy's; in float16 the weights are float16 and a result can differ from NumPy's
+    by an ulp); a slice with a NaN gives NaN.  ``axis`` may be a tuple.  The output's
+    shape is ``q``'s followed by the reduced shape.  Integers give float64.
 
     Raises
     ------
@@ -127,9 +130,9 @@ def percentile(x, q, axis=None, keepdims: bool = False) -> Tensor:
 
 
 def median(x, axis=None, keepdims: bool = False) -> Tensor:
-    """The median along ``axis`` (of the flattened tensor when None), as ``np.median``:
-    the middle value, or the mean of the two middle values of an even count; NaN where
-    a slice has a NaN.  Integers give float64.
+    """The median along ``axis`` (an int, a tuple, or all axes when None), as
+    ``np.median``: the middle value, or the mean of the two middle values of an even
+    count; NaN where a slice has a NaN.  Integers give float64.
 
     Raises
     ------
@@ -138,7 +141,11 @@ def median(x, axis=None, keepdims: bool = False) -> Tensor:
     """
     srt, kept = _sorted(x, axis, "median")
     n = srt.shape[0]
-    mid = srt[n // 2] if n % 2 else (srt[n // 2 - 1] + srt[n // 2]) / 2
+    if n % 2:
+        mid = srt[n // 2]
+    else:  # (float16 added in float32, as np.mean adds it: 6e4 + 5e4 overflows float16)
+        wide = srt.astype(np.float32) if srt.dtype == np.float16 else srt
+        mid = ((wide[n // 2 - 1] + wide[n // 2]) / 2).astype(srt.dtype)
     out = _nan_if_any(mid, srt)
     return reshape(out, kept) if keepdims else out
 

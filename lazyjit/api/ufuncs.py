@@ -107,7 +107,9 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
     """Round to ``decimals`` decimal places, halves to even, as ``np.round``: floats as
     NumPy computes them (``rint(x * 10**decimals) / 10**decimals``, so the result has
     that product's rounding), integers unchanged for ``decimals >= 0`` and rounded to a
-    multiple of ``10**-decimals`` (halves to even) otherwise; derivative 0.
+    multiple of ``10**-decimals`` (halves to even) otherwise, exactly (NumPy goes
+    through float64, so int64 values above 2**53 can differ), a result that does not
+    fit the dtype wrapping as NumPy's does; derivative 0.
 
     Raises
     ------
@@ -136,11 +138,13 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
     if decimals >= 0:
         return x
     m = 10 ** -decimals
-    if m > np.iinfo(x.dtype).max:
+    wide = np.uint64 if x.dtype == np.uint64 else np.int64
+    if m > np.iinfo(wide).max:
         return x * 0
-    q, r = x // m, x % m  # x = q * m + r, 0 <= r < m; r against m - r (2 * r may overflow)
+    w = x.astype(wide)  # (m may not fit x's dtype; the result wraps into it, as NumPy's)
+    q, r = w // m, w % m  # w = q * m + r, 0 <= r < m; r against m - r (2 * r may overflow)
     up = (r > m - r) | ((r == m - r) & (q % 2 == 1))
-    return (q + up.astype(x.dtype)) * m
+    return ((q + up.astype(wide)) * m).astype(x.dtype)
 
 
 around = round

@@ -81,8 +81,8 @@ def one_hot(indices, num_classes: int, dtype=np.float32) -> Tensor:
                        (indices.node,))
     if not isinstance(num_classes, (int, np.integer)) or num_classes <= 0:
         raise op_error("one_hot", f"num_classes must be a positive int, not {num_classes!r}")
-    classes = F.arange(int(num_classes), dtype=indices.dtype)
-    return (F.expand_dims(indices, -1) == classes).astype(dtype)
+    classes = F.arange(int(num_classes), dtype=np.int64)  # (int8 classes would wrap)
+    return (F.expand_dims(indices.astype(np.int64), -1) == classes).astype(dtype)
 
 
 def topk(x, k: int, axis: int = -1, largest: bool = True) -> tuple[Tensor, Tensor]:
@@ -95,10 +95,13 @@ def topk(x, k: int, axis: int = -1, largest: bool = True) -> tuple[Tensor, Tenso
     Raises
     ------
     LazyjitError
-        ``k`` is not in ``[0, size of axis]``.
+        ``k`` is not in ``[0, size of axis]``, or ``axis`` is out of bounds.
     """
     x = F.asarray(x)
-    axis = axis % max(x.ndim, 1)
+    if not -x.ndim <= axis < x.ndim:
+        raise op_error("topk", f"axis {axis} is out of bounds for a tensor of {x.ndim} "
+                       "dimensions", (x.node,))
+    axis = axis % x.ndim
     n = x.shape[axis]
     if not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
         raise op_error("topk", f"k={k!r} for an axis of size {n}", (x.node,))

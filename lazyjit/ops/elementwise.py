@@ -244,14 +244,19 @@ _binary("minimum", np.minimum, {"f": "(({0} < {1} || {0} != {0}) ? {0} : {1})",
 
 
 def _guarded_ratio(num, den):
-    """``num / den`` where ``den != 0``, 0 elsewhere (no inf or NaN in either branch)."""
-    nz = den != 0
-    return F.where(nz, num / F.where(nz, den, 1.0), 0.0)
+    """``num / den`` where ``den`` is finite and not 0, 0 elsewhere (no inf or NaN in
+    either branch)."""
+    ok = (den != 0) & (F.abs(den) < math.inf)
+    return F.where(ok, num / F.where(ok, den, 1.0), 0.0)
 
 
 def _arctan2_vjp(g, out, a, b, arg):
-    r2 = a * a + b * b  # at the origin the derivative is taken as 0
-    return (g * _guarded_ratio(b, r2), -g * _guarded_ratio(a, r2))
+    # d/da = b / r**2, d/db = -a / r**2 with r = hypot(a, b) (no underflow of a*a + b*b
+    # for tiny a, b); taken as 0 at the origin and where r is infinite (their limits)
+    r = F.hypot(a, b)
+    ok = (r > 0) & (r < math.inf)
+    rr = F.where(ok, r, 1.0)
+    return (F.where(ok, g * (b / rr) / rr, 0.0), F.where(ok, -g * (a / rr) / rr, 0.0))
 
 
 def _logaddexp_vjp(g, out, a, b, arg):
@@ -263,17 +268,19 @@ def _logaddexp_vjp(g, out, a, b, arg):
 
 
 _binary("arctan2", np.arctan2, "atan2{s}({0}, {1})", _arctan2_vjp,
-        doc="derivative taken as 0 at a == b == 0")
+        doc="derivative taken as 0 at a == b == 0 and where a or b is infinite")
 _binary("hypot", np.hypot, "hypot{s}({0}, {1})",
         lambda g, out, a, b, arg: (g * _guarded_ratio(a, out), g * _guarded_ratio(b, out)),
-        doc="derivative taken as 0 at a == b == 0")
+        doc="derivative taken as 0 at a == b == 0 and where the result is infinite")
 _binary("copysign", np.copysign, "copysign{s}({0}, {1})",
         lambda g, out, a, b, arg: (g * F.sign(a * out), None),
         doc="d/da = sign(a) * sign of b (0 at a == 0); d/db = 0")
 _binary("fmod", np.fmod, {"f": "fmod{s}({0}, {1})",
                           "i": "(({1} == 0 || {1} == -1) ? 0 : {0} % {1})",
                           "u": "({1} == 0 ? 0 : {0} % {1})"},
-        lambda g, out, a, b, arg: (g, -g * F.trunc(a / b)),
+        # d/db = -(a - out) / b, the integer quotient (a / b itself may round up to
+        # the next integer: fmod(1.0, 0.1) is 0.0999..., its quotient 9, a / b is 10)
+        lambda g, out, a, b, arg: (g, -g * F.rint((a - out) / b)),
         doc="C's remainder (the sign of a), as np.fmod; integer division by 0 gives 0")
 _binary("logaddexp", np.logaddexp, "lj_logaddexp{s}({0}, {1})", _logaddexp_vjp,
         doc="log(exp(a) + exp(b)) without overflow")
