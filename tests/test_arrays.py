@@ -52,6 +52,8 @@ CASES = {
     "pad-reflect": (lambda m, x: m.pad(x, ((2, 1), (1, 3)), mode="reflect"), [(3, 4)]),
     "pad-symmetric": (lambda m, x: m.pad(x, ((2, 3), (1, 3)), mode="symmetric"), [(3, 4)]),
     "pad-wrap": (lambda m, x: m.pad(x, ((2, 3), (4, 1)), mode="wrap"), [(3, 4)]),
+    "moveaxis": (lambda m, x: m.moveaxis(x, (0, -1), (2, 0)), [(2, 3, 4), (1, 0, 2)]),
+    "moveaxis-one": (lambda m, x: m.moveaxis(x, 1, -1), [(2, 3, 4)]),
 }
 DTYPES = ("float64", "float32", "int32", "bool")
 SPECIAL = np.array([[nan, inf, -inf, -0.0], [1.0, -2.5, 0.0, 3.0], [5.0, nan, -1.0, 2.0]])

@@ -2,9 +2,9 @@
 ``lj.matmul``, ...), the names of :mod:`.core` (creation, broadcasting, elementwise),
 :mod:`.shape_ops` (movement, concatenation, linear algebra), :mod:`.reductions`,
 :mod:`.indexing`, :mod:`.ufuncs` (more elementwise functions), :mod:`.arrays` (array
-manipulation: ``flip``, ``pad``, ``tril``, ...) and :mod:`.statistics` (``nanmean``,
-``median``, ``isclose``, ...).  The layers above call
-them as ``F.name`` (``import lazyjit.api.functions as F``); ``lazyjit`` exports every
+manipulation: ``flip``, ``pad``, ``tril``, ...), :mod:`.statistics` (``nanmean``,
+``median``, ``isclose``, ...) and :mod:`.einsum`.  The layers above call them as
+``F.name`` (``import lazyjit.api.functions as F``); ``lazyjit`` exports every
 name of :data:`__all__`.
 
 Composite functions (``mean``, ``var``, ``softmax``, ``logsumexp``, ...) are written in
@@ -12,6 +12,7 @@ primitives, so they need no rules of their own.
 """
 from lazyjit.api.arrays import *  # noqa: F401,F403
 from lazyjit.api.core import *  # noqa: F401,F403
+from lazyjit.api.einsum import einsum  # noqa: F401
 from lazyjit.api.indexing import *  # noqa: F401,F403
 from lazyjit.api.reductions import *  # noqa: F401,F403
 from lazyjit.api.shape_ops import *  # noqa: F401,F403
@@ -21,7 +22,7 @@ from lazyjit.api.scan import size_range  # noqa: F401  (arange, also of an unkno
 
 _MODULES = ("lazyjit.api.core", "lazyjit.api.reductions", "lazyjit.api.shape_ops",
             "lazyjit.api.indexing", "lazyjit.api.ufuncs", "lazyjit.api.arrays",
-            "lazyjit.api.statistics")
+            "lazyjit.api.statistics", "lazyjit.api.einsum")
 __all__ = sorted([name for name, value in globals().items()
                   if not name.startswith("_") and callable(value)
                   and getattr(value, "__module__", None) in _MODULES] + ["size_range"])

@@ -107,7 +107,8 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
     lazyjit's ``keepdims``); NumPy's leading parameters whose names lazyjit spells
     otherwise (``a``, ``arrays``) go by position."""
     try:
-        bound = inspect.signature(func).bind(*args, **kwargs)
+        theirs = inspect.signature(func)
+        bound = theirs.bind(*args, **kwargs)
     except (TypeError, ValueError):  # (no signature: bind to lazyjit's)
         try:
             inspect.signature(mine).bind(*args, **kwargs)
@@ -117,6 +118,8 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
     params = inspect.signature(mine).parameters
     pos, named = [], {}
     for name, value in bound.arguments.items():
+        if name not in params and value is theirs.parameters[name].default:
+            continue  # (NumPy's default given explicitly: np.mean(x, 1, None, None, True))
         if name in params and params[name].kind != inspect.Parameter.POSITIONAL_ONLY:
             named[name] = value
         elif not named and len(pos) < len(params):

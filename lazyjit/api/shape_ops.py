@@ -80,11 +80,28 @@ def swapaxes(x, axis1, axis2) -> Tensor:
 
 
 def moveaxis(x, source, destination) -> Tensor:
-    """Move one axis to a new position, as ``np.moveaxis``."""
+    """Move axes to new positions (an int or a sequence each, of one length; the other
+    axes keep their order), as ``np.moveaxis``.
+
+    Raises
+    ------
+    LazyjitError
+        An axis out of range or repeated, or sequences of different lengths.
+    """
     x = asarray(x)
-    (s,), (d,) = _axes(source, x.ndim, "moveaxis"), _axes(destination, x.ndim, "moveaxis")
-    perm = [i for i in range(x.ndim) if i != s]
-    perm.insert(d, s)
+    src = [source] if isinstance(source, (int, np.integer)) else list(source)
+    dst = [destination] if isinstance(destination, (int, np.integer)) else list(destination)
+    if len(src) != len(dst):
+        raise op_error("moveaxis", f"source {source!r} and destination {destination!r} must "
+                       "have the same number of elements", (x.node,))
+    src = [_axes(int(a), x.ndim, "moveaxis")[0] for a in src]
+    dst = [_axes(int(a), x.ndim, "moveaxis")[0] for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise op_error("moveaxis", f"repeated axis in {source!r} or {destination!r}",
+                       (x.node,))
+    perm = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
     return transpose(x, tuple(perm))
 
 
