@@ -119,3 +119,19 @@ def test_arguments_mean_what_they_mean_to_numpy(xy):
     out = np.zeros((3, 4))
     np.copyto(out, tx)  # writes into the NumPy array: allowed
     assert (out == x).all()
+
+
+def test_einsum_and_values_outside_the_graph(backend, rng):
+    x = rng.standard_normal((2, 3))
+    t = lj.tensor(x)
+    got = np.einsum("ij,kj->ik", t, t, optimize=True)
+    assert isinstance(got, lj.Tensor)
+    assert_same(got, np.einsum("ij,kj->ik", x, x))
+    (g,) = [lj.grad(lambda a: np.einsum("ij->", a * a))(t)]
+    np.testing.assert_allclose(g.numpy(), 2 * x)
+    # a function whose value NumPy computed from the values has no derivative: an
+    # error, not a zero gradient
+    with pytest.raises(lj.LazyjitError, match="returned a float64, not a tensor"):
+        lj.grad(lambda a: np.linalg.norm(a))(t)
+    with pytest.raises(lj.LazyjitError, match="returned a float, not a tensor"):
+        lj.grad(lambda a: float(lj.sum(a)))(t)

@@ -360,6 +360,11 @@ def _grad_fn(fn: Callable, argnums, with_value: bool, has_aux: bool = False):
             trees.append((leaves, tree))
         with keeping_read_values():  # (fn may print an intermediate it then drops)
             value, aux = split_aux(fn(*args, **kwargs), has_aux, "grad")
+            if not isinstance(value, Tensor):  # (a zero gradient here would be wrong)
+                raise op_error("grad", f"the function returned a {type(value).__name__}, "
+                               "not a tensor: its value was computed outside lazyjit's "
+                               "graph (float(), .numpy(), or a NumPy function lazyjit "
+                               "does not have), so no derivative reaches its arguments")
             flat = grad(value, [w for leaves, _ in trees for w in leaves],
                         disconnected_inputs="ignore")
         gs, k = [], 0

@@ -86,10 +86,10 @@ def one_hot(indices, num_classes: int, dtype=np.float32) -> Tensor:
 
 
 def topk(x, k: int, axis: int = -1, largest: bool = True) -> tuple[Tensor, Tensor]:
-    """The ``k`` largest (``largest=False``: smallest) values along ``axis`` in order,
-    and their indices (int64), as ``torch.topk``: ties in index order (torch leaves
-    their order unspecified); NaN counts as the largest (tied with +inf) and, for
-    ``largest=False``, is never taken before a number.  The values are differentiable
+    """The ``k`` largest (``largest=False``: smallest) values along ``axis`` (torch's
+    ``dim``) in order, and their indices (int64), as ``torch.topk``: ties in index order
+    (torch leaves their order unspecified); NaN counts as the largest (tied with +inf)
+    and, for ``largest=False``, is never taken before a number.  The values are differentiable
     (their gradient goes to the chosen positions).
 
     Raises
