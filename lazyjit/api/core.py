@@ -620,9 +620,21 @@ def true_divide(a, b) -> Tensor:
 divide = true_divide
 
 
-def where(condition, x, y) -> Tensor:
+def where(condition, x=None, y=None) -> "Tensor | tuple[Tensor, ...]":
     """Elements of ``x`` where ``condition`` else of ``y`` (``np.where`` with 3 arguments).
-    Both branches are computed; the gradient flows only into the selected one."""
+    Both branches are computed; the gradient flows only into the selected one.  With
+    ``condition`` alone, :func:`nonzero` of it (``np.where``'s one-argument form).
+
+    Raises
+    ------
+    LazyjitError
+        Only one of ``x`` and ``y`` is given.
+    """
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise op_error("where", "give both x and y, or neither (then where(c) is "
+                       "nonzero(c))")
     c = _as_operand(condition)
     if type(c) is Tensor and type(x) is Tensor and type(y) is Tensor and \
             c.dtype == np.bool_ and x.dtype == y.dtype and c.shape == x.shape == y.shape:
@@ -637,6 +649,24 @@ def where(condition, x, y) -> Tensor:
                              srcs=(c.node, *[t.node for t in tensors]))
     srcs = (_broadcast_node(c.node, shape),) + tuple(_node_to(t, common, shape) for t in xs)
     return Tensor(apply("where", srcs))
+
+
+def nonzero(x) -> tuple[Tensor, ...]:
+    """The indices of the nonzero elements, one int64 tensor per axis, as
+    ``np.nonzero`` (C order).  Computes ``x`` first: the output's size depends on its
+    values.
+
+    Raises
+    ------
+    LazyjitError
+        ``x`` is 0-d (NumPy 2 rejects it too).
+    """
+    x = asarray(x)
+    if x.ndim == 0:
+        raise op_error("nonzero", "nonzero of a 0-d tensor: use nonzero(atleast_1d(x))",
+                       (x.node,))
+    return tuple(asarray(np.ascontiguousarray(i, dtype=np.int64))
+                 for i in np.nonzero(x.numpy()))
 
 
 def clip(x, a_min=None, a_max=None) -> Tensor:
