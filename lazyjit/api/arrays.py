@@ -54,10 +54,10 @@ def roll(x, shift, axis=None) -> Tensor:
         return reshape(roll(ravel(x), shift, 0), x.shape)
     shape = _concrete(x, "roll")
     axes = [_axes(int(a), x.ndim, "roll")[0] for a in np.atleast_1d(axis)]
-    shifts = np.broadcast_to(np.asarray(shift, dtype=np.int64), (len(axes),)) \
-        if len(axes) > 1 or np.ndim(shift) else [int(shift)]
-    if len(shifts) != len(axes):
+    shifts = np.atleast_1d(np.asarray(shift, dtype=np.int64))
+    if len(shifts) not in (1, len(axes)):
         raise op_error("roll", f"{len(shifts)} shifts for {len(axes)} axes", (x.node,))
+    shifts = np.broadcast_to(shifts, (len(axes),))
     for a, s in zip(axes, shifts):
         n = shape[a]
         s = int(s) % n if n else 0
@@ -113,10 +113,7 @@ def repeat(x, repeats, axis=None) -> Tensor:
 
 def _at_least(x, ndim: int) -> Tensor:
     x = asarray(x)
-    if x.ndim >= ndim:
-        return x
-    return reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape)) if ndim == 1 or x.ndim == 0 \
-        else reshape(x, (1,) + tuple(x.shape))
+    return x if x.ndim >= ndim else reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape))
 
 
 def hstack(xs: Sequence) -> Tensor:

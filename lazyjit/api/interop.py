@@ -12,6 +12,7 @@ on the tensors' values and returns what NumPy returns (arrays: no graph, no grad
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 
@@ -58,22 +59,18 @@ _METADATA = {np.shape: lambda t: tuple(t.shape), np.ndim: lambda t: t.ndim,
              np.size: lambda t: t.size}
 
 
-def _dtypes(x):
-    """``x`` with every tensor in it replaced by its dtype (``np.result_type``'s view)."""
+def _each(x, fn):
+    """``x`` with ``fn(t)`` for every tensor ``t`` in it (in lists and tuples too)."""
     if isinstance(x, Tensor):
-        return x.dtype
+        return fn(x)
     if isinstance(x, (list, tuple)):
-        return type(x)(_dtypes(v) for v in x)
+        return type(x)(_each(v, fn) for v in x)
     return x
 
 
 def _values(x):
-    """``x`` with every tensor in it (in lists and tuples too) replaced by its value."""
-    if isinstance(x, Tensor):
-        return x.numpy()
-    if isinstance(x, (list, tuple)):
-        return type(x)(_values(v) for v in x)
-    return x
+    """``x`` with every tensor in it replaced by its value."""
+    return _each(x, Tensor.numpy)
 
 
 def _no_out(name: str, kwargs: dict) -> None:
@@ -100,6 +97,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return getattr(ufunc, method)(*_values(inputs), **{k: _values(v) for k, v in kwargs.items()})
 
 
+_signature = functools.lru_cache(maxsize=None)(inspect.signature)  # (per function, once)
+
+
 def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
     """``(args, kwargs)`` for lazyjit's ``mine`` meaning what ``args`` and ``kwargs``
     mean to NumPy's ``func``, or None when ``mine`` does not take them all.  Arguments
@@ -107,15 +107,15 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
     lazyjit's ``keepdims``); NumPy's leading parameters whose names lazyjit spells
     otherwise (``a``, ``arrays``) go by position."""
     try:
-        theirs = inspect.signature(func)
+        theirs = _signature(func)
         bound = theirs.bind(*args, **kwargs)
     except (TypeError, ValueError):  # (no signature: bind to lazyjit's)
         try:
-            inspect.signature(mine).bind(*args, **kwargs)
+            _signature(mine).bind(*args, **kwargs)
         except TypeError:
             return None
         return args, kwargs
-    params = inspect.signature(mine).parameters
+    params = _signature(mine).parameters
     pos, named = [], {}
     for name, value in bound.arguments.items():
         if name not in params and value is theirs.parameters[name].default:
@@ -127,7 +127,7 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
         else:
             return None
     try:
-        inspect.signature(mine).bind(*pos, **named)
+        _signature(mine).bind(*pos, **named)
     except TypeError:
         return None
     return tuple(pos), named
@@ -147,7 +147,7 @@ def array_function(self, func, types, args, kwargs):
     if func in _METADATA and len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
         return _METADATA[func](args[0])
     if func is np.result_type:
-        return np.result_type(*_dtypes(args))
+        return np.result_type(*_each(args, lambda t: t.dtype))
     if func is np.einsum and args and isinstance(args[0], str) and set(kwargs) <= {"optimize"}:
         return F.einsum(*args)  # (optimize= chooses NumPy's contraction order only)
     mine = _FUNCTIONS.get(func)
