@@ -18,6 +18,7 @@ from lazyjit.api.ifelse import ifelse
 from lazyjit.api.scan import scan
 from lazyjit.api.shared import SharedVariable, shared
 from lazyjit.api.sorting import argsort, cumprod, cumsum, sort
+from lazyjit.api import linalg  # noqa: F401  (lj.linalg: numpy.linalg, lazily)
 from lazyjit.autodiff.reverse import DisconnectedInputError, grad, value_and_grad
 from lazyjit.autodiff.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.engine.jit import invalidate_traces, jit
@@ -48,5 +49,5 @@ __all__ = [
     "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse", "shared",
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
     "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "sort", "argsort", "invalidate_traces",
-    "Dim", "InconclusiveDimension", "dims",
+    "Dim", "InconclusiveDimension", "dims", "linalg",
 ]

@@ -57,7 +57,7 @@ PLANTED = textwrap.dedent("""
       if (f) { fputs("the planted library ran\\n", f); fclose(f); }
     }
     int lj_run(void** B, const int64_t* P) { (void)B; (void)P; return 0; }
-    void lj_set_blas(void* s, void* d, void* t) { (void)s; (void)d; (void)t; }
+    void lj_set_blas(void* s, void* d, void* t, void** l) { (void)s; (void)d; (void)t; (void)l; }
 """)
 
 

@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 import lazyjit.api.functions as F
+from lazyjit.api import linalg
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
@@ -52,6 +53,9 @@ _IN_PLACE = frozenset(("put", "place", "putmask", "copyto", "fill_diagonal", "pu
 _FUNCTIONS = {getattr(np, name): getattr(F, name) for name in F.__all__
               if callable(getattr(np, name, None)) and name not in _IN_PLACE
               and not isinstance(getattr(np, name), (np.ufunc, type))}
+_FUNCTIONS.update({getattr(np.linalg, name): getattr(linalg, name) for name in linalg.__all__
+                   if callable(getattr(np.linalg, name, None))
+                   and not isinstance(getattr(np.linalg, name), type)})
 
 
 # what NumPy reads off an array's metadata: answered without computing the tensor

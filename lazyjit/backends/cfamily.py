@@ -224,7 +224,10 @@ def kernel_error(code: int, messages: list[str]) -> Exception:
     if code == 2:
         return MemoryError("lazyjit: a kernel could not allocate its scratch memory")
     if code >= 3:
-        return ValueError(messages[code - 3])
+        message = messages[code - 3]
+        if message.startswith("linalg."):  # (a LAPACK failure: NumPy's exception)
+            return np.linalg.LinAlgError(message)
+        return ValueError(message)
     return IndexError("lazyjit: an index is out of bounds (take, put or advanced indexing)")
 
 

@@ -2,6 +2,7 @@
 from lazyjit.ops.registry import (REGISTRY, SUPPORTED_DTYPES, OpDef, apply, kind_of, ref_dtype,
                                    register)
 # importing the op modules fills the registry
-from lazyjit.ops import control, conv, deferred, elementwise, random_ops, sort, structural  # noqa: F401
+from lazyjit.ops import (control, conv, deferred, elementwise, linalg, random_ops,  # noqa: F401
+                         sort, structural)
 
 __all__ = ["REGISTRY", "OpDef", "SUPPORTED_DTYPES", "apply", "kind_of", "ref_dtype", "register"]

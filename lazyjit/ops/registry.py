@@ -28,11 +28,12 @@ from lazyjit.trace.node import Node
 # "select": picks one result of those multi-result nodes
 # "window": sliding-window ops (convolution, pooling), whose concrete implementation each
 # backend chooses per shape (see lazyjit.backends.algorithms); "sort": a permutation of
-# each row by its keys; "check": a run-time guard that passes its first operand through;
+# each row by its keys; "linalg": a dense factorization or solve on the last two axes
+# (lazyjit.ops.linalg); "check": a run-time guard that passes its first operand through;
 # "deferred": a gradient kept as one node until a plan is built or it is differentiated
 # again (lazyjit.autodiff.reverse.expand_grads), which no backend ever sees
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "branch", "select", "window", "sort", "check", "deferred")
+         "loop", "branch", "select", "window", "sort", "linalg", "check", "deferred")
 
 # float16 is NumPy's float16 (IEEE 754 binary16): stored in 16 bits, computed in float32
 # (each backend's elementwise ops compute in float32; sums, products and matrix products

@@ -224,6 +224,21 @@ class Sort(Step):
 
 
 @dataclass(eq=False)
+class Linalg(Step):
+    """A dense factorization or solve (``op``, ``arg`` as in :mod:`lazyjit.ops.linalg`) of
+    the contiguous matrices ``a`` (and right-hand sides ``b``) into ``dst``, batched over
+    leading axes; it fails the call with message ``code`` when the op's LAPACK routine
+    reports a matrix it cannot factor, and with ``code + 1`` where no LAPACK is found."""
+    READS, WRITES = ("a", "b"), ("dst",)
+    op: str
+    arg: object
+    dst: View
+    a: View
+    b: View | None
+    code: int
+
+
+@dataclass(eq=False)
 class Window(Step):
     """A convolution or max-pooling op (``op``, ``arg`` as in :mod:`lazyjit.ops.conv`;
     ``same_src`` when both operands are one value) on contiguous operands ``a``, ``b``

@@ -19,6 +19,7 @@ import numpy as np
 
 from lazyjit.trace.gates import gates
 from lazyjit.ops import REGISTRY
+from lazyjit.ops.linalg import LINALG_FAILURES
 from lazyjit.schedule import ir, memory
 from lazyjit.schedule.fusion import Fusion
 from lazyjit.schedule.loops import lower_scan
@@ -233,6 +234,15 @@ class Lowerer:
             if n.size:
                 self.fail()  # its scratch allocation
                 self.add(ir.Sort(dst, x, bool(n.arg)))
+            return dst
+        if kind == "linalg":
+            srcs = [self.contiguous(s) for s in n.src]
+            dst = self.new_buffer(n.shape, n.dtype)
+            if n.size:
+                code = self.fail(f"linalg.{n.op}: {LINALG_FAILURES[n.op]}")
+                self.fail(f"{n.op}: no LAPACK was found for the cpu backend (lazyjit calls "
+                          "the scipy_openblas64_ library that NumPy's wheels ship)")
+                self.add(ir.Linalg(n.op, n.arg, dst, *srcs, *([None] * (2 - len(srcs))), code))
             return dst
         if kind == "select":
             return self.vals[n.src[0]][n.arg]

@@ -41,7 +41,8 @@ if not os.path.isdir(NATIVE):  # installed without the source tree
     NATIVE = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "native")
 
 ffi = cffi.FFI()
-ffi.cdef("int lj_run(void** B, const int64_t* P); void lj_set_blas(void* s, void* d, void* t);"
+ffi.cdef("int lj_run(void** B, const int64_t* P); "
+         "void lj_set_blas(void* s, void* d, void* t, void** lapack);"
          # an emulated CUDA module's launcher (lazyjit.backends.cuda.emulate)
          "int lj_launch(int k, int64_t grid, int block, void** B, const int64_t* P, "
          "int32_t* E);")
@@ -120,9 +121,10 @@ def prelude(part: int | None = None) -> str:
     hidden = '__attribute__((visibility("hidden")))'
     linkage = {None: ("static", "static"), 0: (hidden, hidden)}.get(
         part, (hidden, "extern " + hidden))
-    setter = "" if part else """void lj_set_blas(void* s, void* d, void* t) {
+    setter = "" if part else f"""void lj_set_blas(void* s, void* d, void* t, void** lapack) {{
   lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; lj_blas_threads = (lj_threads_t)t;
-}
+  for (int i = 0; i < {len(LAPACK_NAMES)}; i++) lj_lapack[i] = lapack[i];
+}}
 """
     return f"""#include <stdint.h>
 #include <string.h>
@@ -138,6 +140,7 @@ typedef int (*lj_threads_t)(int);
 {linkage[1]} lj_sgemm_t lj_sgemm;
 {linkage[1]} lj_dgemm_t lj_dgemm;
 {linkage[1]} lj_threads_t lj_blas_threads;
+{linkage[1]} void* lj_lapack[{len(LAPACK_NAMES)}];  /* LAPACKE: see native/lazyjit_linalg.h */
 {setter}typedef void (*lj_items_t)(void**, const int64_t*, const int64_t*, int64_t, int64_t);
 /* work items [0, count) of a kernel's loop function split among an OpenMP team: one
    parallel region serves every elementwise and reduction kernel with a loop function
@@ -157,24 +160,40 @@ static __attribute__((noinline, unused)) void lj_parallel(lj_items_t f, void** B
 """
 
 
+# the LAPACKE functions the linalg kernels call, per dtype prefix (s, then d): the order
+# of the table ``lj_lapack`` (native/lazyjit_linalg.h)
+LAPACK_NAMES = tuple(f"{p}{f}" for p in "sd"
+                     for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr"))
+
+
+def _address(lib, name: str):
+    """The address of ``name`` in the ctypes library ``lib``, as a cffi ``void*``."""
+    return ffi.cast("void*", ctypes.cast(getattr(lib, name), ctypes.c_void_p).value)
+
+
 def _blas_pointers():
-    """Addresses of NumPy's OpenBLAS ``cblas_sgemm``/``cblas_dgemm`` (ILP64) and of
-    ``openblas_set_num_threads_local``, or NULLs."""
+    """Addresses of NumPy's OpenBLAS ``cblas_sgemm``/``cblas_dgemm`` (ILP64), of
+    ``openblas_set_num_threads_local`` and a table of its LAPACKE functions
+    (:data:`LAPACK_NAMES`), or NULLs."""
     libdir = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    lapack = ffi.new(f"void*[{len(LAPACK_NAMES)}]")  # (NULLs; kept alive by _BLAS)
     for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas64_*.so"))):
         try:
             lib = ctypes.CDLL(path)
-            s, d = lib.scipy_cblas_sgemm64_, lib.scipy_cblas_dgemm64_
+            ptr = [_address(lib, f"scipy_cblas_{p}gemm64_") for p in "sd"]
         except (OSError, AttributeError):
             continue
-        ptr = [ffi.cast("void*", ctypes.cast(f, ctypes.c_void_p).value) for f in (s, d)]
         try:  # per-call thread count (OpenBLAS >= 0.3.27)
-            t = ffi.cast("void*", ctypes.cast(lib.openblas_set_num_threads_local,
-                                              ctypes.c_void_p).value)
+            t = _address(lib, "openblas_set_num_threads_local")
         except AttributeError:
             t = ffi.NULL
-        return (*ptr, t)
-    return ffi.NULL, ffi.NULL, ffi.NULL
+        for i, name in enumerate(LAPACK_NAMES):
+            try:
+                lapack[i] = _address(lib, f"scipy_LAPACKE_{name}_work64_")
+            except AttributeError:
+                pass  # (a kernel that needs it fails its call, naming the library)
+        return (*ptr, t, lapack)
+    return ffi.NULL, ffi.NULL, ffi.NULL, lapack
 
 
 _BLAS = None

@@ -1,7 +1,7 @@
 """Rendering a :class:`~lazyjit.schedule.ir.Program` as one C module.
 
 Each kernel record becomes one ``LJ_KERNEL int kN(void** B, const int64_t* P, const
-int64_t* Q)`` function (:mod:`.kernels`, :mod:`.conv`, :mod:`.sort`, :mod:`.loops`;
+int64_t* Q)`` function (:mod:`.kernels`, :mod:`.conv`, :mod:`.sort`, :mod:`.linalg`, :mod:`.loops`;
 kernels of the same code share one: :class:`.kernels.Module`), in program order, nested
 steps (a conditional's sides, a loop body) before the step that calls them; ``lj_run``
 calls the top-level kernels in order and returns the first error.  A large module may
@@ -13,13 +13,13 @@ structure.
 """
 from __future__ import annotations
 
-from lazyjit.backends.cpu import conv, kernels as K, loops, sort
+from lazyjit.backends.cpu import conv, kernels as K, linalg, loops, sort
 from lazyjit.backends.cpu.compiler import prelude
 from lazyjit.schedule import ir
 
 _KERNELS = {ir.Elementwise: K.elementwise, ir.Reduce: K.reduce, ir.ArgReduce: K.argreduce,
             ir.Gemm: K.gemm, ir.Gather: K.gather, ir.Scatter: K.scatter, ir.Check: K.check,
-            ir.Sort: sort.render, ir.Window: conv.render}
+            ir.Sort: sort.render, ir.Window: conv.render, ir.Linalg: linalg.render}
 
 
 def render_steps(mod: K.Module, steps: list) -> None:

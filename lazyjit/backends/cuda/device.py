@@ -7,7 +7,8 @@ parameter table (:class:`.render.Launch`).  Buffers are blocks of cupy's memory 
 addressed as the interpreter's (:mod:`lazyjit.backends.ir`) blocks are; host steps run
 on cupy: GEMM through cuBLAS (``cupy.matmul``; float16 in float32, rounded once, as the
 interpreter's GEMM, which it is), and,
-for now, sort and the window ops by their NumPy references through host memory.
+for now, sort, the window ops and the linalg ops by their NumPy references through host
+memory.
 
 Inputs may be NumPy arrays (copied to the device) or cupy arrays; outputs are copied to
 NumPy arrays, the call's one synchronization (tensors keep host values today).
@@ -136,9 +137,13 @@ class Executor(ir_backend.Executor):
         out = REGISTRY[k.op].ref(a, b, k.arg)
         self.view(table, k.dst)[...] = cp.asarray(np.asarray(out).astype(k.dst.dtype))
 
+    def linalg(self, k: ir.Linalg, table) -> None:
+        srcs = [cp.asnumpy(self.view(table, v)) for v in (k.a, k.b) if v is not None]
+        self.view(table, k.dst)[...] = cp.asarray(REGISTRY[k.op].ref(*srcs, k.arg))
+
     def branch(self, k: ir.If, table) -> None:
         self.steps(k.then if self.view(table, k.cond).item() else k.orelse, table)
 
 
 _HOST = {ir.Gemm: ir_backend.Executor.gemm, ir.Sort: Executor.sort, ir.Window: Executor.window,
-         ir.If: Executor.branch, ir.Loop: Executor.loop}
+         ir.Linalg: Executor.linalg, ir.If: Executor.branch, ir.Loop: Executor.loop}

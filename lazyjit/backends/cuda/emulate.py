@@ -40,7 +40,8 @@ def source(cuda_source: str, n_kernels: int) -> str:
     table = ", ".join(f"k{i}" for i in range(n_kernels)) or "0"
     return (f"#define LJ_EMULATE 1\n{cuda_source}\n"
             "/* (GEMM is a host step: the BLAS pointers every module is given go unused) */\n"
-            "void lj_set_blas(void* s, void* d, void* t) { (void)s; (void)d; (void)t; }\n"
+            "void lj_set_blas(void* s, void* d, void* t, void** l) "
+            "{ (void)s; (void)d; (void)t; (void)l; }\n"
             f"static const lj_kernel_t lj_kernels[] = {{{table}}};\n"
             "int lj_launch(int k, int64_t grid, int block, void** B, const int64_t* P, "
             "int32_t* E) {\n  return lj_emulate(lj_kernels[k], grid, block, B, P, E);\n}\n")

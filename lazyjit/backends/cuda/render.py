@@ -32,7 +32,7 @@ from lazyjit.backends.cfamily import (Body, arg_reduction, combine, compute_ctyp
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View
 
-HOST_STEPS = (ir.Gemm, ir.Sort, ir.Window, ir.If, ir.Loop)
+HOST_STEPS = (ir.Gemm, ir.Sort, ir.Window, ir.Linalg, ir.If, ir.Loop)
 
 # the type a reduction accumulates in and exchanges by warp shuffles (32 or 64 bits)
 _ACC = {"bool": "int32_t", "int8": "int32_t", "int16": "int32_t", "uint8": "uint32_t",

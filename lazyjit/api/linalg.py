@@ -1,0 +1,400 @@
+"""``lj.linalg``: NumPy's ``numpy.linalg`` (and the Array API's ``linalg`` extension),
+lazy and differentiable, batched over leading axes.
+
+The factorizations are the primitives of :mod:`lazyjit.ops.linalg` (LAPACK: NumPy's own
+on the cpu backend); the rest are composites of them.  Inputs are promoted as NumPy's
+``linalg`` promotes them: integers and bools to float64, float32 and float64 kept;
+float16 is a ``TypeError`` (as NumPy's).  Failures NumPy reports, a matrix that is not
+positive definite for ``cholesky``, a singular one for ``solve`` and ``inv``, raise
+``numpy.linalg.LinAlgError`` when the value is computed.  Matrix sizes must be known
+when the graph is built (a symbolic size is a clear error).
+
+Derivatives in both modes come from the primitives' rules (see
+:mod:`lazyjit.ops.linalg` for the sources and caveats): ``eigh``, ``svd`` and the
+functions built on ``svd`` (``pinv``, ``lstsq``, ``matrix_rank``'s values, the ``2``
+and ``nuc`` matrix norms) divide by differences of eigenvalues or singular values, so
+their gradients are infinite or NaN at repeated ones (``pinv`` of the identity, say),
+as in JAX and PyTorch; ``det``'s gradient at a singular matrix raises ``LinAlgError``.
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from lazyjit.api.arrays import _concrete, diagonal as _diagonal
+from lazyjit.api.core import _axes, asarray, astype, broadcast_to, where
+from lazyjit.api.reductions import max as _max, min as _min, sum as _sum
+from lazyjit.api.shape_ops import matmul, moveaxis, outer, stack, swapaxes, tensordot
+from lazyjit.api.tensor import Tensor
+from lazyjit.errors import op_error
+from lazyjit.ops import apply
+from lazyjit.ops.linalg import unpack
+
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "norm",
+           "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace",
+           "vecdot", "vector_norm", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class SlogdetResult(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class SVDResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+def _float(x, name: str, square: bool = True) -> Tensor:
+    """``x`` as a stack of matrices in the dtype LAPACK computes it in."""
+    x = asarray(x)
+    if x.ndim < 2:
+        raise op_error(name, f"needs at least 2 dimensions, got {x.ndim}", (x.node,))
+    shape = _concrete(x, name)
+    if square and shape[-1] != shape[-2]:
+        raise op_error(name, f"last 2 dimensions of the array must be square, got {shape}",
+                       (x.node,))
+    if x.dtype == np.float16:
+        raise TypeError(f"lazyjit.linalg.{name}: array type float16 is unsupported in "
+                        "linalg (as in NumPy); convert to float32")
+    if x.dtype.kind != "f":
+        x = astype(x, np.float64)
+    return x
+
+
+def _op(name: str, x: Tensor, arg=None) -> Tensor:
+    return Tensor(apply(name, (x.node,), arg))
+
+
+def matrix_transpose(x) -> Tensor:
+    """Swap the last two axes (the Array API's ``matrix_transpose``, NumPy's ``.mT``)."""
+    x = asarray(x)
+    if x.ndim < 2:
+        raise op_error("matrix_transpose", "needs at least 2 dimensions", (x.node,))
+    return swapaxes(x, -1, -2)
+
+
+def cholesky(a, upper: bool = False) -> Tensor:
+    """The Cholesky factor of each symmetric positive-definite matrix of ``a``
+    ``(..., n, n)``: lower ``L`` with ``a = L L^T`` (``upper=True``: ``L^T``), as
+    ``np.linalg.cholesky`` (only the lower triangle of ``a`` is read).
+
+    Raises ``LinAlgError`` (when computed) where a matrix is not positive definite."""
+    L = _op("cholesky", _float(a, "cholesky"))
+    return matrix_transpose(L) if upper else L
+
+
+def solve(a, b) -> Tensor:
+    """``x`` with ``a @ x = b``, as ``np.linalg.solve`` (NumPy 2 and the Array API): ``a``
+    ``(..., n, n)``; ``b`` a vector ``(n,)`` or matrices ``(..., n, k)``, batch dims
+    broadcast; LU with partial pivoting (``gesv``).
+
+    Raises ``LinAlgError`` (when computed) for an exactly singular matrix."""
+    a = _float(a, "solve")
+    b = asarray(b)
+    dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64)
+    a, b = astype(a, dtype), astype(b, dtype)
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    bshape = _concrete(b, "solve")
+    if b.ndim < 2 or bshape[-2] != n:
+        raise op_error("solve", f"b of shape {b.shape} does not match a of shape {a.shape}",
+                       (a.node, b.node))
+    batch = np.broadcast_shapes(a.shape[:-2], bshape[:-2])
+    x = Tensor(apply("solve", (broadcast_to(a, batch + (n, n)).node,
+                               broadcast_to(b, batch + bshape[-2:]).node)))
+    return x[..., 0] if vector else x
+
+
+def inv(a) -> Tensor:
+    """The inverse of each matrix of ``a`` ``(..., n, n)``, as ``np.linalg.inv``
+    (``solve(a, I)``).  Raises ``LinAlgError`` (when computed) for a singular matrix."""
+    a = _float(a, "inv")
+    return solve(a, broadcast_to(asarray(np.eye(a.shape[-1], dtype=a.dtype)), a.shape))
+
+
+def slogdet(a) -> SlogdetResult:
+    """``(sign, logabsdet)`` of each matrix of ``a`` ``(..., n, n)``, as
+    ``np.linalg.slogdet``: LU (``getrf``); a singular matrix gives ``(0, -inf)``."""
+    out = _op("slogdet", _float(a, "slogdet"))
+    return SlogdetResult(out[..., 0], out[..., 1])
+
+
+def det(a) -> Tensor:
+    """The determinant of each matrix of ``a`` ``(..., n, n)``, as ``np.linalg.det``
+    (``sign * exp(logabsdet)`` of the LU factorization)."""
+    sign, logdet = slogdet(a)
+    return sign * logdet.exp()
+
+
+def eigh(a, UPLO: str = "L") -> EighResult:
+    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix of
+    ``a`` ``(..., n, n)``, as ``np.linalg.eigh``, reading the ``UPLO`` triangle
+    (``syevd``).  Eigenvectors are unique up to sign (and within repeated
+    eigenvalues' eigenspaces); the gradient is infinite or NaN at repeated eigenvalues
+    unless the loss does not depend on that choice."""
+    a = _float(a, "eigh")
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
+    out = _op("eigh", a if UPLO == "L" else matrix_transpose(a))
+    return EighResult(out[..., 0, :], out[..., 1:, :])
+
+
+def eigvalsh(a, UPLO: str = "L") -> Tensor:
+    """The eigenvalues of each symmetric matrix of ``a``, ascending (``np.linalg.eigvalsh``)."""
+    return eigh(a, UPLO).eigenvalues
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """The singular value decomposition ``a = U @ (S[..., None] * Vh)`` of each matrix of
+    ``a`` ``(..., m, n)``, as ``np.linalg.svd`` (``gesdd``): ``SVDResult(U, S, Vh)``
+    (``U`` ``(..., m, m)`` and ``Vh`` ``(..., n, n)`` with ``full_matrices``, else
+    ``(..., m, k)`` and ``(..., k, n)``, ``k = min(m, n)``), or ``S`` alone (descending)
+    without ``compute_uv``.  ``hermitian`` is accepted and ignored (the general
+    algorithm's factors are as valid; signs may differ from NumPy's hermitian path).
+    Singular vectors are unique up to sign; see the module's note on gradients."""
+    a = _float(a, "svd", square=False)
+    m, n = a.shape[-2:]
+    mode = "values" if not compute_uv else "complete" if full_matrices else "reduced"
+    parts = unpack(_op("svd", a, mode), "svd", mode, m, n)
+    return parts[0] if mode == "values" else SVDResult(*parts)
+
+
+def svdvals(x) -> Tensor:
+    """The singular values of each matrix of ``x``, descending (the Array API's ``svdvals``)."""
+    return svd(x, compute_uv=False)
+
+
+def qr(a, mode: str = "reduced"):
+    """The QR factorization of each matrix of ``a`` ``(..., m, n)``, as ``np.linalg.qr``
+    (``geqrf``, ``orgqr``): ``mode`` ``"reduced"`` (``Q`` ``(..., m, k)``, ``R``
+    ``(..., k, n)``), ``"complete"`` (``(..., m, m)``, ``(..., m, n)``) or ``"r"``
+    (``R`` alone); NumPy's ``"raw"`` is not supported.  Gradients: ``m >= n`` only."""
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    a = _float(a, "qr", square=False)
+    m, n = a.shape[-2:]
+    kind = "complete" if mode == "complete" else "reduced"
+    q, r = unpack(_op("qr", a, kind), "qr", kind, m, n)
+    return r if mode == "r" else QRResult(q, r)
+
+
+def _default_rtol(a: Tensor):
+    return max(a.shape[-2:]) * np.finfo(a.dtype).eps
+
+
+def pinv(a, rcond=None, hermitian: bool = False, *, rtol=None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of each matrix of ``a`` ``(..., m, n)``, as
+    ``np.linalg.pinv``: singular values at most ``rcond`` (or ``rtol``; default
+    ``max(m, n) * eps``) times the largest are treated as zero."""
+    a = _float(a, "pinv", square=False)
+    cut = rcond if rcond is not None else rtol if rtol is not None else _default_rtol(a)
+    u, s, vh = svd(a, full_matrices=False)
+    big = s > asarray(cut, dtype=a.dtype)[..., None] * _max(s, axis=-1, keepdims=True)
+    inv_s = where(big, 1 / where(big, s, 1), 0)
+    return matmul(matrix_transpose(vh) * inv_s[..., None, :], matrix_transpose(u))
+
+
+def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None) -> Tensor:
+    """The number of singular values of each matrix above ``tol`` (default: ``rtol``,
+    itself ``max(m, n) * eps`` by default, times the largest), as
+    ``np.linalg.matrix_rank`` (an int64 tensor)."""
+    A = asarray(A)
+    if A.ndim < 2:
+        return astype(_sum(A != 0) > 0, np.int64)
+    A = _float(A, "matrix_rank", square=False)
+    s = svdvals(A)
+    if tol is None:
+        cut = _default_rtol(A) if rtol is None else rtol
+        tol = asarray(cut, dtype=A.dtype)[..., None] * _max(s, axis=-1, keepdims=True)
+    else:
+        tol = asarray(tol, dtype=A.dtype)[..., None]
+    return _sum(s > tol, axis=-1, dtype=np.int64)
+
+
+def lstsq(a, b, rcond=None) -> tuple:
+    """The least-squares solution of ``a @ x = b``, as ``np.linalg.lstsq``: ``(x,
+    residuals, rank, s)`` for ``a`` ``(m, n)`` and ``b`` ``(m,)`` or ``(m, k)``, through
+    the SVD (singular values at most ``rcond * max(s)``, default ``max(m, n) * eps``,
+    treated as zero).  ``residuals`` (the squared residual norms, empty unless the rank
+    is ``n`` and ``m > n``) has a size known only from the data: it computes ``rank``."""
+    a = _float(a, "lstsq", square=False)
+    if a.ndim != 2:
+        raise op_error("lstsq", f"a must be 2-dimensional, got shape {a.shape}", (a.node,))
+    b = asarray(b)
+    b = astype(b, np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64))
+    a = astype(a, b.dtype)
+    m, n = a.shape
+    cut = _default_rtol(a) if rcond is None else rcond
+    s = svdvals(a)
+    x = matmul(pinv(a, rcond=cut), b)
+    rank = astype(matrix_rank(a, rtol=cut), np.int32)  # (NumPy's lstsq: int32)
+    if m > n and int(rank) == n:  # (data-dependent: NumPy's residuals exist only then)
+        r = _sum((matmul(a, x) - b) ** 2, axis=0)
+        residuals = r[None] if b.ndim == 1 else r
+    else:
+        residuals = asarray(np.zeros((0,), b.dtype))
+    return x, residuals, rank, s
+
+
+def matrix_power(a, n: int) -> Tensor:
+    """``a`` (``(..., m, m)``) to the integer power ``n`` by repeated squaring, as
+    ``np.linalg.matrix_power`` (``n = 0``: identities; ``n < 0``: powers of ``inv(a)``;
+    integer matrices stay integer for ``n >= 0``)."""
+    a = asarray(a)
+    n = operator.index(n)
+    shape = _concrete(a, "matrix_power")
+    if a.ndim < 2 or shape[-1] != shape[-2]:
+        raise op_error("matrix_power", f"needs square matrices, got shape {shape}", (a.node,))
+    if n == 0:
+        return broadcast_to(asarray(np.eye(shape[-1], dtype=a.dtype)), shape)
+    if n < 0:
+        a, n = inv(a), -n
+    result, power = None, a
+    while n:
+        if n & 1:
+            result = power if result is None else matmul(result, power)
+        n >>= 1
+        if n:
+            power = matmul(power, power)
+    return result
+
+
+def _vector_norm(x: Tensor, axes: tuple, ord) -> Tensor:
+    ax = abs(x)
+    if ord == np.inf:
+        return _max(ax, axis=axes)
+    if ord == -np.inf:
+        return _min(ax, axis=axes)
+    if ord == 0:
+        return astype(_sum(x != 0, axis=axes), x.dtype)
+    if ord == 1:
+        return _sum(ax, axis=axes)
+    if ord is None or ord == 2:
+        s = _sum(x * x, axis=axes)
+        zero = s == 0  # (the gradient at 0 is 0, a subgradient, not 0 * inf)
+        return where(zero, 0, where(zero, 1, s) ** 0.5)
+    if isinstance(ord, str):
+        raise ValueError(f"invalid norm order {ord!r} for vectors")
+    return _sum(ax ** ord, axis=axes) ** (1.0 / ord)
+
+
+def _matrix_norm(x: Tensor, r: int, c: int, ord) -> Tensor:
+    if ord in (None, "fro"):
+        return _vector_norm(x, (r, c), 2)
+    if ord in ("nuc", 2, -2):
+        s = svdvals(moveaxis(x, (r, c), (-2, -1)))
+        return _sum(s, axis=-1) if ord == "nuc" else \
+            _max(s, axis=-1) if ord == 2 else _min(s, axis=-1)
+    if ord in (1, -1):
+        sums = _sum(abs(x), axis=r, keepdims=True)
+        return (_max if ord == 1 else _min)(sums, axis=(r, c))
+    if ord in (np.inf, -np.inf):
+        sums = _sum(abs(x), axis=c, keepdims=True)
+        return (_max if ord == np.inf else _min)(sums, axis=(r, c))
+    raise ValueError(f"invalid norm order {ord!r} for matrices")
+
+
+def _keep(out: Tensor, ndim: int, axes: tuple) -> Tensor:
+    shape = list(out.shape)
+    for a in sorted(axes):
+        shape.insert(a, 1)
+    return out.reshape(tuple(shape)) if len(shape) == ndim else out
+
+
+def _norm_input(x) -> Tensor:
+    x = asarray(x)
+    return astype(x, np.float64) if x.dtype.kind != "f" else x
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
+    """A vector or matrix norm, as ``np.linalg.norm``: over all elements (``axis`` None,
+    ``ord`` None: the 2-norm of the flattened array), a vector norm along one axis
+    (``ord``: ``None``/2, 1, ``inf``, ``-inf``, 0, any other p), or a matrix norm over two
+    axes (``"fro"``, ``"nuc"``, 1, -1, 2, -2, ``inf``, ``-inf``).  The 2-norm's gradient
+    at zero is zero (a subgradient)."""
+    x = _norm_input(x)
+    if axis is None:
+        if ord is None or x.ndim == 1:
+            axes = tuple(range(x.ndim))
+            return _keep(_vector_norm(x, axes, ord), x.ndim, axes) if keepdims else \
+                _vector_norm(x, axes, ord)
+        if x.ndim != 2:
+            raise ValueError("improper number of dimensions to norm")
+        axis = (0, 1)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if len(axes) == 1:
+        (a,) = _axes(axes[0], x.ndim, "norm")
+        out = _vector_norm(x, (a,), ord)
+        return _keep(out, x.ndim, (a,)) if keepdims else out
+    if len(axes) != 2:
+        raise ValueError("improper number of dimensions to norm")
+    r, c = (int(a) % x.ndim for a in axes)
+    if r == c:
+        raise ValueError("duplicate axes given")
+    out = _matrix_norm(x, r, c, ord)
+    return _keep(out, x.ndim, (r, c)) if keepdims else out
+
+
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2) -> Tensor:
+    """The Array API's ``vector_norm``: ``ord`` (2, 1, ``inf``, ``-inf``, 0 or any p)
+    over ``axis`` (all axes when None; a tuple of axes counts as one flattened vector)."""
+    x = _norm_input(x)
+    axes = _axes(axis, x.ndim, "vector_norm")
+    out = _vector_norm(x, axes, ord)
+    return _keep(out, x.ndim, axes) if keepdims else out
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> Tensor:
+    """The Array API's ``matrix_norm`` over the last two axes (``ord`` as :func:`norm`)."""
+    x = _norm_input(x)
+    out = _matrix_norm(x, x.ndim - 2, x.ndim - 1, ord)
+    return _keep(out, x.ndim, (x.ndim - 2, x.ndim - 1)) if keepdims else out
+
+
+def diagonal(x, /, *, offset: int = 0) -> Tensor:
+    """The Array API's ``linalg.diagonal``: diagonals of the last two axes."""
+    return _diagonal(x, offset, -2, -1)
+
+
+def trace(x, /, *, offset: int = 0, dtype=None) -> Tensor:
+    """The Array API's ``linalg.trace``: sums of the diagonals of the last two axes."""
+    d = diagonal(x, offset=offset)
+    return d.sum(axis=-1) if dtype is None else d.sum(axis=-1, dtype=dtype)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1) -> Tensor:
+    """The Array API's ``vecdot``: ``sum(x1 * x2, axis)`` after broadcasting."""
+    x1, x2 = asarray(x1), asarray(x2)
+    return _sum(x1 * x2, axis=axis)
+
+
+def cross(x1, x2, /, *, axis: int = -1) -> Tensor:
+    """The cross product of 3-element vectors along ``axis`` (the Array API's
+    ``linalg.cross``; NumPy's ``cross`` of 3-vectors)."""
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise op_error("cross", f"needs 3-element vectors along axis {axis}, got shapes "
+                       f"{x1.shape} and {x2.shape}", (x1.node, x2.node))
+    a, b = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
+    c = stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+               a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+               a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    return moveaxis(c, -1, axis)
+

@@ -1,0 +1,52 @@
+"""The cpu kernels of the linalg ops (:mod:`lazyjit.ops.linalg`): calls of the LAPACK
+that NumPy ships, through the type-generic helpers of ``native/lazyjit_linalg.h``.
+
+The LAPACKE pointers are a table each module is given when loaded
+(:func:`lazyjit.backends.cpu.compiler.lapack_pointers`); a missing one fails the call
+with a message naming the library, never computes something else.  The matrices of a
+batch are factored one after the other (LAPACK itself uses OpenBLAS's threads).
+"""
+from __future__ import annotations
+
+import math
+
+from lazyjit.backends.cfamily import ctype
+from lazyjit.backends.cpu import kernels as K
+from lazyjit.schedule import ir
+
+_PREFIX = {"float32": ("s", 0), "float64": ("d", 7)}
+_HELPER = r"""#ifndef LJ_HAVE_LINALG_$P
+#define LJ_HAVE_LINALG_$P
+#define LJ_T $T
+#define LJ_P $P
+#define LJ_BASE $BASE
+#include "lazyjit_linalg.h"
+#undef LJ_T
+#undef LJ_P
+#undef LJ_BASE
+#endif
+"""
+_MODES = {"reduced": 0, "complete": 1, "values": 2}
+
+
+def render(mod: K.Module, k: ir.Linalg) -> None:
+    """The kernel of one linalg step: the helper's call, its status mapped to the
+    program's error numbers (``3 + code``: LAPACK failed, ``4 + code``: no LAPACK)."""
+    a, b, dst = k.a, k.b, k.dst
+    T = ctype(dst.dtype)
+    prefix, base = _PREFIX[dst.dtype.name]
+    mod.helpers.setdefault(_HELPER.replace("$P", prefix).replace("$T", T).replace(
+        "$BASE", str(base)), None)
+    m, n = a.shape[-2:]
+    batch = math.prod(a.shape[:-2])
+    args = [f"(const {T}*)B[{a.slot}] + {mod.p(a.offset)}"]
+    if b is not None:
+        args.append(f"(const {T}*)B[{b.slot}] + {mod.p(b.offset)}")
+    args += [f"({T}*)B[{dst.slot}] + {mod.p(dst.offset)}", mod.p(batch), mod.p(m)]
+    if k.op == "solve":
+        args.append(mod.p(b.shape[-1]))
+    elif k.op in ("svd", "qr"):
+        args += [mod.p(n), str(_MODES[k.arg])]
+    mod.add([f"  int rc = lj_la_{k.op}_{prefix}({', '.join(args)});",
+             f"  return rc == LJ_LA_FAIL ? {3 + k.code} : rc == LJ_LA_NOMEM ? 2 : "
+             f"rc == LJ_LA_NOLAPACK ? {4 + k.code} : 0;"])

@@ -1,0 +1,224 @@
+"""``lj.linalg`` against ``numpy.linalg`` on every backend (batched, float32 and float64,
+integers promoted, empty and 1x1 matrices, NaN), NumPy's failures as ``LinAlgError``,
+and the gradients against finite differences in both modes (well-conditioned and
+batched inputs; order 2 on the numpy backend)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+from gradcheck import GradBatch, check_grads
+from helpers import assert_same
+
+L = lj.linalg
+
+
+def _spd(rng, shape):
+    x = rng.standard_normal(shape)
+    return x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _fix_signs(v, axis):
+    """Columns (axis -2) or rows (axis -1) of ``v`` with their largest entry positive
+    (singular and eigen vectors are unique up to sign)."""
+    idx = np.expand_dims(np.argmax(np.abs(v), axis=axis), axis)
+    return v * np.sign(np.take_along_axis(v, idx, axis))
+
+
+def _cases(rng, dtype):
+    """(lazyjit function, NumPy function, arguments, sign-fixing of the results)."""
+    sq = rng.standard_normal((2, 3, 4, 4)).astype(dtype)
+    tall = rng.standard_normal((3, 5, 3)).astype(dtype)
+    wide = rng.standard_normal((4, 6)).astype(dtype)
+    spd = _spd(rng, (2, 4, 4)).astype(dtype)
+    rhs = rng.standard_normal((3, 4, 2)).astype(dtype)
+    vec = rng.standard_normal(4).astype(dtype)
+    one = np.full((1, 1), 2.5, dtype)
+    return [
+        ("cholesky", spd), ("cholesky", one), ("cholesky", np.zeros((0, 0), dtype)),
+        ("solve", sq, rhs[None]), ("solve", sq[0], rhs), ("solve", sq[0, 0], vec),
+        ("solve", one, one), ("inv", sq), ("inv", one), ("det", sq), ("det", one),
+        ("det", np.zeros((2, 0, 0), dtype)), ("slogdet", sq), ("eigh", spd), ("eigh", one),
+        ("eigvalsh", sq), ("svd", tall), ("svd", wide), ("svd.reduced", tall),
+        ("svd.reduced", wide), ("svdvals", sq), ("svd", np.zeros((3, 0), dtype)),
+        ("qr", tall), ("qr", wide), ("qr.complete", tall), ("qr.complete", wide),
+        ("qr.r", sq), ("pinv", tall), ("pinv", wide), ("matrix_rank", tall),
+        ("matrix_power", sq, 3), ("matrix_power", sq, 0), ("matrix_power", sq, -2),
+        ("lstsq", tall[0], rhs[0, :, 0].repeat(2)[:5]), ("lstsq", wide.T, wide[0]),
+        ("norm", tall), ("norm.fro", wide), ("norm.nuc", wide), ("norm.2", wide),
+        ("norm.-2", wide), ("norm.inf", wide), ("norm.1", wide), ("norm.-1", tall[0]),
+        ("norm.axis", tall), ("norm.p3", vec), ("norm.0", vec), ("norm.keep", tall),
+    ]
+
+
+def _call(mod, name, args):
+    """Call ``name`` of ``mod`` (``lj.linalg`` or ``np.linalg``) per the case's name."""
+    base, _, opt = name.partition(".")
+    f = getattr(mod, base)
+    if base == "svd":
+        return f(*args, full_matrices=opt != "reduced")
+    if base == "qr":
+        return f(*args, mode={"": "reduced", "complete": "complete", "r": "r"}[opt])
+    if base == "norm":
+        ords = {"fro": "fro", "nuc": "nuc", "2": 2, "-2": -2, "inf": np.inf, "1": 1, "-1": -1,
+                "p3": 3, "0": 0}
+        if opt == "axis":
+            return f(*args, axis=1)
+        if opt == "keep":
+            return f(*args, ord=1, axis=(1, 2), keepdims=True)
+        return f(*args, ord=ords.get(opt))
+    if base == "lstsq":
+        return f(*args, rcond=None)
+    return f(*args)
+
+
+def _results(out, name):
+    out = list(out) if isinstance(out, tuple) else [out]
+    if name.startswith("svd") and len(out) == 3:  # singular vectors: up to sign; the
+        u, sv, vh = (np.asarray(o) for o in out)  # complete factors' extra columns: a basis
+        k = sv.shape[-1]
+        signs = np.sign(np.take_along_axis(u[..., :k], np.expand_dims(
+            np.argmax(np.abs(u[..., :k]), axis=-2), -2), -2)) if u.size else 1
+        out = [u[..., :k] * signs, sv, vh[..., :k, :] * np.swapaxes(signs, -1, -2),
+               u @ np.swapaxes(u, -1, -2), np.swapaxes(vh, -1, -2) @ vh]
+    if name.startswith("eigh"):
+        out = [out[0], _fix_signs(np.asarray(out[1]), -2)]
+    if name.startswith("qr") and len(out) == 2:  # Q's columns, R's rows: up to sign
+        k = min(out[1].shape[-2:])
+        d = np.sign(np.diagonal(np.asarray(out[1])[..., :k, :k], axis1=-2, axis2=-1))
+        q, r = np.asarray(out[0]).copy(), np.asarray(out[1]).copy()
+        q[..., :k] *= d[..., None, :]
+        r[..., :k, :] *= d[..., :, None]
+        out = [q, r]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_against_numpy(dtype, backend, rng):
+    got, want, names = [], [], []
+    for name, *args in _cases(rng, dtype):
+        want.append(_call(np.linalg, name, args))
+        got.append(_call(L, name, [lj.tensor(a) if isinstance(a, np.ndarray) else a
+                                   for a in args]))
+        names.append(name)
+    lj.realize(*[t for g in got for t in (g if isinstance(g, tuple) else (g,))
+                 if isinstance(t, lj.Tensor)])
+    rtol = 2e-3 if dtype == "float32" else 1e-9
+    for name, g, w in zip(names, got, want):
+        g = [t.numpy() if isinstance(t, lj.Tensor) else t for t in
+             (g if isinstance(g, tuple) else (g,))]
+        g, w = _results(tuple(g) if len(g) > 1 else g[0], name), _results(w, name)
+        assert len(g) == len(w), name
+        for a, b in zip(g, w):
+            b = np.asarray(b)
+            assert (a.shape, a.dtype) == (b.shape, b.dtype), (name, a.shape, b.shape, a.dtype)
+            scale = max(1, np.abs(b).max(initial=0))
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * scale, err_msg=name)
+
+
+def test_promotion_and_dtypes(backend):
+    ints = np.array([[2, 1], [1, 3]])
+    for name in ("inv", "det", "cholesky"):
+        assert_same(getattr(L, name)(lj.tensor(ints)), getattr(np.linalg, name)(ints))
+    assert_same(L.solve(lj.tensor(ints), lj.tensor(np.array([1.0, 2.0], np.float32))),
+                np.linalg.solve(ints, np.array([1.0, 2.0], np.float32)))
+    with pytest.raises(TypeError, match="float16"):
+        L.inv(lj.tensor(np.eye(2, dtype=np.float16)))
+
+
+def test_failures_raise_linalg_error(backend):
+    with pytest.raises(np.linalg.LinAlgError):
+        L.cholesky(lj.tensor(-np.eye(3))).numpy()
+    with pytest.raises(np.linalg.LinAlgError):
+        L.inv(lj.tensor(np.ones((2, 3, 3)))).numpy()
+    sign, logdet = L.slogdet(lj.tensor(np.ones((3, 3))))  # singular: no error
+    assert (float(sign), float(logdet)) == (0.0, -np.inf)
+    a = np.array([[np.nan, 1.0], [1.0, 2.0]])  # NaN propagates as in NumPy
+    assert_same(L.solve(lj.tensor(a), lj.tensor(np.ones(2))), np.linalg.solve(a, np.ones(2)))
+    for name in ("cholesky", "eigvalsh", "slogdet"):
+        with np.errstate(invalid="ignore"):
+            got, want = getattr(L, name)(lj.tensor(a)), getattr(np.linalg, name)(a)
+        for g, w in zip(*(x if isinstance(x, tuple) else (x,) for x in (got, want))):
+            assert_same(g, w)
+    with pytest.raises(np.linalg.LinAlgError):
+        L.svd(lj.tensor(a)).S.numpy()
+
+
+def test_errors():
+    with pytest.raises(lj.LazyjitError, match="square"):
+        L.inv(lj.tensor(np.ones((2, 3))))
+    with pytest.raises(lj.LazyjitError, match="2 dimensions"):
+        L.det(lj.tensor(np.ones(3)))
+    with pytest.raises(lj.LazyjitError, match="does not match"):
+        L.solve(lj.tensor(np.eye(3)), lj.tensor(np.ones(2)))
+    with pytest.raises(ValueError, match="mode"):
+        L.qr(lj.tensor(np.eye(2)), mode="raw")
+    with pytest.raises(NotImplementedError, match="full_matrices"):
+        lj.grad(lambda a: L.svd(a)[0].sum())(lj.tensor(np.ones((3, 2)))).numpy()
+
+
+def _sym(x):
+    return (x + lj.linalg.matrix_transpose(x)) * 0.5
+
+
+GRADS = [  # (label, function, argument shapes)
+    ("cholesky", lambda x: L.cholesky(_sym(x) + 3 * lj.tensor(np.eye(3))), [(2, 3, 3)]),
+    ("solve", lambda a, b: L.solve(a + 3 * lj.tensor(np.eye(3)), b), [(2, 3, 3), (2, 3, 2)]),
+    ("solve_vec", lambda a, b: L.solve(a + 3 * lj.tensor(np.eye(3)), b), [(3, 3), (3,)]),
+    ("inv", lambda a: L.inv(a + 3 * lj.tensor(np.eye(3))), [(3, 3)]),
+    ("det", lambda a: L.det(a + 2 * lj.tensor(np.eye(3))), [(2, 3, 3)]),
+    ("slogdet", lambda a: L.slogdet(a + 2 * lj.tensor(np.eye(3)))[1], [(3, 3)]),
+    ("eigh", lambda x: [(v := L.eigh(_sym(x)))[0], v[1] ** 2], [(2, 3, 3)]),
+    ("svd_tall", lambda x: [(r := L.svd(x, full_matrices=False))[1], r[0] ** 2, r[2] ** 2],
+     [(4, 3)]),
+    ("svd_wide", lambda x: [(r := L.svd(x, full_matrices=False))[1], r[0] ** 2, r[2] ** 2],
+     [(2, 2, 3)]),
+    ("svd_square", lambda x: [(r := L.svd(x))[1], r[0] ** 2], [(3, 3)]),
+    ("svdvals", lambda x: L.svdvals(x), [(3, 4)]),
+    ("qr", lambda x: list(L.qr(x)), [(2, 4, 3)]),
+    ("pinv", lambda x: L.pinv(x), [(4, 3)]),
+    ("lstsq", lambda a, b: L.lstsq(a, b)[0], [(4, 3), (4,)]),
+    ("norms", lambda x: [L.norm(x), L.norm(x, "nuc"), L.norm(x, 2), L.norm(x, 1, axis=0),
+                         L.vector_norm(x, ord=3)], [(3, 4)]),
+    ("matrix_power", lambda x: L.matrix_power(x, 3), [(3, 3)]),
+]
+
+
+def test_gradients(backend, rng):
+    """Every case in both modes against finite differences (order 2 on numpy: the
+    derivative rules are themselves differentiable; on emulated cuda, slow to compile,
+    the first cases: the rules build the same graphs on every backend)."""
+    batch = GradBatch()
+    order = 2 if backend == "numpy" else 1
+    for label, fn, shapes in GRADS[:4] if backend == "cuda" else GRADS:
+        args = [rng.standard_normal(s) for s in shapes]
+        check_grads(fn, args, order, batch=batch, label=label, rtol=1e-4, atol=1e-5)
+    batch.run()
+
+
+def test_norm_gradient_at_zero(backend):
+    g = lj.grad(lambda x: L.norm(x))(lj.tensor(np.zeros(3)))
+    assert_same(g, np.zeros(3))
+
+
+def test_jit_and_new_shapes(backend, rng):
+    f = lj.jit(lambda a, b: L.solve(a, b).sum() + L.slogdet(a)[1])
+    for n in (3, 5):
+        a, b = _spd(rng, (n, n)), rng.standard_normal((n, 2))
+        want = np.linalg.solve(a, b).sum() + np.linalg.slogdet(a)[1]
+        np.testing.assert_allclose(float(f(lj.tensor(a), lj.tensor(b))), want, rtol=1e-10)
+
+
+def test_numpy_linalg_on_tensors(backend, rng):
+    """``np.linalg`` functions called on tensors are lazyjit's: lazy, differentiable."""
+    a, b = _spd(rng, (3, 3)), rng.standard_normal(3)
+    x = np.linalg.solve(lj.tensor(a), lj.tensor(b))
+    assert isinstance(x, lj.Tensor)
+    assert_same(x, np.linalg.solve(a, b))
+    assert isinstance(np.linalg.norm(lj.tensor(b)), lj.Tensor)
+    g = lj.grad(lambda t: np.linalg.norm(t) ** 2)(lj.tensor(b))  # d|b|^2 = 2b
+    assert_same(g, 2 * b)
+    sign, logdet = np.linalg.slogdet(lj.tensor(a))
+    assert_same(logdet, np.linalg.slogdet(a)[1])
