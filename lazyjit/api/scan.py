@@ -381,10 +381,31 @@ def _holding_updates(fn: Callable) -> Callable:
     return holding
 
 
+class until:  # noqa: N801 - Theano's name
+    """A scan step's stop condition (Theano's ``scan_module.until``): a step function
+    that returns ``outputs, lj.until(c)`` (or ``lj.until(c)`` last in its list) stops
+    the loop after the first step whose ``c`` (a 0-d tensor) is true."""
+
+    def __init__(self, condition):
+        self.condition = C.asarray(condition)
+        if self.condition.ndim != 0:
+            raise op_error("until", f"the condition must be 0-d, got shape "
+                           f"{self.condition.shape}", (self.condition.node,))
+
+
+def _split_until(res) -> tuple[list, "until | None"]:
+    """A step function's results as a list, and its ``until`` (or None)."""
+    res = list(res) if isinstance(res, (list, tuple)) else [res]
+    stop = res.pop() if res and isinstance(res[-1], until) else None
+    if stop is not None and len(res) == 1 and isinstance(res[0], (list, tuple)):
+        res = list(res[0])  # (``return [h, y], until(c)``)
+    return res, stop
+
+
 @_holding_updates
 def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
          n_steps=None, go_backwards: bool = False, strict: bool = False,
-         name: str | None = None):
+         name: str | None = None, truncate_gradient: int = -1):
     """Apply ``fn`` repeatedly, along the first axis of ``sequences`` and carrying
     outputs from step to step: a loop as one graph node (Theano's ``scan``).
 
@@ -405,6 +426,17 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     go_backwards : read the sequences from last to first (outputs in computed order).
     strict : refuse tensors used by ``fn`` that are not passed in (implicit captures).
     name : names the scan in errors.
+    truncate_gradient : ``k >= 0``: derivatives go back through the last ``k`` steps
+        only (Theano's truncated back-propagation through time: earlier steps' inputs,
+        sequences, states and non-sequences alike, are constants for them, in both
+        modes); -1 (the default): through every step.  It implies ``strict``.
+
+    A step may also return ``lj.until(c)`` after its outputs (Theano's ``until``): the
+    loop stops after the first step whose ``c`` is true (``n_steps``, or the sequences,
+    give the most steps), and the outputs hold the steps run.  Their number depends on
+    the values: the loop runs to its end once to find it (a realize, so not inside
+    ``lj.jit``), then the scan of that many steps is built, whose derivatives are those
+    of the steps actually run.
 
     Returns
     -------
@@ -435,6 +467,24 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     the loop.  On the ``cpu`` backend the whole loop runs inside the compiled code.
     """
     name = name or "scan"
+    result, updates, stop = _scan(fn, sequences, outputs_info, non_sequences, n_steps,
+                                  go_backwards, strict, name, truncate_gradient)
+    if stop is not None:  # run to the end once to find the step that stops
+        flags = np.asarray(stop.numpy(), bool)
+        count = int(np.argmax(flags)) + 1 if flags.any() else len(flags)
+
+        def steps_only(*args):
+            return _split_until(fn(*args))[0]
+        result, updates, _ = _scan(steps_only, sequences, outputs_info, non_sequences, count,
+                                   go_backwards, strict, name, truncate_gradient)
+    _apply(updates)
+    return (result[0] if len(result) == 1 else result), updates
+
+
+def _scan(fn, sequences, outputs_info, non_sequences, n_steps, go_backwards, strict, name,
+          truncate_gradient):
+    """:func:`scan`'s loop, its updates not applied: ``(outputs, updates, the until
+    conditions per step or None)``."""
     seq_items = _as_list(sequences)
     info = _as_list(outputs_info) if outputs_info is not None else []
     nonseqs = [C.asarray(x) for x in _as_list(non_sequences)]
@@ -493,17 +543,26 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
         roles.append(("state", len(states)))
         states.append((init, taps))
     n_state = len(states)
+    n_seq = len(seqs)
+    stop: list = []
+    if truncate_gradient >= 0:  # (whether a step is among the last k: a sequence only
+        strict = True           # the wrapper sees)
+        seqs.append(size_range(steps) >= C.tensor(steps) - int(truncate_gradient))
 
     def body(*args):
-        res = fn(*args)
-        res = list(res) if isinstance(res, (list, tuple)) else [res]
+        if truncate_gradient >= 0:
+            kept, args = args[n_seq], args[:n_seq] + args[n_seq + 1:]
+            args = [C.where(kept, a, C.stop_gradient(a)) if a.dtype.kind == "f" else a
+                    for a in args]
+        res, cond = _split_until(fn(*args))
+        stop[:] = [] if cond is None else [cond.condition]
         if len(res) < len(roles):
             raise op_error(name, f"the step function returned {len(res)} outputs, but "
                            f"outputs_info has {len(roles)} entries")
         roles.extend([("plain", 0)] * (len(res) - len(roles)))
         fed = [r for r, (kind, _) in zip(res, roles) if kind == "state"]
         plain = [r for r, (kind, _) in zip(res, roles) if kind == "plain"]
-        return fed + plain
+        return fed + plain + [C.astype(c, np.bool_) for c in stop]
 
     frame: dict = {}
     STATE.scan_recording.append(frame)
@@ -523,8 +582,7 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
             result.append(outs[p])
             p += 1
     updates = {sv: outs[n_state + i][-1] for i, sv in enumerate(updated)}
-    _apply(updates)
-    return (result[0] if len(result) == 1 else result), updates
+    return result, updates, (outs[-1] if stop else None)
 
 
 def size_range(n: "int | Dim", dtype=np.int64) -> Tensor:
@@ -572,4 +630,4 @@ def _apply(updates: dict) -> None:
         sv.assign(v)
 
 
-__all__ = ["scan", "ScanSpec", "build_scan", "size_range", "LazyjitError"]
+__all__ = ["scan", "until", "ScanSpec", "build_scan", "size_range", "LazyjitError"]

@@ -1,0 +1,167 @@
+"""Theano's ``until`` and ``truncate_gradient`` for ``lj.scan``, and JAX's ``fori_loop``,
+``while_loop`` and ``cond``, against hand-written Python loops and hand-truncated
+gradients, on every backend."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+from gradcheck import GradBatch, check_grads
+from helpers import assert_same
+
+# the derivatives of these loops are scans and ifelses, which test_scan and test_grad
+# check on emulated cuda too; compiling them again in emulation costs a minute of CI
+_NOT_ON_EMULATED_CUDA = "gradient graphs: covered on cuda by test_scan and test_grad"
+
+
+def _values_only_on_cuda(backend):
+    if backend == "cuda":
+        pytest.skip(_NOT_ON_EMULATED_CUDA)
+
+
+def _hand_until(h0, xs, w):
+    """The loop ``h = tanh(h * w + x)``, stopping after the first ``sum(h) > 2``."""
+    h, hs = h0, []
+    for x in xs:
+        h = np.tanh(h * w + x)
+        hs.append(h)
+        if h.sum() > 2.0:
+            break
+    return np.array(hs)
+
+
+def _until_step(x, h, w):
+    new = lj.tanh(h * w + x)
+    return new, lj.until(new.sum() > 2.0)
+
+
+def test_until_equals_a_hand_written_loop(backend, rng):
+    xs, h0, w = rng.uniform(-0.2, 0.6, (12, 3)), rng.uniform(-0.5, 0.5, 3), 0.8
+    out, _ = lj.scan(_until_step, sequences=lj.tensor(xs), outputs_info=lj.tensor(h0),
+                     non_sequences=lj.tensor(w))
+    want = _hand_until(h0, xs, w)
+    assert 1 < len(want) < 12  # (the loop does stop early)
+    assert_same(out, want)
+    # never true: every step; n_steps bounds the loop with no sequence
+    out, _ = lj.scan(lambda h: (h + 1, lj.until(h > 100)), outputs_info=lj.tensor(0.0),
+                     n_steps=4)
+    assert_same(out, np.array([1.0, 2.0, 3.0, 4.0]))
+    # true at once: one step; several outputs returned as a list with the until
+    out, _ = lj.scan(lambda h: ([h + 1, h * 2], lj.until(h >= 0)),
+                     outputs_info=[lj.tensor(0.0), None], n_steps=5)
+    assert_same(out[0], np.array([1.0])) and assert_same(out[1], np.array([0.0]))
+
+
+def test_until_gradient_is_over_the_steps_run(backend, rng):
+    _values_only_on_cuda(backend)
+    xs, h0 = rng.uniform(-0.2, 0.6, (12, 3)), rng.uniform(-0.5, 0.5, 3)
+
+    def f(w, x):
+        out, _ = lj.scan(_until_step, sequences=x, outputs_info=lj.tensor(h0),
+                         non_sequences=w)
+        return (out * out).sum()
+
+    n = len(_hand_until(h0, xs, 0.8))
+
+    def hand(w, x):  # the same loop, written with n steps
+        h, total = lj.tensor(h0), 0.0
+        for t in range(n):
+            h = lj.tanh(h * w + x[t])
+            total = total + (h * h).sum()
+        return total
+    args = (lj.tensor(0.8), lj.tensor(xs))
+    got, want = lj.grad(f, argnums=(0, 1))(*args), lj.grad(hand, argnums=(0, 1))(*args)
+    for g, w_ in zip(got, want):
+        assert_same(g, w_.numpy(), rtol=1e-12)
+
+
+def test_truncate_gradient_equals_a_hand_truncated_gradient(backend, rng):
+    _values_only_on_cuda(backend)
+    xs, h0, k = rng.standard_normal((7, 2)), rng.standard_normal(2), 3
+
+    def f(w, x, h):
+        out, _ = lj.scan(lambda x_t, h_t, w_: lj.tanh(h_t * w_ + x_t), sequences=x,
+                         outputs_info=h, non_sequences=w, truncate_gradient=k)
+        return (out ** 2).sum()
+
+    def hand(w, x, h):  # the steps before the last k see constants
+        total = 0.0
+        for t in range(len(xs)):
+            live = t >= len(xs) - k
+            ww, xx, hh = (v if live else lj.stop_gradient(v) for v in (w, x[t], h))
+            h = lj.tanh(hh * ww + xx)
+            total = total + (h ** 2).sum()
+        return total
+    args = (lj.tensor(0.7), lj.tensor(xs), lj.tensor(h0))
+    got, want = lj.grad(f, argnums=(0, 1, 2))(*args), lj.grad(hand, argnums=(0, 1, 2))(*args)
+    for g, w_ in zip(got, want):
+        assert_same(g, w_.numpy(), rtol=1e-12)
+    assert_same(got[2], np.zeros(2))  # (the initial state is beyond the last k steps)
+    assert_same(got[1][: len(xs) - k], np.zeros((len(xs) - k, 2)))
+    # the value is the loop's, untruncated; k at least the length: the full gradient
+    full = lj.grad(lambda w: lj.scan(lambda x_t, h_t, w_: lj.tanh(h_t * w_ + x_t),
+                                     sequences=args[1], outputs_info=args[2],
+                                     non_sequences=w)[0].sum())(args[0])
+    long = lj.grad(lambda w: lj.scan(lambda x_t, h_t, w_: lj.tanh(h_t * w_ + x_t),
+                                     sequences=args[1], outputs_info=args[2],
+                                     non_sequences=w, truncate_gradient=50)[0].sum())(args[0])
+    assert_same(long, full.numpy(), rtol=1e-12)
+
+
+def test_truncate_gradient_refuses_implicit_captures():
+    w = lj.tensor(0.5)
+    with pytest.raises(lj.LazyjitError, match="non_sequences"):
+        lj.scan(lambda h: h * w, outputs_info=lj.tensor(1.0), n_steps=3, truncate_gradient=1)
+
+
+def test_fori_while_and_cond_equal_python_loops(backend):
+    x = np.array([1.0, 2.0])
+    got = lj.fori_loop(2, 6, lambda i, v: {"a": v["a"] * 1.1 + i, "n": v["n"] + 1},
+                       {"a": lj.tensor(x), "n": 0})
+    a = x.copy()
+    for i in range(2, 6):
+        a = a * 1.1 + i
+    assert_same(got["a"], a) and assert_same(got["n"], np.array(4))
+    assert lj.fori_loop(3, 3, lambda i, v: v + 1, 7) == 7  # (no steps)
+    v, n = lj.while_loop(lambda s: s[0] < 100.0, lambda s: (s[0] * 1.5, s[1] + 1),
+                         (lj.tensor(1.0), lj.tensor(0)), chunk=2)
+    hv, hn = 1.0, 0
+    while hv < 100.0:
+        hv, hn = hv * 1.5, hn + 1
+    assert (float(v), int(n)) == (hv, hn)
+    assert float(lj.while_loop(lambda s: s > 5, lambda s: s + 1, lj.tensor(1.0))) == 1.0
+    for p in (True, False):
+        out = lj.cond(lj.tensor(p), lambda s: [s * 2, s.sum()], lambda s: [s - 1, s.max()],
+                      lj.tensor(x))
+        assert_same(out[0], x * 2 if p else x - 1)
+        assert_same(out[1], np.array(x.sum() if p else x.max()))
+
+
+def test_loop_gradients(backend, rng):
+    """fori_loop, while_loop (through the steps it runs) and cond against finite
+    differences, both modes."""
+    _values_only_on_cuda(backend)
+    batch = GradBatch()
+    check_grads(lambda w, x: lj.fori_loop(0, 4, lambda i, v: lj.tanh(v * w + i), x),
+                [np.array(0.7), rng.standard_normal(3)], 1, batch=batch, label="fori")
+    check_grads(lambda a: lj.while_loop(lambda v: v.sum() < 50.0, lambda v: v * a,
+                                        lj.tensor(np.array([1.0, 2.0]))),
+                [np.array(1.5)], 1, batch=batch, label="while")
+    check_grads(lambda x: lj.cond(x.sum() > 0, lambda v: lj.exp(v), lambda v: v ** 3, x),
+                [rng.standard_normal(3)], 1, batch=batch, label="cond")
+    batch.run()
+
+
+def test_errors():
+    with pytest.raises(lj.LazyjitError, match="structure"):
+        lj.fori_loop(0, 2, lambda i, v: (v, v), lj.tensor(1.0))
+    with pytest.raises(lj.LazyjitError, match="different structures"):
+        lj.cond(True, lambda: 1.0, lambda: (1.0, 2.0))
+    with pytest.raises(lj.LazyjitError, match="0-d"):
+        lj.scan(lambda h: (h, lj.until(h > lj.tensor([1.0, 2.0]))),
+                outputs_info=lj.tensor(0.0), n_steps=2)
+    f = lj.jit(lambda x: lj.while_loop(lambda v: v < 10.0, lambda v: v * 2, x))
+    with pytest.raises(lj.LazyjitError, match="traced by lj.jit"):
+        f(lj.tensor(1.0))
