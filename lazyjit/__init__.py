@@ -15,9 +15,10 @@ from lazyjit.api.functions import (  # noqa: F401  (names shadowing builtins)
 )
 from lazyjit.api.indexing import getitem, inc_subtensor, set_subtensor
 from lazyjit.api.ifelse import ifelse
-from lazyjit.api.scan import scan
+from lazyjit.api.loops import cond, fori_loop, while_loop
+from lazyjit.api.scan import scan, until
 from lazyjit.api.shared import SharedVariable, shared
-from lazyjit.api.sorting import argsort, cumprod, cumsum, sort
+from lazyjit.api.sorting import argsort, cumprod, cumsum, cumulative_sum, sort
 from lazyjit.api import linalg  # noqa: F401  (lj.linalg: numpy.linalg, lazily)
 from lazyjit.autodiff.reverse import DisconnectedInputError, grad, value_and_grad
 from lazyjit.autodiff.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
@@ -32,8 +33,20 @@ from lazyjit import debug  # noqa: F401
 from lazyjit import random  # noqa: F401  (lj.random: counter-based random numbers)
 from lazyjit import optim  # noqa: F401  (lj.optim: SGD, Adam, AdamW as shared updates)
 from lazyjit import nn  # noqa: F401  (lj.nn: layers on the public API)
+from lazyjit import numpy as _array_api  # (lazyjit.numpy: the Array API namespace)
 
 __version__ = "0.1.0"
+
+
+def _array_namespace(self, /, *, api_version=None):
+    """The Array API namespace of tensors, :mod:`lazyjit.numpy` (``api_version`` None or
+    ``"2023.12"``)."""
+    if api_version not in (None, "2023.12"):
+        raise ValueError(f"lazyjit.numpy implements the Array API 2023.12, not {api_version!r}")
+    return _array_api
+
+
+Tensor.__array_namespace__ = _array_namespace
 
 
 def realize(*tensors):
@@ -46,8 +59,10 @@ __all__ = [
     "config", "Tensor", "tensor", "grad", "value_and_grad", "stop_gradient", "jit", "stats",
     "reset_stats", "realize", "set_subtensor", "inc_subtensor", "getitem", "LazyjitError",
     "DisconnectedInputError",
-    "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "ifelse", "shared",
+    "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "until", "ifelse", "cond",
+    "fori_loop", "while_loop", "shared",
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
-    "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "sort", "argsort", "invalidate_traces",
+    "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "cumulative_sum", "sort", "argsort",
+    "invalidate_traces",
     "Dim", "InconclusiveDimension", "dims", "linalg",
 ]

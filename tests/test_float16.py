@@ -133,8 +133,8 @@ def test_every_elementwise_op_against_numpy(backend, rng):
             ("stop_gradient", lj.stop_gradient(lj.tensor(a)), a),
             ("cast", lj.tensor(a).astype(F32), a.astype(F32))]
     cases = _unary_cases(rng) + _binary_cases(rng) + rest
-    tested = {name.split("-")[0] for name, _, _ in cases} | {"invert", "bitwise_and",
-                                                             "bitwise_or", "bitwise_xor"}
+    tested = {name.split("-")[0] for name, _, _ in cases} | {
+        "invert", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"}
     elementwise = {n for n, d in REGISTRY.items() if d.kind == "elementwise"}
     assert elementwise - tested <= {"philox"}, elementwise - tested  # (random bits: uint)
     _check_all(cases)

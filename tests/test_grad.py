@@ -149,7 +149,8 @@ GRADS = {
 }
 # no gradient: integer or bool results, or integer outputs of arg-reductions
 NO_VJP = {"logical_not", "invert", "isnan", "isinf", "signbit", "bitwise_and", "bitwise_or",
-          "bitwise_xor", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+          "bitwise_xor", "left_shift", "right_shift", "eq", "ne", "lt", "le", "gt", "ge",
+          "logical_and", "logical_or",
           "logical_xor", "argmax", "argmin", "philox", "argsort",
           "grad"}  # a deferred gradient: expanded before any derivative rule sees it
 

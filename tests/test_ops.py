@@ -104,6 +104,8 @@ BINARY = {
     "bitwise_and": (operator.and_, np.bitwise_and, "any", "any"),
     "bitwise_or": (operator.or_, np.bitwise_or, "any", "any"),
     "bitwise_xor": (operator.xor, np.bitwise_xor, "any", "any"),
+    "left_shift": (operator.lshift, np.left_shift, "any", "any"),
+    "right_shift": (operator.rshift, np.right_shift, "any", "any"),
     "eq": (operator.eq, np.equal, "any", "any"),
     "ne": (operator.ne, np.not_equal, "any", "any"),
     "lt": (operator.lt, np.less, "any", "any"),
@@ -149,6 +151,13 @@ for dt in FLOATS:
         OPS[op].append(Case(f"{op}-{dt}-nan", BINARY[op][0], BINARY[op][1],
                             values=(np.array([nan, 1.0, nan, -inf, 2.0], dt),
                                     np.array([1.0, nan, nan, 3.0, inf], dt))))
+
+for dt in ("int8", "uint8", "int16", "int32", "uint64", "int64"):  # shifts by the width and more
+    bits = np.iinfo(dt).bits
+    a = np.array([1, 3, -1, -128, 127, 5, 0, 1], dt if dt[0] == "i" else "int64").astype(dt)
+    b = np.array([0, bits - 1, bits, bits + 1, 1, 2 * bits, 3, 63], dt)
+    for op in ("left_shift", "right_shift"):
+        OPS[op].append(Case(f"{op}-{dt}-widths", BINARY[op][0], BINARY[op][1], values=(a, b)))
 
 _EDGE = np.array(SPECIAL + [2.5, -0.5, 0.5])
 for dt in FLOATS:  # every pair of special values (signed zeros, infinities, NaN)

@@ -116,6 +116,17 @@ def _at_least(x, ndim: int) -> Tensor:
     return x if x.ndim >= ndim else reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape))
 
 
+def unstack(x, /, *, axis: int = 0) -> tuple:
+    """The tensors along ``axis``, as a tuple (the Array API's and NumPy 2.1's
+    ``unstack``: the inverse of ``stack``)."""
+    x = asarray(x)
+    if x.ndim == 0:
+        raise op_error("unstack", "needs at least 1 dimension", (x.node,))
+    (axis,) = _axes(axis, x.ndim, "unstack")
+    n = _concrete(x, "unstack")[axis]
+    return tuple(take(x, i, axis) for i in range(n))
+
+
 def hstack(xs: Sequence) -> Tensor:
     """Concatenate along the second axis (the first for 1-D inputs), as ``np.hstack``."""
     xs = [_at_least(x, 1) for x in xs]

@@ -106,9 +106,18 @@ def _shape_arg(shape, op: str = "shape") -> tuple:
     return tuple(_size(s, op) for s in shape)
 
 
-def full(shape, fill_value, dtype=None) -> Tensor:
+def _placed(device, op: str) -> None:
+    """The ``device=`` argument of a creation function (NumPy 2, the Array API): None or
+    where the ``backend`` flag computes (:func:`check_device`)."""
+    if device is not None:
+        check_device(device, op)
+
+
+def full(shape, fill_value, dtype=None, *, device=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (a broadcast constant, no memory).
-    ``shape`` may hold symbolic sizes, ``fill_value`` be one (its value at each call)."""
+    ``shape`` may hold symbolic sizes, ``fill_value`` be one (its value at each call);
+    ``device``: see :func:`tensor`."""
+    _placed(device, "full")
     if type(fill_value) is Dim:
         dt = check_dtype(dtype if dtype is not None else np.int64, "full")
         return broadcast_to(Tensor(_node_to(fill_value, dt, ())), _shape_arg(shape, "full"))
@@ -124,34 +133,42 @@ def full(shape, fill_value, dtype=None) -> Tensor:
     return broadcast_to(Tensor(Node.const(fill_value, dt)), shape)
 
 
-def zeros(shape, dtype=np.float64) -> Tensor:
-    """A tensor of zeros, as ``np.zeros``."""
-    return full(shape, 0, dtype)
+def zeros(shape, dtype=None, *, device=None) -> Tensor:
+    """A tensor of zeros, as ``np.zeros`` (float64 by default)."""
+    return full(shape, 0, np.float64 if dtype is None else dtype, device=device)
 
 
-def ones(shape, dtype=np.float64) -> Tensor:
-    """A tensor of ones, as ``np.ones``."""
-    return full(shape, 1, dtype)
+def ones(shape, dtype=None, *, device=None) -> Tensor:
+    """A tensor of ones, as ``np.ones`` (float64 by default)."""
+    return full(shape, 1, np.float64 if dtype is None else dtype, device=device)
 
 
-def empty(shape, dtype=np.float64) -> Tensor:
+def empty(shape, dtype=None, *, device=None) -> Tensor:
     """As ``np.empty``; lazyjit fills it with zeros."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device)
 
 
-def zeros_like(x, dtype=None) -> Tensor:
+def zeros_like(x, dtype=None, *, device=None) -> Tensor:
+    """Zeros of ``x``'s shape (and dtype unless given), as ``np.zeros_like``."""
     x = asarray(x)
-    return zeros(x.shape, dtype or x.dtype)
+    return zeros(x.shape, dtype or x.dtype, device=device)
 
 
-def ones_like(x, dtype=None) -> Tensor:
+def ones_like(x, dtype=None, *, device=None) -> Tensor:
+    """Ones of ``x``'s shape (and dtype unless given), as ``np.ones_like``."""
     x = asarray(x)
-    return ones(x.shape, dtype or x.dtype)
+    return ones(x.shape, dtype or x.dtype, device=device)
 
 
-def full_like(x, fill_value, dtype=None) -> Tensor:
+def empty_like(x, dtype=None, *, device=None) -> Tensor:
+    """As ``np.empty_like``; lazyjit fills it with zeros."""
+    return zeros_like(x, dtype, device=device)
+
+
+def full_like(x, fill_value, dtype=None, *, device=None) -> Tensor:
+    """``fill_value`` in ``x``'s shape (and dtype unless given), as ``np.full_like``."""
     x = asarray(x)
-    return full(x.shape, fill_value, dtype or x.dtype)
+    return full(x.shape, fill_value, dtype or x.dtype, device=device)
 
 
 def size_value(n: "int | Dim", dtype) -> "Tensor | int":
@@ -183,7 +200,7 @@ def _sized(op: str, args: tuple, shape: tuple, dtype) -> Tensor:
     return Tensor(Node.make("param", (), ("sized", op, *args, dt.str), shape, dt))
 
 
-def arange(start, stop=None, step=1, dtype=None) -> Tensor:
+def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
     """As ``np.arange``; ``start`` and ``stop`` may be symbolic sizes (``x.shape[0]``),
     with an int ``step`` (the length is then known at each call).
 
@@ -191,6 +208,7 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     ------
     LazyjitError
         For a zero step, or a symbolic size with float arguments."""
+    _placed(device, "arange")
     if type(start) is Dim or type(stop) is Dim:
         if stop is None:
             start, stop = 0, start
@@ -207,10 +225,11 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     return _from_array(np.arange(start, stop, step, dtype=dtype))
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
+def linspace(start, stop, num=50, endpoint=True, dtype=None, *, device=None) -> Tensor:
     """As ``np.linspace``; ``start``, ``stop`` and ``num`` may be symbolic sizes (the
     array is made at each call's sizes; a ``num`` below 0 there raises a
     ``LazyjitError``)."""
+    _placed(device, "linspace")
     if type(num) is Dim or type(start) is Dim or type(stop) is Dim:
         dt = dtype if dtype is not None else np.result_type(
             *[1 if type(v) is Dim else v for v in (start, stop)], 1.0)
@@ -219,19 +238,30 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None) -> Tensor:
     return _from_array(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
 
 
-def eye(n, m=None, k=0, dtype=np.float64) -> Tensor:
+def eye(n, m=None, k=0, dtype=np.float64, *, device=None) -> Tensor:
     """As ``np.eye``; ``n`` and ``m`` may be symbolic sizes (made at each call's sizes;
     one below 0 there raises a ``LazyjitError``)."""
+    _placed(device, "eye")
+    dtype = np.float64 if dtype is None else dtype
     if type(n) is Dim or type(m) is Dim:
         n, m = _size(n, "eye"), n if m is None else _size(m, "eye")
         return _sized("eye", (n, m, operator.index(k)), (n, m), dtype)
     return _from_array(np.eye(n, m, k, dtype=dtype))
 
 
-def asarray(x, dtype=None) -> Tensor:
-    """Return ``x`` as a tensor (no copy for tensors of the right dtype)."""
+def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
+    """Return ``x`` as a tensor (no copy for tensors of the right dtype), as
+    ``np.asarray`` and the Array API's ``asarray``.  Tensors are immutable, so a tensor
+    serves as its own copy; anything else is copied into a new tensor, so ``copy=False``
+    raises ``ValueError`` for it (and for a tensor whose dtype changes), as the standard
+    says of a copy that cannot be avoided.  ``device``: see :func:`tensor`."""
+    _placed(device, "asarray")
+    same = isinstance(x, Tensor) and (dtype is None or np.dtype(dtype) == x.dtype)
+    if copy is False and not same:
+        raise ValueError("lazyjit.asarray: copy=False, but making a tensor of this input "
+                         "needs a copy (only a tensor of the requested dtype is not copied)")
     if isinstance(x, Tensor):
-        return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
+        return x if same else x.astype(dtype)
     return tensor(x, dtype)
 
 
@@ -669,9 +699,11 @@ def nonzero(x) -> tuple[Tensor, ...]:
                  for i in np.nonzero(x.numpy()))
 
 
-def clip(x, a_min=None, a_max=None) -> Tensor:
-    """Limit values to ``[a_min, a_max]`` (``np.clip``); ``None`` leaves a side open.  A
-    Python int bound beyond an integer dtype's range bounds nothing, as in NumPy 2."""
+def clip(x, a_min=None, a_max=None, *, min=None, max=None) -> Tensor:  # noqa: A002
+    """Limit values to ``[a_min, a_max]`` (``np.clip``; ``min`` and ``max`` are NumPy 2.1's
+    and the Array API's names for them); ``None`` leaves a side open.  A Python int
+    bound beyond an integer dtype's range bounds nothing, as in NumPy 2."""
+    a_min, a_max = (a_min if min is None else min), (a_max if max is None else max)
     out = asarray(x)
     if out.dtype.kind in "iu":
         info = np.iinfo(out.dtype)
@@ -684,8 +716,11 @@ def clip(x, a_min=None, a_max=None) -> Tensor:
     return out
 
 
-def astype(x, dtype) -> Tensor:
-    """Cast to ``dtype`` (C casting rules as NumPy's ``astype``)."""
+def astype(x, dtype, *, copy: bool = True, device=None) -> Tensor:
+    """Cast to ``dtype`` (C casting rules as NumPy's ``astype``).  ``copy`` is accepted
+    for the Array API (tensors are immutable: either way the result cannot change
+    ``x``); ``device``: see :func:`tensor`."""
+    _placed(device, "astype")
     x = asarray(x)
     dt = check_dtype(dtype, "astype")
     return x if dt == x.dtype else Tensor(apply("cast", (x.node,), dt.str))

@@ -2,7 +2,8 @@
 ``lj.matmul``, ...), the names of :mod:`.core` (creation, broadcasting, elementwise),
 :mod:`.shape_ops` (movement, concatenation, linear algebra), :mod:`.reductions`,
 :mod:`.indexing`, :mod:`.ufuncs` (more elementwise functions), :mod:`.arrays` (array
-manipulation: ``flip``, ``pad``, ``tril``, ...), :mod:`.statistics` (``nanmean``,
+manipulation: ``flip``, ``pad``, ``tril``, ...), :mod:`.dtypes` (``finfo``,
+``result_type``, ``from_dlpack``, ...), :mod:`.statistics` (``nanmean``,
 ``median``, ``isclose``, ...), :mod:`.searching` and :mod:`.einsum`.  The layers above call them as
 ``F.name`` (``import lazyjit.api.functions as F``); ``lazyjit`` exports every
 name of :data:`__all__`.
@@ -12,6 +13,7 @@ primitives, so they need no rules of their own.
 """
 from lazyjit.api.arrays import *  # noqa: F401,F403
 from lazyjit.api.core import *  # noqa: F401,F403
+from lazyjit.api.dtypes import *  # noqa: F401,F403
 from lazyjit.api.einsum import einsum  # noqa: F401
 from lazyjit.api.indexing import *  # noqa: F401,F403
 from lazyjit.api.reductions import *  # noqa: F401,F403
@@ -20,10 +22,13 @@ from lazyjit.api.shape_ops import *  # noqa: F401,F403
 from lazyjit.api.statistics import *  # noqa: F401,F403
 from lazyjit.api.ufuncs import *  # noqa: F401,F403
 from lazyjit.api.scan import size_range  # noqa: F401  (arange, also of an unknown size)
+from lazyjit.api.linalg import matrix_transpose, vecdot  # noqa: F401  (NumPy 2's names)
 
-_MODULES = ("lazyjit.api.core", "lazyjit.api.reductions", "lazyjit.api.shape_ops",
+_MODULES = ("lazyjit.api.core", "lazyjit.api.dtypes", "lazyjit.api.reductions",
+            "lazyjit.api.shape_ops",
             "lazyjit.api.indexing", "lazyjit.api.ufuncs", "lazyjit.api.arrays",
             "lazyjit.api.statistics", "lazyjit.api.einsum", "lazyjit.api.searching")
 __all__ = sorted([name for name, value in globals().items()
                   if not name.startswith("_") and callable(value)
-                  and getattr(value, "__module__", None) in _MODULES] + ["size_range"])
+                  and getattr(value, "__module__", None) in _MODULES] +
+                 ["size_range", "matrix_transpose", "vecdot"])

@@ -10,7 +10,7 @@ import numpy as np
 
 import lazyjit.api.functions as F
 import lazyjit.api.indexing as indexing
-from lazyjit.api.tensor import Tensor
+from lazyjit.api.tensor import Tensor, check_device
 from lazyjit.api.weak import WeakScalar, derived, weak_of
 
 
@@ -24,6 +24,7 @@ _BINARY = {
     "add": F.add, "sub": F.subtract, "mul": F.multiply, "truediv": F.true_divide,
     "floordiv": F.floor_divide, "mod": F.remainder, "pow": F.power, "matmul": F.matmul,
     "and": F.bitwise_and, "or": F.bitwise_or, "xor": F.bitwise_xor,
+    "lshift": F.left_shift, "rshift": F.right_shift,
 }
 for _name, _fn in _BINARY.items():
     setattr(Tensor, f"__{_name}__", _binop(_fn))
@@ -95,3 +96,13 @@ Tensor.transpose = _transpose
 Tensor.T = property(lambda self: F.transpose(self))
 Tensor.mT = property(lambda self: F.swapaxes(self, -1, -2))
 Tensor.at = property(lambda self: indexing._At(self))
+
+
+def _to_device(self, device, /, *, stream=None) -> Tensor:
+    """The Array API's ``to_device``: this tensor, on the one device it can be on now
+    (``device`` must be the ``backend`` flag's: see :func:`lazyjit.tensor`)."""
+    check_device(device, "to_device")
+    return self
+
+
+Tensor.to_device = _to_device

@@ -134,17 +134,18 @@ def _var(x, axis, keepdims, ddof, dtype) -> tuple[Tensor, np.dtype]:
         out_dt
 
 
-def var(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
-    """Variance over ``axis`` with ``ddof`` delta degrees of freedom, as ``np.var``
-    (float16 computed in float32, the result rounded to float16)."""
-    v, out_dt = _var(x, axis, keepdims, ddof, dtype)
+def var(x, axis=None, keepdims=False, ddof=0, dtype=None, *, correction=None) -> Tensor:
+    """Variance over ``axis`` with ``ddof`` delta degrees of freedom (``correction``, its
+    NumPy 2 and Array API name), as ``np.var`` (float16 computed in float32, the result
+    rounded to float16)."""
+    v, out_dt = _var(x, axis, keepdims, ddof if correction is None else correction, dtype)
     return astype(v, out_dt)
 
 
-def std(x, axis=None, keepdims=False, ddof=0, dtype=None) -> Tensor:
-    """Standard deviation, ``sqrt(var)``, as ``np.std`` (float16 computed in float32,
-    rounded once)."""
-    v, out_dt = _var(x, axis, keepdims, ddof, dtype)
+def std(x, axis=None, keepdims=False, ddof=0, dtype=None, *, correction=None) -> Tensor:
+    """Standard deviation, ``sqrt(var)``, as ``np.std`` (``correction`` is ``ddof``;
+    float16 computed in float32, rounded once)."""
+    v, out_dt = _var(x, axis, keepdims, ddof if correction is None else correction, dtype)
     return astype(sqrt(v), out_dt)
 
 

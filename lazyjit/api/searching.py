@@ -1,18 +1,23 @@
-"""NumPy's searching functions: ``argwhere``, ``flatnonzero`` and ``searchsorted``
-(``nonzero`` and the one-argument ``where`` are in :mod:`.core`).
+"""NumPy's searching functions: ``argwhere``, ``flatnonzero``, ``searchsorted`` and
+``unique`` (with the Array API's ``unique_all``, ``unique_counts``, ``unique_inverse``,
+``unique_values``); ``nonzero`` and the one-argument ``where`` are in :mod:`.core`.
 
 ``argwhere`` and ``flatnonzero``, as ``nonzero``, return as many indices as the input has
 nonzero elements, a size known only from its values: they compute the input (a realize)
-and return constant int64 tensors.  ``searchsorted`` keeps the shape of ``v`` and stays
-lazy (a comparison of every ``v`` with every element of ``a``, summed).
+and return constant int64 tensors; so do the ``unique`` functions, whose values are
+gathered from the input at constant indices (differentiable).  ``searchsorted`` keeps
+the shape of ``v`` and stays lazy (a comparison of every ``v`` with every element of
+``a``, summed).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from lazyjit.api.core import asarray, isnan
 from lazyjit.api.reductions import sum as _sum
-from lazyjit.api.shape_ops import expand_dims
+from lazyjit.api.shape_ops import expand_dims, ravel, take
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
@@ -31,11 +36,12 @@ def flatnonzero(x) -> Tensor:
     return asarray(np.flatnonzero(x.numpy()).astype(np.int64))
 
 
-def searchsorted(a, v, side: str = "left") -> Tensor:
+def searchsorted(a, v, side: str = "left", sorter=None) -> Tensor:
     """Where each element of ``v`` would be inserted into the sorted 1-D ``a`` to keep
     it sorted (int64, ``v``'s shape), as ``np.searchsorted``: before equal elements for
-    ``side="left"``, after them for ``"right"``; NaN sorts last, as in NumPy.  Lazy: it
-    compares every ``v`` with every element of ``a`` (memory ``len(a) * v.size``).
+    ``side="left"``, after them for ``"right"``; NaN sorts last, as in NumPy; ``sorter``,
+    indices that sort ``a``, searches ``a[sorter]``.  Lazy: it compares every ``v`` with
+    every element of ``a`` (memory ``len(a) * v.size``).
 
     Raises
     ------
@@ -43,6 +49,8 @@ def searchsorted(a, v, side: str = "left") -> Tensor:
         ``a`` is not 1-D, or ``side`` is neither "left" nor "right".
     """
     a, v = asarray(a), asarray(v)
+    if sorter is not None:
+        a = take(a, sorter)
     if a.ndim != 1:
         raise op_error("searchsorted", f"a must be 1-D, got shape {a.shape}", (a.node,))
     if side not in ("left", "right"):
@@ -57,3 +65,76 @@ def searchsorted(a, v, side: str = "left") -> Tensor:
         if a.dtype.kind == "f" or w.dtype.kind == "f":
             before = before | isnan(w)
     return _sum(before, axis=-1, dtype=np.int64)
+
+
+class UniqueAllResult(NamedTuple):
+    values: Tensor
+    indices: Tensor
+    inverse_indices: Tensor
+    counts: Tensor
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Tensor
+    counts: Tensor
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Tensor
+    inverse_indices: Tensor
+
+
+def _unique(x, equal_nan: bool):
+    """``(values, first indices, inverse indices in x's shape, counts)`` of the flattened
+    ``x``, sorted (NaN last): the values gathered from ``x`` at the first indices, so a
+    derivative reaches the element each value came from.  Computes ``x`` first."""
+    x = asarray(x)
+    flat = ravel(x)
+    _, first, inverse, counts = np.unique(flat.numpy(), return_index=True,
+                                          return_inverse=True, return_counts=True,
+                                          equal_nan=equal_nan)
+    first = asarray(first.astype(np.int64))
+    return (take(flat, first), first,
+            asarray(inverse.astype(np.int64).reshape(x.shape)),
+            asarray(counts.astype(np.int64)))
+
+
+def unique(ar, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis=None, *, equal_nan: bool = True):
+    """The sorted unique elements of the flattened ``ar``, as ``np.unique``, with the
+    indices of their first occurrences, the inverse indices (``ar``'s shape, NumPy 2)
+    and the counts on request (int64); NaNs are one value unless ``equal_nan=False``.
+    Computes ``ar`` first (the number of values depends on them); the values are
+    gathered from ``ar``, so derivatives reach it.  ``axis`` must be None."""
+    if axis is not None:
+        raise op_error("unique", "only axis=None (the flattened array) is supported",
+                       cls=NotImplementedError)
+    values, first, inverse, counts = _unique(ar, equal_nan)
+    extra = [t for t, want in ((first, return_index), (inverse, return_inverse),
+                               (counts, return_counts)) if want]
+    return (values, *extra) if extra else values
+
+
+def unique_values(x, /) -> Tensor:
+    """The Array API's ``unique_values``: the sorted distinct elements, each NaN distinct
+    (the standard's rule).  Computes ``x`` first."""
+    return _unique(x, False)[0]
+
+
+def unique_counts(x, /) -> UniqueCountsResult:
+    """The Array API's ``unique_counts``: distinct elements and their counts (int64)."""
+    values, _, _, counts = _unique(x, False)
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x, /) -> UniqueInverseResult:
+    """The Array API's ``unique_inverse``: distinct elements and, in ``x``'s shape, the
+    index of each element's value among them."""
+    values, _, inverse, _ = _unique(x, False)
+    return UniqueInverseResult(values, inverse)
+
+
+def unique_all(x, /) -> UniqueAllResult:
+    """The Array API's ``unique_all``: distinct elements, their first indices in the
+    flattened ``x``, the inverse indices (``x``'s shape) and the counts."""
+    return UniqueAllResult(*_unique(x, False))

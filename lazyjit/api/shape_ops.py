@@ -25,8 +25,10 @@ from lazyjit.trace.node import Node
 # movement
 # ---------------------------------------------------------------------------------------
 
-def reshape(x, shape, *more) -> Tensor:
-    """Reshape (one ``-1`` allowed), as ``np.reshape`` in C order."""
+def reshape(x, shape, *more, copy=None) -> Tensor:
+    """Reshape (one ``-1`` allowed), as ``np.reshape`` in C order (``copy``, the Array
+    API's, changes nothing: tensors are immutable, so a reshape is never seen to share
+    memory)."""
     x = asarray(x)
     shape = _shape_arg(shape) + _shape_arg(more)
     if shape.count(-1) > 1:

@@ -19,7 +19,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
 from lazyjit.errors import op_error
 
-__all__ = ["cumsum", "cumprod", "sort", "argsort", "products_of_others"]
+__all__ = ["cumsum", "cumprod", "cumulative_sum", "sort", "argsort", "products_of_others"]
 
 
 def _acc_dtype(x: Tensor, dtype) -> np.dtype:
@@ -62,6 +62,26 @@ def cumprod(x, axis=None, dtype=None) -> Tensor:
     """Cumulative product along ``axis`` (flattened when None), as ``np.cumprod``
     (dtypes as :func:`cumsum`)."""
     return _scan_along(x, axis, dtype, C.multiply, "cumprod")
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
+    """The Array API's (and NumPy 2.1's) ``cumulative_sum``: :func:`cumsum` along
+    ``axis``, which may be None only for a 1-D ``x``; ``include_initial`` puts the sum of
+    nothing (0) first, one more element along ``axis``.
+
+    Raises ``LazyjitError`` for ``axis=None`` with more than one dimension."""
+    x = C.asarray(x)
+    if axis is None:
+        if x.ndim != 1:
+            raise op_error("cumulative_sum", f"axis must be given for {x.ndim}-d input",
+                           (x.node,))
+        axis = 0
+    out = cumsum(x, axis, dtype)
+    if not include_initial:
+        return out
+    axis = C._axes(axis, x.ndim, "cumulative_sum")[0]
+    shape = tuple(1 if i == axis else d for i, d in enumerate(out.shape))
+    return S.concatenate([C.zeros(shape, out.dtype), out], axis=axis)
 
 
 def products_of_others(x: Tensor, axes: tuple[int, ...]) -> Tensor:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit.api.core import _binary, _unary, asarray, isinf, isnan, where
+from lazyjit.api.core import (_binary, _unary, asarray, invert, isinf, isnan, power, where,
+                              zeros_like)
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
@@ -65,9 +66,57 @@ logaddexp.__doc__ = ("``log(exp(a) + exp(b))`` without overflow or underflow, as
                      "``np.logaddexp`` (equal infinities give that infinity); the "
                      "derivative is taken as 0 where the result is not finite.")
 
+left_shift = _binary("left_shift")
+right_shift = _binary("right_shift")
+left_shift.__doc__ = ("``a << b`` for integers, as ``np.left_shift``: 0 when ``b`` is the bit "
+                      "width or more (or negative); bits shifted out are lost.")
+right_shift.__doc__ = ("``a >> b`` for integers (arithmetic: the sign kept), as "
+                       "``np.right_shift``: 0, or -1 for a negative ``a``, when ``b`` is the "
+                       "bit width or more (or negative).")
+
 # the Array API standard's names (NumPy 2 has them too)
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+bitwise_invert = bitwise_not = invert
+pow = power  # noqa: A001 - the Array API's name
+
+
+def positive(x) -> Tensor:
+    """``+x``: ``x`` itself (tensors are immutable), as ``np.positive``; bool is a
+    ``TypeError`` as in NumPy."""
+    x = asarray(x)
+    if x.dtype == np.bool_:
+        raise op_error("positive", "the unary + of a bool tensor is not supported (NumPy "
+                       "raises too)", (x.node,), cls=TypeError)
+    return x
+
+
+def _real_only(x, name: str) -> Tensor:
+    x = asarray(x)
+    if x.dtype.kind == "c":  # (tensors cannot hold complex numbers yet)
+        raise op_error(name, "complex tensors are not supported yet", (x.node,), cls=TypeError)
+    return x
+
+
+def conj(x) -> Tensor:
+    """The complex conjugate, as ``np.conj``: ``x`` itself for real tensors (the only
+    kind lazyjit holds today)."""
+    return _real_only(x, "conj")
+
+
+def real(x) -> Tensor:
+    """The real part, as ``np.real``: ``x`` itself for real tensors."""
+    return _real_only(x, "real")
+
+
+def imag(x) -> Tensor:
+    """The imaginary part, as ``np.imag``: zeros of ``x``'s shape and dtype for real
+    tensors."""
+    return zeros_like(_real_only(x, "imag"))
+
+
+conjugate = conj
 
 
 def isfinite(x) -> Tensor:

@@ -287,6 +287,16 @@ _binary("logaddexp", np.logaddexp, "lj_logaddexp{s}({0}, {1})", _logaddexp_vjp,
 _binary("bitwise_and", np.bitwise_and, "({0} & {1})")
 _binary("bitwise_or", np.bitwise_or, "({0} | {1})")
 _binary("bitwise_xor", np.bitwise_xor, "({0} ^ {1})")
+# NumPy's shifts: by the bit width or more (or a negative amount), 0, or -1 for a negative
+# number shifted right; a left shift is done unsigned (C's is undefined for negatives)
+_IN_WIDTH = "((uint64_t){1} < 8 * sizeof({I}))"
+_binary("left_shift", np.left_shift,
+        f"({_IN_WIDTH} ? ({{T}})((uint64_t){{0}} << {{1}}) : ({{T}})0)",
+        doc="a << b, as np.left_shift (0 when b is the bit width or more)")
+_binary("right_shift", np.right_shift,
+        {"i": f"({_IN_WIDTH} ? ({{T}})({{0}} >> {{1}}) : ({{T}})({{0}} < 0 ? -1 : 0))",
+         "u": f"({_IN_WIDTH} ? ({{T}})({{0}} >> {{1}}) : ({{T}})0)"},
+        doc="a >> b, arithmetic, as np.right_shift (0 or -1 when b is the bit width or more)")
 
 # comparisons and logic: bool results, operands keep their (common) dtype
 for _name, _ref, _sym in (("eq", np.equal, "=="), ("ne", np.not_equal, "!="),

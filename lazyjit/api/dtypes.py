@@ -1,0 +1,82 @@
+"""Data type functions of NumPy and the Array API standard, for tensors and dtypes:
+``finfo iinfo can_cast isdtype result_type`` (answered from dtypes, never computing a
+tensor), and DLPack exchange (``from_dlpack``; ``Tensor.__dlpack__``).
+
+A tensor stands for its dtype; Python scalars are weak, as in NumPy 2 (NEP 50:
+``result_type(float32_tensor, 1.0)`` is float32).  The semantics are NumPy's functions
+of the same names, which also follow the standard's type promotion table.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lazyjit.api.core import tensor
+from lazyjit.api.tensor import Tensor
+
+
+def _dtype_of(x):
+    return x.dtype if isinstance(x, Tensor) else x
+
+
+def finfo(type) -> np.finfo:  # noqa: A002 - the standard's parameter name
+    """Machine limits of a floating-point dtype (or a tensor's), as ``np.finfo``: ``bits
+    eps max min smallest_normal dtype``."""
+    return np.finfo(_dtype_of(type))
+
+
+def iinfo(type) -> np.iinfo:  # noqa: A002
+    """Limits of an integer dtype (or a tensor's), as ``np.iinfo``: ``bits max min
+    dtype``."""
+    return np.iinfo(_dtype_of(type))
+
+
+def can_cast(from_, to) -> bool:
+    """Whether a value of ``from_`` (a dtype or a tensor) casts to ``to`` by the
+    promotion rules (NumPy's ``"safe"`` casting), as ``np.can_cast``."""
+    return bool(np.can_cast(_dtype_of(from_), to))
+
+
+def isdtype(dtype, kind) -> bool:
+    """Whether ``dtype`` is of ``kind`` (a dtype, a name among ``"bool"``,
+    ``"signed integer"``, ``"unsigned integer"``, ``"integral"``, ``"real floating"``,
+    ``"complex floating"``, ``"numeric"``, or a tuple of them), as the Array API's and
+    NumPy's ``isdtype``."""
+    return bool(np.isdtype(np.dtype(dtype), kind))
+
+
+def result_type(*arrays_and_dtypes) -> np.dtype:
+    """The dtype that promoting the tensors, dtypes and Python scalars gives, as
+    ``np.result_type`` (Python scalars weak)."""
+    return np.result_type(*[_dtype_of(x) for x in arrays_and_dtypes])
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
+    """A tensor of the values of ``x``, any object with ``__dlpack__`` (a NumPy array, a
+    torch CPU tensor, ...), as the Array API's ``from_dlpack``.  The values are copied:
+    tensors are immutable, and the producer may change its memory later; so
+    ``copy=False`` raises ``ValueError``.  ``device``: see :func:`lazyjit.tensor`."""
+    if copy is False:
+        raise ValueError("lazyjit.from_dlpack: copy=False, but lazyjit copies what it "
+                         "imports (its tensors are immutable; the producer's memory is not)")
+    return tensor(np.from_dlpack(x), device=device)
+
+
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """DLPack export of the (computed) value: its read-only host buffer, shared, not
+    copied (unless ``copy=True``).  Consumers that ignore DLPack's read-only flag (torch
+    does) must not write into it: lazyjit's later results assume the value never
+    changes."""
+    kwargs = {"stream": stream, "dl_device": dl_device, "copy": copy}
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    return self.numpy().__dlpack__(**kwargs)
+
+
+def _dlpack_device(self):
+    """Where the value lives for DLPack: the host (``(kDLCPU, 0)``) on every backend
+    today (the cuda backend keeps values on the host between calls)."""
+    return self.numpy().__dlpack_device__()
+
+
+Tensor.__dlpack__ = _dlpack
+Tensor.__dlpack_device__ = _dlpack_device
