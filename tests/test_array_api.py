@@ -236,3 +236,18 @@ def test_values_against_the_standard(backend, rng):
             assert gg.dtype == ww.dtype, (name, args, gg.dtype, ww.dtype)
             np.testing.assert_allclose(gg, ww, rtol=1e-12, atol=1e-12,
                                        err_msg=f"{name}{args}")
+
+
+def test_dlpack_shares_the_computed_value():
+    t = lj.tensor(np.arange(6.0).reshape(2, 3)) * 2
+    a = np.from_dlpack(t)
+    assert np.shares_memory(a, t.numpy()) and np.array_equal(a, np.arange(6.0).reshape(2, 3) * 2)
+    assert t.__dlpack_device__() == a.__dlpack_device__()
+    back = lnp.from_dlpack(a)  # (imported: a copy, lazyjit's values never change)
+    assert np.array_equal(back.numpy(), a) and not np.shares_memory(back.numpy(), a)
+    with pytest.raises(ValueError, match="copy"):
+        lnp.from_dlpack(a, copy=False)
+    torch = pytest.importorskip("torch")
+    tt = torch.from_dlpack(t)
+    assert tt.data_ptr() == t.numpy().ctypes.data and tt.tolist() == a.tolist()
+    assert np.array_equal(lj.from_dlpack(torch.arange(3)).numpy(), [0, 1, 2])
