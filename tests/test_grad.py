@@ -33,6 +33,13 @@ def G(fn, *shapes, domain="any", **kw):
     return (fn, shapes, domain, kw)
 
 
+_EYE3 = lj.tensor(np.eye(3))
+
+
+def _sym(x):
+    return (x + lj.linalg.matrix_transpose(x)) * 0.5
+
+
 GRADS = {
     "exp": [G(lj.exp, (3, 4))],
     "log": [G(lj.log, (3, 4), domain="pos")],
@@ -127,6 +134,15 @@ GRADS = {
                G(operator.matmul, (4,), (4, 2)), G(operator.matmul, (3, 4), (4,)),
                G(operator.matmul, (4,), (4,)), G(lj.dot, (2, 3, 4), (4, 2)),
                G(lambda a, b: lj.tensordot(a, b, 1), (2, 3), (3, 4))],
+    # linear algebra (tests/test_linalg.py has more cases): symmetric inputs where only a
+    # triangle is read, shifted to be well conditioned; signs of vectors squared away
+    "cholesky": [G(lambda x: lj.linalg.cholesky(_sym(x) + 3 * _EYE3), (3, 3))],
+    "solve": [G(lambda a, b: lj.linalg.solve(a + 3 * _EYE3, b), (3, 3), (3, 2))],
+    "slogdet": [G(lambda a: lj.linalg.slogdet(a + 3 * _EYE3)[1], (2, 3, 3))],
+    "eigh": [G(lambda x: [(r := lj.linalg.eigh(_sym(x)))[0], r[1] ** 2], (3, 3))],
+    "svd": [G(lambda x: [(r := lj.linalg.svd(x, full_matrices=False))[1], r[0] ** 2,
+                         r[2] ** 2], (4, 3)), G(lj.linalg.svdvals, (3, 4))],
+    "qr": [G(lambda x: list(lj.linalg.qr(x)), (4, 3))],
     "scan": [G(lambda x, h: lj.scan(lambda a, s: lj.tanh(a * s + 0.5), sequences=x,
                                     outputs_info=h)[0], (4, 3), (3,)),
              G(lambda x, w: lj.scan(lambda a, b, s2, s1, w: [s1 * w + a * b, s1 * s2],

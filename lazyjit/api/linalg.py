@@ -24,9 +24,12 @@ from typing import NamedTuple
 import numpy as np
 
 from lazyjit.api.arrays import _concrete, diagonal as _diagonal
-from lazyjit.api.core import _axes, asarray, astype, broadcast_to, where
+from lazyjit.api.core import _axes, asarray, astype, broadcast_to, sign as _sign, where, zeros
+from lazyjit.api.indexing import take_along_axis
 from lazyjit.api.reductions import max as _max, min as _min, sum as _sum
-from lazyjit.api.shape_ops import matmul, moveaxis, outer, stack, swapaxes, tensordot
+from lazyjit.api.shape_ops import matmul, moveaxis, stack, swapaxes, tensordot
+from lazyjit.api.shape_ops import outer as _outer
+from lazyjit.api.sorting import argsort, sort
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 from lazyjit.ops import apply
@@ -60,7 +63,8 @@ class SVDResult(NamedTuple):
 
 
 def _float(x, name: str, square: bool = True) -> Tensor:
-    """``x`` as a stack of matrices in the dtype LAPACK computes it in."""
+    """``x`` as a stack of matrices in the dtype of the result (float32 stays, other
+    numbers become float64; float16 is a ``TypeError``, as in NumPy)."""
     x = asarray(x)
     if x.ndim < 2:
         raise op_error(name, f"needs at least 2 dimensions, got {x.ndim}", (x.node,))
@@ -76,8 +80,11 @@ def _float(x, name: str, square: bool = True) -> Tensor:
     return x
 
 
-def _op(name: str, x: Tensor, arg=None) -> Tensor:
-    return Tensor(apply(name, (x.node,), arg))
+def _op(name: str, *xs: Tensor, arg=None) -> Tensor:
+    """The primitive ``name`` computed in float64, as NumPy's ``linalg`` computes float32
+    too, its result rounded to the first operand's dtype."""
+    out = Tensor(apply(name, tuple(astype(x, np.float64).node for x in xs), arg))
+    return astype(out, xs[0].dtype)
 
 
 def matrix_transpose(x) -> Tensor:
@@ -91,11 +98,14 @@ def matrix_transpose(x) -> Tensor:
 def cholesky(a, upper: bool = False) -> Tensor:
     """The Cholesky factor of each symmetric positive-definite matrix of ``a``
     ``(..., n, n)``: lower ``L`` with ``a = L L^T`` (``upper=True``: ``L^T``), as
-    ``np.linalg.cholesky`` (only the lower triangle of ``a`` is read).
+    ``np.linalg.cholesky`` (only the lower triangle of ``a`` is read; with ``upper``,
+    the upper one).
 
     Raises ``LinAlgError`` (when computed) where a matrix is not positive definite."""
-    L = _op("cholesky", _float(a, "cholesky"))
-    return matrix_transpose(L) if upper else L
+    a = _float(a, "cholesky")
+    if upper:  # (U = L^T of a^T, whose lower triangle is a's upper one)
+        return matrix_transpose(_op("cholesky", matrix_transpose(a)))
+    return _op("cholesky", a)
 
 
 def solve(a, b) -> Tensor:
@@ -106,6 +116,9 @@ def solve(a, b) -> Tensor:
     Raises ``LinAlgError`` (when computed) for an exactly singular matrix."""
     a = _float(a, "solve")
     b = asarray(b)
+    if b.dtype == np.float16:
+        raise TypeError("lazyjit.linalg.solve: array type float16 is unsupported in linalg "
+                        "(as in NumPy); convert to float32")
     dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64)
     a, b = astype(a, dtype), astype(b, dtype)
     n = a.shape[-1]
@@ -117,8 +130,7 @@ def solve(a, b) -> Tensor:
         raise op_error("solve", f"b of shape {b.shape} does not match a of shape {a.shape}",
                        (a.node, b.node))
     batch = np.broadcast_shapes(a.shape[:-2], bshape[:-2])
-    x = Tensor(apply("solve", (broadcast_to(a, batch + (n, n)).node,
-                               broadcast_to(b, batch + bshape[-2:]).node)))
+    x = _op("solve", broadcast_to(a, batch + (n, n)), broadcast_to(b, batch + bshape[-2:]))
     return x[..., 0] if vector else x
 
 
@@ -166,14 +178,28 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     ``a`` ``(..., m, n)``, as ``np.linalg.svd`` (``gesdd``): ``SVDResult(U, S, Vh)``
     (``U`` ``(..., m, m)`` and ``Vh`` ``(..., n, n)`` with ``full_matrices``, else
     ``(..., m, k)`` and ``(..., k, n)``, ``k = min(m, n)``), or ``S`` alone (descending)
-    without ``compute_uv``.  ``hermitian`` is accepted and ignored (the general
-    algorithm's factors are as valid; signs may differ from NumPy's hermitian path).
-    Singular vectors are unique up to sign; see the module's note on gradients."""
-    a = _float(a, "svd", square=False)
+    without ``compute_uv``.  With ``hermitian``, ``a`` is taken as symmetric (its lower
+    triangle read) and decomposed through :func:`eigh`, as NumPy does.  Singular vectors
+    are unique up to sign; see the module's note on gradients."""
+    a = _float(a, "svd", square=hermitian)
+    if hermitian:
+        return _hermitian_svd(a, compute_uv)
     m, n = a.shape[-2:]
     mode = "values" if not compute_uv else "complete" if full_matrices else "reduced"
-    parts = unpack(_op("svd", a, mode), "svd", mode, m, n)
+    parts = unpack(_op("svd", a, arg=mode), "svd", mode, m, n)
     return parts[0] if mode == "values" else SVDResult(*parts)
+
+
+def _hermitian_svd(a: Tensor, compute_uv: bool):
+    """NumPy's ``svd(hermitian=True)``: the eigenvalues' magnitudes, descending; the
+    eigenvectors as ``U``, with the eigenvalues' signs moved into ``Vh``."""
+    if not compute_uv:
+        return sort(abs(eigvalsh(a)), axis=-1, descending=True)
+    w, v = eigh(a)
+    order = argsort(abs(w), axis=-1, descending=True)
+    s, sign = take_along_axis(abs(w), order, -1), take_along_axis(_sign(w), order, -1)
+    u = take_along_axis(v, broadcast_to(order[..., None, :], v.shape), -1)
+    return SVDResult(u, s, matrix_transpose(u * sign[..., None, :]))
 
 
 def svdvals(x) -> Tensor:
@@ -191,7 +217,7 @@ def qr(a, mode: str = "reduced"):
     a = _float(a, "qr", square=False)
     m, n = a.shape[-2:]
     kind = "complete" if mode == "complete" else "reduced"
-    q, r = unpack(_op("qr", a, kind), "qr", kind, m, n)
+    q, r = unpack(_op("qr", a, arg=kind), "qr", kind, m, n)
     return r if mode == "r" else QRResult(q, r)
 
 
@@ -199,13 +225,23 @@ def _default_rtol(a: Tensor):
     return max(a.shape[-2:]) * np.finfo(a.dtype).eps
 
 
-def pinv(a, rcond=None, hermitian: bool = False, *, rtol=None) -> Tensor:
+_NO_VALUE = object()  # (NumPy's pinv tells rtol=None from no rtol)
+
+
+def pinv(a, rcond=None, hermitian: bool = False, *, rtol=_NO_VALUE) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix of ``a`` ``(..., m, n)``, as
-    ``np.linalg.pinv``: singular values at most ``rcond`` (or ``rtol``; default
-    ``max(m, n) * eps``) times the largest are treated as zero."""
+    ``np.linalg.pinv``: singular values at most ``rcond`` times the largest are treated
+    as zero; ``rcond`` defaults to 1e-15, or to ``rtol`` when given (``rtol=None``: the
+    Array API's ``max(m, n) * eps``).  Raises ``ValueError`` when both are given."""
     a = _float(a, "pinv", square=False)
-    cut = rcond if rcond is not None else rtol if rtol is not None else _default_rtol(a)
-    u, s, vh = svd(a, full_matrices=False)
+    if rcond is not None and rtol is not _NO_VALUE:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    cut = rcond if rcond is not None else 1e-15 if rtol is _NO_VALUE else \
+        _default_rtol(a) if rtol is None else rtol
+    m, n = a.shape[-2:]
+    if min(m, n) == 0:
+        return zeros(a.shape[:-2] + (n, m), a.dtype)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     big = s > asarray(cut, dtype=a.dtype)[..., None] * _max(s, axis=-1, keepdims=True)
     inv_s = where(big, 1 / where(big, s, 1), 0)
     return matmul(matrix_transpose(vh) * inv_s[..., None, :], matrix_transpose(u))
@@ -218,8 +254,10 @@ def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None) -> Tensor:
     A = asarray(A)
     if A.ndim < 2:
         return astype(_sum(A != 0) > 0, np.int64)
-    A = _float(A, "matrix_rank", square=False)
-    s = svdvals(A)
+    A = _float(A, "matrix_rank", square=hermitian)
+    if min(A.shape[-2:]) == 0:
+        return zeros(A.shape[:-2], np.int64)
+    s = svd(A, compute_uv=False, hermitian=hermitian)
     if tol is None:
         cut = _default_rtol(A) if rtol is None else rtol
         tol = asarray(cut, dtype=A.dtype)[..., None] * _max(s, axis=-1, keepdims=True)
@@ -231,17 +269,23 @@ def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None) -> Tensor:
 def lstsq(a, b, rcond=None) -> tuple:
     """The least-squares solution of ``a @ x = b``, as ``np.linalg.lstsq``: ``(x,
     residuals, rank, s)`` for ``a`` ``(m, n)`` and ``b`` ``(m,)`` or ``(m, k)``, through
-    the SVD (singular values at most ``rcond * max(s)``, default ``max(m, n) * eps``,
-    treated as zero).  ``residuals`` (the squared residual norms, empty unless the rank
-    is ``n`` and ``m > n``) has a size known only from the data: it computes ``rank``."""
+    the SVD in float64 (singular values at most ``rcond * max(s)`` treated as zero;
+    ``rcond`` None: ``max(m, n) * eps``, negative: ``eps``, float64's, as NumPy).
+    ``residuals`` (the squared residual norms, empty unless the rank is ``n`` and
+    ``m > n``) has a size known only from the data: it computes ``rank`` (so not inside
+    ``lj.jit``)."""
     a = _float(a, "lstsq", square=False)
     if a.ndim != 2:
         raise op_error("lstsq", f"a must be 2-dimensional, got shape {a.shape}", (a.node,))
     b = asarray(b)
-    b = astype(b, np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64))
-    a = astype(a, b.dtype)
+    if b.dtype == np.float16:
+        raise TypeError("lazyjit.linalg.lstsq: array type float16 is unsupported in linalg "
+                        "(as in NumPy); convert to float32")
+    dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64)
+    a, b = astype(a, np.float64), astype(b, np.float64)  # (NumPy computes in double)
     m, n = a.shape
-    cut = _default_rtol(a) if rcond is None else rcond
+    eps = np.finfo(np.float64).eps
+    cut = max(m, n) * eps if rcond is None else eps if rcond < 0 else rcond
     s = svdvals(a)
     x = matmul(pinv(a, rcond=cut), b)
     rank = astype(matrix_rank(a, rtol=cut), np.int32)  # (NumPy's lstsq: int32)
@@ -249,8 +293,8 @@ def lstsq(a, b, rcond=None) -> tuple:
         r = _sum((matmul(a, x) - b) ** 2, axis=0)
         residuals = r[None] if b.ndim == 1 else r
     else:
-        residuals = asarray(np.zeros((0,), b.dtype))
-    return x, residuals, rank, s
+        residuals = asarray(np.zeros((0,), np.float64))
+    return astype(x, dtype), astype(residuals, dtype), rank, astype(s, dtype)
 
 
 def matrix_power(a, n: int) -> Tensor:
@@ -298,6 +342,9 @@ def _vector_norm(x: Tensor, axes: tuple, ord) -> Tensor:
 def _matrix_norm(x: Tensor, r: int, c: int, ord) -> Tensor:
     if ord in (None, "fro"):
         return _vector_norm(x, (r, c), 2)
+    empty = x.shape[r] == 0 or x.shape[c] == 0
+    if empty and ord in ("nuc", 2, 1, np.inf):  # (NumPy: 0 for an empty matrix)
+        return zeros(tuple(d for i, d in enumerate(x.shape) if i not in (r, c)), x.dtype)
     if ord in ("nuc", 2, -2):
         s = svdvals(moveaxis(x, (r, c), (-2, -1)))
         return _sum(s, axis=-1) if ord == "nuc" else \
@@ -345,7 +392,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
         return _keep(out, x.ndim, (a,)) if keepdims else out
     if len(axes) != 2:
         raise ValueError("improper number of dimensions to norm")
-    r, c = (int(a) % x.ndim for a in axes)
+    r, c = (_axes(a, x.ndim, "norm")[0] for a in axes)
     if r == c:
         raise ValueError("duplicate axes given")
     out = _matrix_norm(x, r, c, ord)
@@ -364,6 +411,8 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2) -> Tensor:
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> Tensor:
     """The Array API's ``matrix_norm`` over the last two axes (``ord`` as :func:`norm`)."""
     x = _norm_input(x)
+    if x.ndim < 2:
+        raise op_error("matrix_norm", f"needs at least 2 dimensions, got {x.ndim}", (x.node,))
     out = _matrix_norm(x, x.ndim - 2, x.ndim - 1, ord)
     return _keep(out, x.ndim, (x.ndim - 2, x.ndim - 1)) if keepdims else out
 
@@ -377,6 +426,16 @@ def trace(x, /, *, offset: int = 0, dtype=None) -> Tensor:
     """The Array API's ``linalg.trace``: sums of the diagonals of the last two axes."""
     d = diagonal(x, offset=offset)
     return d.sum(axis=-1) if dtype is None else d.sum(axis=-1, dtype=dtype)
+
+
+def outer(x1, x2, /) -> Tensor:
+    """The outer product of two vectors (``np.linalg.outer``, the Array API's: 1-D
+    inputs only; ``lj.outer``, NumPy's ``np.outer``, flattens)."""
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise op_error("outer", f"needs 1-d inputs, got shapes {x1.shape} and {x2.shape}",
+                       (x1.node, x2.node))
+    return _outer(x1, x2)
 
 
 def vecdot(x1, x2, /, *, axis: int = -1) -> Tensor:

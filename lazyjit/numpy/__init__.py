@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as _np
 
 from lazyjit.api import functions as _F
-from lazyjit.api import linalg  # noqa: F401  (the linalg extension)
+from lazyjit.numpy import linalg  # noqa: F401  (the linalg extension)
 from lazyjit.api.functions import *  # noqa: F401,F403
 from lazyjit.api.functions import (  # noqa: F401  (names that shadow builtins)
     abs, all, any, max, min, round, sum,

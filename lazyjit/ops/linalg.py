@@ -78,7 +78,8 @@ def unpack(packed, op: str, mode, m: int, n: int) -> list:
 
 
 def _pack(parts, batch) -> np.ndarray:
-    return np.concatenate([np.reshape(p, batch + (-1,)) for p in parts], axis=-1)
+    return np.concatenate([np.reshape(p, batch + (math.prod(np.shape(p)[len(batch):]),))
+                           for p in parts], axis=-1)
 
 
 # ---- NumPy references (the semantics; the numpy, ir and cuda backends) ------------------
@@ -104,7 +105,7 @@ def _eigh_ref(a, arg):
 def _svd_ref(a, mode):
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     if mode == "values":
-        return np.linalg.svd(a, compute_uv=False).reshape(batch + (-1,))
+        return np.linalg.svd(a, compute_uv=False).reshape(batch + (min(m, n),))
     if min(m, n) == 0:  # (NumPy's complete factors of an empty matrix: identities)
         parts = [np.broadcast_to(np.eye(*s, dtype=a.dtype), batch + s) if len(s) == 2 else
                  np.zeros(batch + s, a.dtype) for s in part_shapes("svd", mode, m, n)]
@@ -193,11 +194,19 @@ def _phi(x, n: int):
     return F.tril(x) - x * _eye(n, x) * 0.5
 
 
-def _gap_inverse(v, n: int):
-    """``F[i, j] = 1 / (v[j] - v[i])`` off the diagonal, 0 on it (no division by zero
-    there, so derivatives of this stay finite)."""
-    eye = _eye(n, v)
-    return (1 - eye) / (v[..., None, :] - v[..., :, None] + eye)
+def _safe_div(num, den):
+    """``num / den``, and where ``den`` is 0: 0 if ``num`` is 0 too (a zero cotangent or
+    tangent: nothing flows), else NaN (a derivative that does not exist, never a
+    made-up number); no division by zero is computed, so derivatives of this stay
+    finite where it is."""
+    zero = den == 0
+    return F.where(zero, F.where(num == 0, 0.0, np.nan), num / F.where(zero, 1.0, den))
+
+
+def _over_gaps(x, v):
+    """``x[i, j] / (v[j] - v[i])`` (0 on the diagonal, where ``x`` is 0: see
+    :func:`_safe_div` for equal ``v``)."""
+    return _safe_div(x, v[..., None, :] - v[..., :, None])
 
 
 def _diag_embed(v, n: int):
@@ -256,7 +265,7 @@ def _eigh_vjp(g, out, a, arg):
     w, v = out[..., 0, :], out[..., 1:, :]
     gw, gv = g[..., 0, :], g[..., 1:, :]
     x = _mm(_t(v), gv)
-    inner = _gap_inverse(w, n) * (x - _t(x)) * 0.5 + _diag_embed(gw, n)
+    inner = _over_gaps((x - _t(x)) * 0.5, w) + _diag_embed(gw, n)
     return (_mm(_mm(v, inner), _t(v)),)
 
 
@@ -265,50 +274,105 @@ def _eigh_jvp(ts, out, a, arg):
     n = a.shape[-1]
     w, v = out[..., 0, :], out[..., 1:, :]
     m = _mm(_mm(_t(v), _sym(t)), v)
-    return F.concatenate([_diag_part(m, n)[..., None, :], _mm(v, _gap_inverse(w, n) * m)],
+    off = m * (1 - _eye(n, m))
+    return F.concatenate([_diag_part(m, n)[..., None, :], _mm(v, _over_gaps(off, w))],
                          axis=-2)
 
 
-def _svd_vjp(g, out, a, mode):
+def _svd_checked(a, mode):
     m, n = a.shape[-2:]
-    k = min(m, n)
-    if mode == "values":
-        (gs,) = unpack(g, "svd", mode, m, n)
-        u, _, vh = unpack(F.Tensor(apply("svd", (a.node,), "reduced")), "svd", "reduced", m, n)
-        return (_mm(u * gs[..., None, :], vh),)
     if mode == "complete" and m != n:
         raise NotImplementedError(
-            "the gradient of svd with full_matrices=True is defined only for square "
+            "the derivative of svd with full_matrices=True is defined only for square "
             f"matrices (got {m}x{n}): its extra singular vectors are not unique; use "
             "full_matrices=False")
+    return m, n, min(m, n)
+
+
+def _reduced_svd(a, m: int, n: int):
+    return unpack(F.Tensor(apply("svd", (a.node,), "reduced")), "svd", "reduced", m, n)
+
+
+def _svd_vjp(g, out, a, mode):
+    m, n, k = _svd_checked(a, mode)
+    if mode == "values":
+        (gs,) = unpack(g, "svd", mode, m, n)
+        u, _, vh = _reduced_svd(a, m, n)
+        return (_mm(u * gs[..., None, :], vh),)
     u, s, vh = unpack(out, "svd", mode, m, n)
     gu, gs, gvh = unpack(g, "svd", mode, m, n)
     v, gv = _t(vh), _t(gvh)
-    f = _gap_inverse(s * s, k)  # 1 / (s_j^2 - s_i^2)
-    j = f * (_mm(_t(u), gu) - _mm(_t(gu), u))
-    kk = f * (_mm(_t(v), gv) - _mm(_t(gv), v))
+    s2 = s * s
+    j = _over_gaps(_mm(_t(u), gu) - _mm(_t(gu), u), s2)  # F o (U^T gU - gU^T U)
+    kk = _over_gaps(_mm(_t(v), gv) - _mm(_t(gv), v), s2)
     inner = j * s[..., None, :] + _diag_embed(gs, k) + s[..., :, None] * kk
     ga = _mm(_mm(u, inner), vh)
     if m > k:  # (I - U U^T) gU S^-1 V^T
-        ga = ga + _mm((gu - _mm(u, _mm(_t(u), gu))) / s[..., None, :], vh)
+        ga = ga + _mm(_safe_div(gu - _mm(u, _mm(_t(u), gu)), s[..., None, :]), vh)
     if n > k:  # U S^-1 gV^T (I - V V^T)
-        ga = ga + _mm(u / s[..., None, :], _t(gv) - _mm(_mm(_t(gv), v), vh))
+        ga = ga + _mm(u, _safe_div(_t(gv) - _mm(_mm(_t(gv), v), vh), s[..., :, None]))
     return (ga,)
 
 
-def _qr_vjp(g, out, a, mode):
+def _svd_jvp(ts, out, a, mode):
+    """The tangents of ``U``, ``s``, ``Vh`` (the JVP that the VJP above transposes)."""
+    (t,) = ts
+    m, n, k = _svd_checked(a, mode)
+    u, s, vh = _reduced_svd(a, m, n) if mode == "values" else unpack(out, "svd", mode, m, n)
+    v = _t(vh)
+    dp = _mm(_mm(_t(u), t), v)  # U^T dA V
+    ds = _diag_part(dp, k)
+    if mode == "values":
+        return ds
+    s2, off = s * s, 1 - _eye(k, s)  # (the diagonals: no rotation of a vector into itself)
+    du = _mm(u, _over_gaps((dp * s[..., None, :] + s[..., :, None] * _t(dp)) * off, s2))
+    dv = _mm(v, _over_gaps((s[..., :, None] * dp + _t(dp) * s[..., None, :]) * off, s2))
+    if m > k:
+        dav = _mm(t, v)
+        du = du + _safe_div(dav - _mm(u, _mm(_t(u), dav)), s[..., None, :])
+    if n > k:
+        dau = _mm(_t(t), u)
+        dv = dv + _safe_div(dau - _mm(v, _mm(_t(v), dau)), s[..., None, :])
+    batch = tuple(a.shape[:-2])
+    return F.concatenate([du.reshape(batch + (-1,)), ds, _t(dv).reshape(batch + (-1,))],
+                         axis=-1)
+
+
+def _qr_checked(a, mode):
     m, n = a.shape[-2:]
     if m < n:
-        raise NotImplementedError(f"the gradient of qr is defined here only for m >= n "
+        raise NotImplementedError(f"the derivative of qr is defined here only for m >= n "
                                   f"(got {m}x{n})")
     if mode == "complete" and m != n:
-        raise NotImplementedError("the gradient of qr with mode='complete' is defined only "
-                                  f"for square matrices (got {m}x{n}); use mode='reduced'")
+        raise NotImplementedError("the derivative of qr with mode='complete' is defined "
+                                  f"only for square matrices (got {m}x{n}); use "
+                                  "mode='reduced'")
+    return m, n
+
+
+def _qr_vjp(g, out, a, mode):
+    m, n = _qr_checked(a, mode)
     q, r = unpack(out, "qr", mode, m, n)
     gq, gr = unpack(g, "qr", mode, m, n)
     x = _mm(r, _t(gr)) - _mm(_t(gq), q)
     b = gq + _mm(q, F.tril(x) + _t(F.tril(x, -1)))
     return (_t(_solve(r, _t(b))),)  # b R^-T
+
+
+def _qr_jvp(ts, out, a, mode):
+    """JAX's rule: with ``X = Q^T dA R^-1``, ``dR = (X - O) R`` and ``dQ = Q (O - X) +
+    dA R^-1``, ``O`` the skew-symmetric part built from ``X``'s strict lower triangle."""
+    (t,) = ts
+    m, n = _qr_checked(a, mode)
+    q, r = unpack(out, "qr", mode, m, n)
+    dx_rinv = _t(_solve(_t(r), _t(t)))  # dA R^-1
+    x = _mm(_t(q), dx_rinv)
+    low = F.tril(x, -1)
+    o = low - _t(low)
+    dq = _mm(q, o - x) + dx_rinv
+    dr = _mm(x - o, r)
+    batch = tuple(a.shape[:-2])
+    return F.concatenate([dq.reshape(batch + (-1,)), dr.reshape(batch + (-1,))], axis=-1)
 
 
 _FLOAT = {"dtype": lambda srcs, arg: srcs[0].dtype}
@@ -322,6 +386,6 @@ register(OpDef("slogdet", "linalg", _slogdet_ref, shape=_slogdet_shape, vjp=_slo
 register(OpDef("eigh", "linalg", _eigh_ref, shape=_eigh_shape, vjp=_eigh_vjp, jvp=_eigh_jvp,
                **_FLOAT, doc="eigenvalues over eigenvectors, lower triangle (syevd)"))
 register(OpDef("svd", "linalg", _svd_ref, shape=_packed_shape("svd", SVD_MODES),
-               vjp=_svd_vjp, **_FLOAT, doc="U, s, Vh packed (gesdd)"))
+               vjp=_svd_vjp, jvp=_svd_jvp, **_FLOAT, doc="U, s, Vh packed (gesdd)"))
 register(OpDef("qr", "linalg", _qr_ref, shape=_packed_shape("qr", QR_MODES), vjp=_qr_vjp,
-               **_FLOAT, doc="Q, R packed (geqrf, orgqr)"))
+               jvp=_qr_jvp, **_FLOAT, doc="Q, R packed (geqrf, orgqr)"))
