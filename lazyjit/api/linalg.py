@@ -12,9 +12,10 @@ when the graph is built (a symbolic size is a clear error).
 Derivatives in both modes come from the primitives' rules (see
 :mod:`lazyjit.ops.linalg` for the sources and caveats): ``eigh``, ``svd`` and the
 functions built on ``svd`` (``pinv``, ``lstsq``, ``matrix_rank``'s values, the ``2``
-and ``nuc`` matrix norms) divide by differences of eigenvalues or singular values, so
-their gradients are infinite or NaN at repeated ones (``pinv`` of the identity, say),
-as in JAX and PyTorch; ``det``'s gradient at a singular matrix raises ``LinAlgError``.
+and ``nuc`` matrix norms) divide by differences of eigenvalues or singular values:
+at repeated ones their gradients are NaN unless the loss ignores the choice of vectors
+in the eigenspace (``pinv`` of the identity gives NaN); ``det``'s gradient at a
+singular matrix raises ``LinAlgError``.
 """
 from __future__ import annotations
 

@@ -2,9 +2,10 @@
 
 Each op works on the last two axes of contiguous float32 or float64 operands (the API,
 :mod:`lazyjit.api.linalg`, promotes integers to float64 and rejects float16 as NumPy
-does), with the same batch dims for every operand.  The cpu backend calls the LAPACK
-that NumPy ships (through LAPACKE, as BLAS is called today); the other backends call
-NumPy's ``numpy.linalg``, which calls the same LAPACK routines.
+does, and computes float32 in float64 as NumPy does), with the same batch dims for every
+operand.  The cpu backend calls the LAPACK that NumPy ships (through LAPACKE, as BLAS is
+called today); the other backends call NumPy's ``numpy.linalg``, which calls the same
+LAPACK routines.
 
 * ``cholesky(a)``: the lower Cholesky factor ``L`` (``a = L L^T``), reading the lower
   triangle of ``a`` (``potrf``); ``LinAlgError`` when ``a`` is not positive definite;
@@ -31,15 +32,16 @@ Derivatives, written with the public functions (so they can be differentiated ag
 * ``solve`` and ``slogdet``: Giles 2008, "Collected matrix derivative results", both
   modes;
 * ``eigh``: Giles 2008 (both modes), the symmetric gradient; it divides by the
-  differences of eigenvalues, so it is infinite or NaN for repeated eigenvalues unless
-  the loss is invariant within their eigenspace;
+  differences of eigenvalues: where two are equal, a term is 0 if what it divides is
+  exactly 0 (a loss that ignores the choice of vectors in their eigenspace), else NaN
+  (the derivative does not exist), never a made-up number;
 * ``svd``: Townsend 2016, "Differentiating the singular value decomposition" (reverse
-  mode; forward mode by transposing it); it divides by the differences of squared
-  singular values and, for non-square matrices, by the singular values: infinite or NaN
-  at repeated or zero singular values.  ``"complete"`` of a non-square matrix has no
-  gradient (its extra columns are not unique), as in JAX;
-* ``qr``: Seeger et al. 2017 / PyTorch's rule for ``m >= n`` (reverse mode), ``R``
-  must be invertible; ``m < n`` has no gradient here.
+  mode) and JAX's JVP rule (forward mode); it divides by the differences of squared
+  singular values and, for non-square matrices, by the singular values, with the same
+  rule at equal or zero ones.  ``"complete"`` of a non-square matrix has no derivative
+  (its extra columns are not unique), as in JAX;
+* ``qr``: Seeger et al. 2017 / PyTorch's rule (reverse mode) and JAX's (forward mode)
+  for ``m >= n``, ``R`` invertible; ``m < n`` has no derivative here.
 """
 from __future__ import annotations
 
