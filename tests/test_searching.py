@@ -49,3 +49,34 @@ def test_searchsorted(side, backend, rng):
         lj.searchsorted(lj.tensor(np.ones((2, 2))), 1.0)
     with pytest.raises(lj.LazyjitError, match="side must be"):
         lj.searchsorted(lj.tensor(np.ones(2)), 1.0, side="middle")
+
+
+def test_bincount_and_unique(backend, rng):
+    x = rng.integers(0, 6, 20)
+    w = rng.standard_normal(20)
+    for got, want in [(lj.bincount(x), np.bincount(x)),
+                      (lj.bincount(x, w, minlength=9), np.bincount(x, w, minlength=9)),
+                      (lj.bincount(x.astype(np.uint8), minlength=2),
+                       np.bincount(x.astype(np.uint8), minlength=2)),
+                      (lj.bincount(np.zeros(0, np.int64)), np.bincount(np.zeros(0, np.int64)))]:
+        assert_same(got, want)
+    g = lj.grad(lambda t: (lj.bincount(x, t) ** 2).sum())(lj.tensor(w))
+    assert_same(g, 2 * np.bincount(x, w)[x])
+    with pytest.raises(lj.LazyjitError, match="negative"):
+        lj.bincount(np.array([1, -1]))
+    with pytest.raises(lj.LazyjitError, match="integer"):
+        lj.bincount(np.array([1.0]))
+    a = np.array([[3.0, 1.0, np.nan], [1.0, np.nan, 3.0]])
+    vals, idx, inv, counts = np.unique(a, return_index=True, return_inverse=True,
+                                       return_counts=True)
+    got = lj.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    for g_, w_ in zip(got, (vals, idx, inv, counts)):
+        assert_same(g_, w_)
+    values, indices, inverse, counts = lj.unique_all(a)  # (each NaN distinct: the standard)
+    assert_same(values, np.array([1.0, 3.0, np.nan, np.nan]))
+    assert_same(counts, np.array([2, 2, 1, 1]))
+    assert_same(lj.take(lj.ravel(lj.tensor(a)), indices), values.numpy())
+    assert_same(lj.take(values, inverse), a)
+    g = lj.grad(lambda t: (lj.unique_values(t) * lj.tensor([1.0, 10.0, 100.0])).sum())(
+        lj.tensor(np.array([3.0, 1.0, 1.0, 2.0])))
+    assert_same(g, np.array([100.0, 1.0, 0.0, 10.0]))  # (first occurrences)

@@ -1,5 +1,5 @@
-"""NumPy's searching functions: ``argwhere``, ``flatnonzero``, ``searchsorted`` and
-``unique`` (with the Array API's ``unique_all``, ``unique_counts``, ``unique_inverse``,
+"""NumPy's searching and counting functions: ``argwhere``, ``flatnonzero``,
+``searchsorted``, ``bincount`` and ``unique`` (with the Array API's ``unique_all``, ``unique_counts``, ``unique_inverse``,
 ``unique_values``); ``nonzero`` and the one-argument ``where`` are in :mod:`.core`.
 
 ``argwhere`` and ``flatnonzero``, as ``nonzero``, return as many indices as the input has
@@ -11,11 +11,13 @@ the shape of ``v`` and stays lazy (a comparison of every ``v`` with every elemen
 """
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 import numpy as np
 
-from lazyjit.api.core import asarray, isnan
+from lazyjit.api.core import asarray, astype, isnan, zeros
+from lazyjit.api.indexing import inc_subtensor
 from lazyjit.api.reductions import sum as _sum
 from lazyjit.api.shape_ops import expand_dims, ravel, take
 from lazyjit.api.tensor import Tensor
@@ -65,6 +67,36 @@ def searchsorted(a, v, side: str = "left", sorter=None) -> Tensor:
         if a.dtype.kind == "f" or w.dtype.kind == "f":
             before = before | isnan(w)
     return _sum(before, axis=-1, dtype=np.int64)
+
+
+def bincount(x, weights=None, minlength: int = 0) -> Tensor:
+    """How many times each value ``0 .. max(x)`` occurs in the non-negative 1-D integer
+    ``x`` (int64), or the sums of ``weights`` per value (float64), at least
+    ``minlength`` long, as ``np.bincount``.  Computes ``x`` first (the length depends on
+    its largest value); the sums are an indexed accumulation, so derivatives reach the
+    weights.
+
+    Raises
+    ------
+    LazyjitError
+        ``x`` is not a 1-D integer (or bool) tensor, has a negative value, or
+        ``weights`` has another shape."""
+    x = asarray(x)
+    if x.ndim != 1 or x.dtype.kind not in "biu":
+        raise op_error("bincount", f"needs a 1-d integer tensor, got shape {x.shape} "
+                       f"{x.dtype}", (x.node,))
+    values = x.numpy()
+    if values.size and values.min() < 0:
+        raise op_error("bincount", "x must have no negative elements", (x.node,))
+    n = max(int(values.max()) + 1 if values.size else 0, operator.index(minlength))
+    idx = astype(x, np.int64)
+    if weights is None:
+        return inc_subtensor(zeros(n, np.int64)[idx], 1)
+    weights = astype(asarray(weights), np.float64)
+    if weights.shape != x.shape:
+        raise op_error("bincount", f"weights of shape {weights.shape} do not match x of "
+                       f"shape {x.shape}", (x.node, weights.node))
+    return inc_subtensor(zeros(n, np.float64)[idx], weights)
 
 
 class UniqueAllResult(NamedTuple):
