@@ -1,6 +1,7 @@
 """NumPy's searching and counting functions: ``argwhere``, ``flatnonzero``,
-``searchsorted``, ``bincount`` and ``unique`` (with the Array API's ``unique_all``, ``unique_counts``, ``unique_inverse``,
-``unique_values``); ``nonzero`` and the one-argument ``where`` are in :mod:`.core`.
+``searchsorted``, ``bincount`` and ``unique`` (with the Array API's ``unique_all``,
+``unique_counts``, ``unique_inverse``, ``unique_values``); ``nonzero`` and the
+one-argument ``where`` are in :mod:`.core`.
 
 ``argwhere`` and ``flatnonzero``, as ``nonzero``, return as many indices as the input has
 nonzero elements, a size known only from its values: they compute the input (a realize)
