@@ -184,3 +184,17 @@ def test_weak_scalars_in_scalar_arithmetic(backend):
         assert scaled.dtype == np.float32 and exped.dtype == np.float64
         np.testing.assert_allclose(scaled.numpy(), x * np.float32(c), rtol=1e-6)
         np.testing.assert_allclose(exped.numpy(), x * np.exp(a), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype,fn,want", [
+    ("float32", lambda x: x * 2.0, "float32"), ("float32", lambda x: 2.0 * x, "float32"),
+    ("float32", lambda x: x + 1, "float32"), ("int32", lambda x: x * 2.5, "float64"),
+    ("int32", lambda x: x + 3, "int32"), ("int32", lambda x: x / 2, "float64"),
+    ("bool", lambda x: x + 1, "int64"), ("bool", lambda x: x * 1.5, "float64"),
+    ("int8", lambda x: x * 100, "int8"), ("float32", lambda x: x * np.float64(2), "float64"),
+    ("float32", lambda x: lj.where(x > 0, x, 0.0), "float32"),
+    ("float32", lambda x: lj.mean(x), "float32"), ("int32", lambda x: lj.mean(x), "float64"),
+])
+def test_python_scalars_are_weak(dtype, fn, want):
+    """NEP 50 / Array API: a Python scalar does not widen a tensor's dtype (no compute)."""
+    assert fn(lj.ones((2,), dtype)).dtype == np.dtype(want)

@@ -10,9 +10,28 @@ import pytest
 import lazyjit as lj
 
 from gradcheck import GradBatch, check_grads
-from helpers import assert_same
+from helpers import Case, assert_same
 
 L = lj.linalg
+
+_R = np.random.default_rng(7)
+_SQ, _RHS, _TALL = _R.standard_normal((2, 3, 3)), _R.standard_normal((2, 3, 2)), \
+    _R.standard_normal((2, 4, 3))
+_SPD = _SQ @ np.swapaxes(_SQ, -1, -2) + 3 * np.eye(3)
+# the primitives' cases of tests/test_ops.py's table (vectors squared: unique up to sign)
+OP_CASES = {
+    "cholesky": [Case("cholesky", L.cholesky, np.linalg.cholesky, values=(_SPD,))],
+    "solve": [Case("solve", L.solve, np.linalg.solve, values=(_SQ, _RHS))],
+    "slogdet": [Case("slogdet", lambda a: list(L.slogdet(a)),
+                     lambda a: list(np.linalg.slogdet(a)), values=(_SQ,))],
+    "eigh": [Case("eigh", lambda a: [(r := L.eigh(a))[0], r[1] ** 2],
+                  lambda a: [(r := np.linalg.eigh(a))[0], r[1] ** 2], values=(_SPD,))],
+    "svd": [Case("svd", lambda a: [(r := L.svd(a, full_matrices=False))[1], r[0] ** 2],
+                 lambda a: [(r := np.linalg.svd(a, full_matrices=False))[1], r[0] ** 2],
+                 values=(_TALL,))],
+    "qr": [Case("qr", lambda a: [x ** 2 for x in L.qr(a)],
+                lambda a: [x ** 2 for x in np.linalg.qr(a)], values=(_TALL,))],
+}
 
 
 def _spd(rng, shape):
