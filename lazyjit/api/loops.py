@@ -16,9 +16,9 @@ import numpy as np
 
 import lazyjit.api.core as C
 from lazyjit.api.ifelse import ifelse
-from lazyjit.api.scan import scan
+from lazyjit.api.scan import data_dependent, scan
 from lazyjit.api.tensor import Tensor
-from lazyjit.errors import op_error
+from lazyjit.errors import LazyjitError, op_error
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.trace.dims import Dim
 from lazyjit.trace.state import CONTEXT
@@ -98,8 +98,11 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
         outs, _ = scan(probe, outputs_info=[*state, None], n_steps=chunk, name="while_loop")
         last = [o[-1] for o in outs[:-1]]
         go = outs[-1]
-        CONTEXT.realize(go, *last)  # (one computation for the block)
-        flags = np.asarray(go.numpy(), bool)
+        try:
+            CONTEXT.realize(go, *last)  # (one computation for the block)
+        except LazyjitError:
+            pass  # (the same error, worded for the loop, from data_dependent)
+        flags = np.asarray(data_dependent(go, "while_loop", "lj.while_loop"), bool)
         if not flags.all():
             total += int(np.argmin(flags))
             break

@@ -381,6 +381,18 @@ def _holding_updates(fn: Callable) -> Callable:
     return holding
 
 
+def data_dependent(t: Tensor, name: str, what: str) -> np.ndarray:
+    """The value of ``t``, which decides a loop's number of steps; where it cannot be
+    computed now (inside ``lj.jit`` or over ``lj.function`` placeholders), an error
+    saying so."""
+    try:
+        return t.numpy()
+    except LazyjitError as e:
+        raise op_error(name, f"{what} runs a number of steps known only from the values, "
+                       f"which cannot be computed here ({e}); outside lj.jit and "
+                       "lj.function it works, or give a fixed number of steps") from None
+
+
 class until:  # noqa: N801 - Theano's name
     """A scan step's stop condition (Theano's ``scan_module.until``): a step function
     that returns ``outputs, lj.until(c)`` (or ``lj.until(c)`` last in its list) stops
@@ -470,7 +482,7 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     result, updates, stop = _scan(fn, sequences, outputs_info, non_sequences, n_steps,
                                   go_backwards, strict, name, truncate_gradient)
     if stop is not None:  # run to the end once to find the step that stops
-        flags = np.asarray(stop.numpy(), bool)
+        flags = np.asarray(data_dependent(stop, name, "a step returning lj.until(...)"), bool)
         count = int(np.argmax(flags)) + 1 if flags.any() else len(flags)
 
         def steps_only(*args):
@@ -630,4 +642,5 @@ def _apply(updates: dict) -> None:
         sv.assign(v)
 
 
-__all__ = ["scan", "until", "ScanSpec", "build_scan", "size_range", "LazyjitError"]
+__all__ = ["scan", "until", "data_dependent", "ScanSpec", "build_scan", "size_range",
+           "LazyjitError"]
