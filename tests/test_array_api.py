@@ -247,7 +247,22 @@ def test_dlpack_shares_the_computed_value():
     assert np.array_equal(back.numpy(), a) and not np.shares_memory(back.numpy(), a)
     with pytest.raises(ValueError, match="copy"):
         lnp.from_dlpack(a, copy=False)
+    legacy = np.from_dlpack(_Legacy(t))  # (a consumer without max_version: a copy)
+    assert np.array_equal(legacy, a) and not np.shares_memory(legacy, t.numpy())
     torch = pytest.importorskip("torch")
     tt = torch.from_dlpack(t)
     assert tt.data_ptr() == t.numpy().ctypes.data and tt.tolist() == a.tolist()
     assert np.array_equal(lj.from_dlpack(torch.arange(3)).numpy(), [0, 1, 2])
+
+
+class _Legacy:
+    """A producer wrapper that calls ``__dlpack__`` as DLPack consumers before 1.0 do."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, stream=None, **_):
+        return self.t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()

@@ -135,3 +135,21 @@ def test_einsum_and_values_outside_the_graph(backend, rng):
         lj.grad(lambda a: np.linalg.cond(a))(t)  # (one lazyjit lacks)
     with pytest.raises(lj.LazyjitError, match="returned a float, not a tensor"):
         lj.grad(lambda a: float(lj.sum(a)))(t)
+
+
+def test_sorting_and_accumulations_are_lazyjit_functions(backend):
+    """np.sort, np.argsort, np.cumsum, np.cumprod and ufunc.accumulate on a tensor run
+    lazyjit's, so derivatives go through them (NumPy's would be constants: zeros)."""
+    x = np.array([[3.0, -1.0, 2.0], [0.5, 4.0, -2.0]])
+    t = lj.tensor(x)
+    for got, want in [(np.sort(t), np.sort(x)), (np.sort(t, axis=None), np.sort(x, axis=None)),
+                      (np.argsort(t, axis=0), np.argsort(x, axis=0, kind="stable")),
+                      (np.cumsum(t, axis=1), np.cumsum(x, axis=1)), (np.cumprod(t), np.cumprod(x)),
+                      (np.add.accumulate(t), np.add.accumulate(x)),
+                      (np.multiply.accumulate(t, axis=1), np.multiply.accumulate(x, axis=1))]:
+        assert isinstance(got, lj.Tensor)
+        assert_same(got, want)
+    g = lj.grad(lambda a: lj.sum(np.cumsum(a, axis=1)))(t)
+    assert_same(g, np.array([[3.0, 2.0, 1.0]] * 2))
+    g = lj.grad(lambda a: (np.sort(a, axis=None) * np.arange(6.0)).sum())(t)
+    assert_same(g, np.argsort(np.argsort(x, axis=None)).reshape(2, 3).astype(float))

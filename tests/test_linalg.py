@@ -271,8 +271,15 @@ def test_gradients_at_repeated_eigenvalues(backend):
     top[2, 2] = 1
     for g, want in zip(got, [eye, top, eye, np.full((3, 2), 1 / np.sqrt(6))]):
         assert_same(g, want, rtol=1e-12, atol=1e-12)
-    g = lj.grad(lambda a: L.eigh(a)[1][:, 0].sum())(lj.tensor(eye))
-    assert np.isnan(g.numpy()).any()
+    for loss in (lambda a: L.eigh(a)[1][:, 0].sum(), lambda a: L.eigh(a)[1][0, 0]):
+        assert np.isnan(lj.grad(loss)(lj.tensor(eye)).numpy()).any()  # (no derivative)
+    # pinv and lstsq are differentiable where the SVD is not (all singular values 1):
+    # their derivatives come from the normal equations there
+    assert_same(lj.grad(lambda a: L.pinv(a).sum())(lj.tensor(eye)), -np.ones((3, 3)),
+                rtol=1e-12)
+    q = np.linalg.qr(np.random.default_rng(0).standard_normal((5, 3)))[0]
+    check_grads(lambda a: [L.pinv(a), L.lstsq(a, np.ones(5))[0]], [q], 1)  # (order 2
+    # meets, in the branch not taken, the SVD's NaN tangents times zero cotangents)
 
 
 def test_norm_gradient_at_zero(backend):

@@ -63,13 +63,19 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
 
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     """DLPack export of the (computed) value: its read-only host buffer, shared, not
-    copied (unless ``copy=True``).  Consumers that ignore DLPack's read-only flag (torch
-    does) must not write into it: lazyjit's later results assume the value never
-    changes."""
-    kwargs = {"stream": stream, "dl_device": dl_device, "copy": copy}
-    if max_version is not None:
-        kwargs["max_version"] = max_version
-    return self.numpy().__dlpack__(**kwargs)
+    copied (unless ``copy=True``), to consumers of DLPack 1.0 and later, which can be
+    told it is read-only (those that ignore the flag, as torch does, must not write into
+    it: lazyjit's later results assume the value never changes).  An older consumer
+    (no ``max_version``) cannot be told, so it gets a copy; ``copy=False`` then raises
+    ``BufferError``."""
+    value = self.numpy()
+    if max_version is None or tuple(max_version) < (1, 0):
+        if copy is False:
+            raise BufferError("lazyjit: a DLPack consumer older than 1.0 cannot be told "
+                              "the value is read-only; it can only have a copy")
+        return value.copy().__dlpack__(stream=stream)
+    return value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device,
+                            copy=copy)
 
 
 def _dlpack_device(self):

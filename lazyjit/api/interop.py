@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.api import linalg
+from lazyjit.api import linalg, sorting
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
@@ -45,6 +45,8 @@ _UFUNCS = _ufunc_table()
 # ufunc.reduce -> the reduction it is (axis=0 by default, as ufunc.reduce's)
 _REDUCTIONS = {np.add: F.sum, np.multiply: F.prod, np.maximum: F.max, np.minimum: F.min,
                np.logical_and: F.all, np.logical_or: F.any}
+# ufunc.accumulate -> the scan it is (axis=0 by default)
+_ACCUMULATIONS = {np.add: sorting.cumsum, np.multiply: sorting.cumprod}
 # NumPy functions that write into their array argument: tensors are immutable
 _IN_PLACE = frozenset(("put", "place", "putmask", "copyto", "fill_diagonal", "put_along_axis"))
 
@@ -53,6 +55,9 @@ _IN_PLACE = frozenset(("put", "place", "putmask", "copyto", "fill_diagonal", "pu
 _FUNCTIONS = {getattr(np, name): getattr(F, name) for name in F.__all__
               if callable(getattr(np, name, None)) and name not in _IN_PLACE
               and not isinstance(getattr(np, name), (np.ufunc, type))}
+_FUNCTIONS.update({getattr(np, name): getattr(sorting, name)  # (lj.sort, lj.cumsum, ...)
+                   for name in ("sort", "argsort", "cumsum", "cumprod", "cumulative_sum")
+                   if hasattr(np, name)})
 _FUNCTIONS.update({getattr(np.linalg, name): getattr(linalg, name) for name in linalg.__all__
                    if callable(getattr(np.linalg, name, None))
                    and not isinstance(getattr(np.linalg, name), type)})
@@ -98,6 +103,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             set(kwargs) <= {"axis", "keepdims"}:
         return _REDUCTIONS[ufunc](inputs[0], axis=kwargs.get("axis", 0),
                                   keepdims=kwargs.get("keepdims", False))
+    if method == "accumulate" and ufunc in _ACCUMULATIONS and len(inputs) == 1 and \
+            set(kwargs) <= {"axis", "dtype"}:
+        return _ACCUMULATIONS[ufunc](inputs[0], axis=kwargs.get("axis", 0),
+                                     dtype=kwargs.get("dtype"))
     return getattr(ufunc, method)(*_values(inputs), **{k: _values(v) for k, v in kwargs.items()})
 
 

@@ -25,9 +25,11 @@ from typing import NamedTuple
 import numpy as np
 
 from lazyjit.api.arrays import _concrete, diagonal as _diagonal
-from lazyjit.api.core import _axes, asarray, astype, broadcast_to, sign as _sign, where, zeros
+from lazyjit.api.core import (_axes, asarray, astype, broadcast_to, sign as _sign,
+                              stop_gradient, where, zeros)
+from lazyjit.api.ifelse import ifelse
 from lazyjit.api.indexing import take_along_axis
-from lazyjit.api.reductions import max as _max, min as _min, sum as _sum
+from lazyjit.api.reductions import all as _all, max as _max, min as _min, sum as _sum
 from lazyjit.api.shape_ops import matmul, moveaxis, stack, swapaxes, tensordot
 from lazyjit.api.shape_ops import outer as _outer
 from lazyjit.api.sorting import argsort, sort
@@ -243,9 +245,22 @@ def pinv(a, rcond=None, hermitian: bool = False, *, rtol=_NO_VALUE) -> Tensor:
     if min(m, n) == 0:
         return zeros(a.shape[:-2] + (n, m), a.dtype)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
-    big = s > asarray(cut, dtype=a.dtype)[..., None] * _max(s, axis=-1, keepdims=True)
+    top = _max(s, axis=-1, keepdims=True)
+    big = s > asarray(cut, dtype=a.dtype)[..., None] * top
     inv_s = where(big, 1 / where(big, s, 1), 0)
-    return matmul(matrix_transpose(vh) * inv_s[..., None, :], matrix_transpose(u))
+    p = matmul(matrix_transpose(vh) * inv_s[..., None, :], matrix_transpose(u))
+    # the derivatives: through the SVD they are NaN at repeated singular values (pinv of
+    # an orthogonal matrix), so for well-conditioned matrices of full rank they come
+    # from the normal equations' form instead, the value staying the SVD's: p + (g - g)
+    # has g's derivatives to any order.  Elsewhere the Gram matrix is replaced by I, so
+    # that the derivative graph of the branch not taken never solves a singular system
+    well = _all(s[..., -1:] > np.finfo(a.dtype).eps ** 0.4 * top)
+    at = matrix_transpose(a)
+    tall = m >= n
+    gram = matmul(at, a) if tall else matmul(a, at)
+    gram = where(well, gram, asarray(np.eye(min(m, n), dtype=a.dtype)))
+    g = solve(gram, at) if tall else matrix_transpose(solve(gram, a))
+    return ifelse(well, stop_gradient(p) + (g - stop_gradient(g)), p, name="pinv")
 
 
 def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None) -> Tensor:

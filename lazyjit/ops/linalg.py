@@ -196,19 +196,34 @@ def _phi(x, n: int):
     return F.tril(x) - x * _eye(n, x) * 0.5
 
 
-def _safe_div(num, den):
-    """``num / den``, and where ``den`` is 0: 0 if ``num`` is 0 too (a zero cotangent or
-    tangent: nothing flows), else NaN (a derivative that does not exist, never a
-    made-up number); no division by zero is computed, so derivatives of this stay
-    finite where it is."""
+def _unused(*cotangents):
+    """Whether the cotangents of a factorization's vectors are all exactly zero, per
+    matrix of the batch (a loss of the eigenvalues or singular values alone)."""
+    out = None
+    for g in cotangents:
+        zero = F.all(g == 0, axis=(-2, -1), keepdims=True)
+        out = zero if out is None else out & zero
+    return out
+
+
+def _safe_div(num, den, unused=False):
+    """``num / den``, and where ``den`` is 0 (a repeated eigenvalue, a zero singular
+    value): 0 where ``unused`` says the vectors' cotangents are all exactly zero (then
+    these terms are not part of the derivative), else NaN (a derivative that does not
+    exist, or that these formulas cannot give: never a made-up number, even where
+    ``num`` happens to be 0).  No division by zero is computed, so derivatives of this
+    stay finite where it is."""
     zero = den == 0
-    return F.where(zero, F.where(num == 0, 0.0, np.nan), num / F.where(zero, 1.0, den))
+    fill = F.where(unused, 0.0, np.nan) if unused is not False else np.nan
+    return F.where(zero, fill, num / F.where(zero, 1.0, den))
 
 
-def _over_gaps(x, v):
-    """``x[i, j] / (v[j] - v[i])`` (0 on the diagonal, where ``x`` is 0: see
-    :func:`_safe_div` for equal ``v``)."""
-    return _safe_div(x, v[..., None, :] - v[..., :, None])
+def _over_gaps(x, v, unused=False):
+    """``x[i, j] / (v[j] - v[i])`` off the diagonal (0 on it, where ``x`` is 0): see
+    :func:`_safe_div` for equal ``v``."""
+    n = v.shape[-1]
+    gap = v[..., None, :] - v[..., :, None] + _eye(n, v)  # (the diagonal: 1, x is 0 there)
+    return _safe_div(x, gap, unused)
 
 
 def _diag_embed(v, n: int):
@@ -267,7 +282,7 @@ def _eigh_vjp(g, out, a, arg):
     w, v = out[..., 0, :], out[..., 1:, :]
     gw, gv = g[..., 0, :], g[..., 1:, :]
     x = _mm(_t(v), gv)
-    inner = _over_gaps((x - _t(x)) * 0.5, w) + _diag_embed(gw, n)
+    inner = _over_gaps((x - _t(x)) * 0.5, w, _unused(gv)) + _diag_embed(gw, n)
     return (_mm(_mm(v, inner), _t(v)),)
 
 
@@ -305,14 +320,16 @@ def _svd_vjp(g, out, a, mode):
     gu, gs, gvh = unpack(g, "svd", mode, m, n)
     v, gv = _t(vh), _t(gvh)
     s2 = s * s
-    j = _over_gaps(_mm(_t(u), gu) - _mm(_t(gu), u), s2)  # F o (U^T gU - gU^T U)
-    kk = _over_gaps(_mm(_t(v), gv) - _mm(_t(gv), v), s2)
+    unused = _unused(gu, gv)
+    j = _over_gaps(_mm(_t(u), gu) - _mm(_t(gu), u), s2, unused)  # F o (U^T gU - gU^T U)
+    kk = _over_gaps(_mm(_t(v), gv) - _mm(_t(gv), v), s2, unused)
     inner = j * s[..., None, :] + _diag_embed(gs, k) + s[..., :, None] * kk
     ga = _mm(_mm(u, inner), vh)
     if m > k:  # (I - U U^T) gU S^-1 V^T
-        ga = ga + _mm(_safe_div(gu - _mm(u, _mm(_t(u), gu)), s[..., None, :]), vh)
+        ga = ga + _mm(_safe_div(gu - _mm(u, _mm(_t(u), gu)), s[..., None, :], unused), vh)
     if n > k:  # U S^-1 gV^T (I - V V^T)
-        ga = ga + _mm(u, _safe_div(_t(gv) - _mm(_mm(_t(gv), v), vh), s[..., :, None]))
+        ga = ga + _mm(u, _safe_div(_t(gv) - _mm(_mm(_t(gv), v), vh), s[..., :, None],
+                                   unused))
     return (ga,)
 
 
