@@ -162,8 +162,10 @@ def eigh(a, UPLO: str = "L") -> EighResult:
     """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix of
     ``a`` ``(..., n, n)``, as ``np.linalg.eigh``, reading the ``UPLO`` triangle
     (``syevd``).  Eigenvectors are unique up to sign (and within repeated
-    eigenvalues' eigenspaces); the gradient is infinite or NaN at repeated eigenvalues
-    unless the loss does not depend on that choice."""
+    eigenvalues' eigenspaces); at repeated eigenvalues the gradient is NaN unless the
+    loss does not depend on the eigenvectors.  The gradient is the symmetric one (for
+    perturbations that keep ``a`` symmetric, as JAX's and PyTorch's): for a
+    non-symmetric ``a`` it is not the derivative of reading one triangle."""
     a = _float(a, "eigh")
     if UPLO not in ("L", "U"):
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
