@@ -17,6 +17,8 @@ import pytest
 import lazyjit as lj
 import lazyjit.numpy as lnp
 
+from helpers import assert_same
+
 xp = pytest.importorskip("array_api_strict")
 
 VERSION = "2023.12"
@@ -266,3 +268,16 @@ class _Legacy:
 
     def __dlpack_device__(self):
         return self.t.__dlpack_device__()
+
+
+def test_copies_of_shared_variables_keep_their_value():
+    sv = lj.shared(np.array([1.0, 2.0]))
+    copies = [lnp.asarray(sv, copy=True), lj.tensor(sv), lnp.astype(sv, sv.dtype),
+              lnp.positive(sv), lnp.real(sv)]
+    sv.assign(np.array([10.0, 20.0]))
+    for c in copies:
+        assert_same(c, np.array([1.0, 2.0]))
+    info = lnp.__array_namespace_info__()
+    assert info.dtypes(kind="complex floating") == {}
+    assert lj.tensor(1.0).__array_namespace__(api_version="2022.12") is lnp
+    assert_same(lnp.var(lnp.asarray([1.0, 3.0]), correction=2), np.inf)  # (NumPy's)

@@ -165,3 +165,58 @@ def test_errors():
     f = lj.jit(lambda x: lj.while_loop(lambda v: v < 10.0, lambda v: v * 2, x))
     with pytest.raises(lj.LazyjitError, match="traced by lj.jit"):
         f(lj.tensor(1.0))
+
+
+def test_loops_stop_where_python_stops(backend):
+    """No step after the stop is computed (an index past the end would raise), and the
+    shared variables and random streams a while_loop's body advances end where the
+    Python loop leaves them."""
+    xs = lj.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    i, total = lj.while_loop(lambda s: s[0] < 5, lambda s: (s[0] + 1, s[1] + xs[s[0]]),
+                             (0, 0.0), chunk=2)
+    assert (int(i), float(total)) == (5, 15.0)
+    out, _ = lj.scan(lambda k, h: (h + xs[k], lj.until(k >= 4)), sequences=lj.arange(8),
+                     outputs_info=lj.tensor(0.0))
+    assert_same(out, np.array([1.0, 3.0, 6.0, 10.0, 15.0]))
+    sv = lj.shared(np.array(0.0))
+
+    def body(v):
+        sv.assign(sv + 1.0)
+        return v + 1
+    assert int(lj.while_loop(lambda v: v < 40, body, lj.tensor(0), chunk=4)) == 40
+    assert float(sv.numpy()) == 40.0
+    rs = lj.random.RandomStream(seed=0)
+    for _ in range(3):
+        s = lj.while_loop(lambda v: v < 2.0, lambda v: v + rs.uniform((), dtype="float64"),
+                          lj.tensor(0.0), chunk=2)
+        assert 2.0 <= float(s) < 3.0
+    with pytest.raises(ValueError, match="chunk"):
+        lj.while_loop(lambda v: v < 1, lambda v: v + 1, 0, chunk=0)
+
+
+def test_cond_assigns_only_in_the_branch_taken(backend):
+    sv = lj.shared(np.array(0.0))
+
+    def bump(x):
+        sv.assign(sv + 100.0)
+        return x + 1
+    for p, want in ((True, 0.0), (False, 100.0)):
+        lj.cond(lj.tensor(p), lambda x: x - 1, bump, lj.tensor(1.0))
+        assert float(sv.numpy()) == want
+    f = lj.jit(lambda p: lj.cond(p, lambda: (sv.assign(sv + 1.0), 0.0)[1], lambda: 1.0))
+    for p in (True, False, True):
+        f(lj.tensor(p))
+    assert float(sv.numpy()) == 102.0
+
+
+def test_values_from_shared_variables_are_not_frozen_by_jit():
+    """A loop's length, or unique's size, from a shared variable would be the first
+    call's forever: inside lj.jit that is an error, never a stale value."""
+    sv = lj.shared(np.array(1.0))
+    u = lj.shared(np.array([3, 1, 3, 2]))
+    for fn in (lambda: lj.while_loop(lambda v: v < 10, lambda v: v * 2, sv),
+               lambda: lj.unique_counts(u),
+               lambda: lj.scan(lambda h: (h * 2, lj.until(h > 10)), outputs_info=sv,
+                               n_steps=20)[0]):
+        with pytest.raises(lj.LazyjitError, match="shared variable"):
+            lj.jit(fn)()

@@ -56,7 +56,7 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     if device is not None:
         check_device(device, "tensor")
     if isinstance(data, Tensor):
-        return data.astype(dtype) if dtype is not None else data
+        return data.astype(dtype) if dtype is not None else _snapshot(data)
     if isinstance(data, WeakScalar):  # a traced Python scalar: its 0-d tensor
         return astype(data.tensor, dtype) if dtype is not None else data.tensor
     if type(data) is Dim:  # a symbolic size: a lazy int64 scalar, its value at each call
@@ -66,6 +66,13 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     check_dtype(arr.dtype, "tensor")
     arr.flags.writeable = False
     return Tensor(Node.leaf(arr))
+
+
+def _snapshot(x: Tensor) -> Tensor:
+    """``x`` as an immutable tensor: ``x`` itself, or for a shared variable (whose value
+    later assignments change) a tensor of its value now (inside ``lj.jit``: its value
+    at each call, as the variable's own reads)."""
+    return x if type(x) is Tensor else Tensor(x.node)
 
 
 def size_node(d: "Dim | int") -> Node:
@@ -261,7 +268,7 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
         raise ValueError("lazyjit.asarray: copy=False, but making a tensor of this input "
                          "needs a copy (only a tensor of the requested dtype is not copied)")
     if isinstance(x, Tensor):
-        return x if same else x.astype(dtype)
+        return (_snapshot(x) if copy else x) if same else x.astype(dtype)
     return tensor(x, dtype)
 
 
@@ -723,7 +730,9 @@ def astype(x, dtype, *, copy: bool = True, device=None) -> Tensor:
     _placed(device, "astype")
     x = asarray(x)
     dt = check_dtype(dtype, "astype")
-    return x if dt == x.dtype else Tensor(apply("cast", (x.node,), dt.str))
+    if dt == x.dtype:
+        return _snapshot(x) if copy else x
+    return Tensor(apply("cast", (x.node,), dt.str))
 
 
 def square(x) -> Tensor:

@@ -14,7 +14,8 @@ import numpy as np
 import lazyjit.api.core as C
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
-from lazyjit.api.scan import results_of
+from lazyjit.ops.registry import REGISTRY, apply
+from lazyjit.trace.node import Node
 from lazyjit.trace.constraints import same_shape
 
 
@@ -72,3 +73,11 @@ def ifelse(cond, then_branch, else_branch, name: str | None = None):
 
 def build(cond: Tensor, a: list[Tensor], b: list[Tensor]) -> list[Tensor]:
     return results_of("ifelse", len(a), (cond.node, *[x.node for x in a], *[y.node for y in b]))
+
+
+def results_of(op: str, arg, src: tuple[Node, ...]) -> list[Tensor]:
+    """The multi-result node ``op`` (``scan``, ``ifelse``) of ``arg`` over ``src``, and
+    one ``scan_out`` tensor selecting each of its results (its op's ``results`` rule)."""
+    node = apply(op, src, arg)
+    return [Tensor(apply("scan_out", (node,), i))
+            for i in range(len(REGISTRY[op].results(src, arg)))]

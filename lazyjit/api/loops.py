@@ -15,13 +15,14 @@ import operator
 import numpy as np
 
 import lazyjit.api.core as C
+from lazyjit.api.shared import current
 from lazyjit.api.ifelse import ifelse
-from lazyjit.api.scan import data_dependent, scan
+from lazyjit.api.scan import scan_unapplied, data_dependent, scan
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.trace.dims import Dim
-from lazyjit.trace.state import CONTEXT
+from lazyjit.trace.state import CONTEXT, STATE
 
 
 def _leaf(x) -> bool:
@@ -80,33 +81,50 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
 
     The number of steps depends on the values: it is found first, by running the loop
     in blocks of ``chunk``, then twice as many, ... steps until the condition fails (each
-    block a realize, so not inside ``lj.jit``); then the loop of exactly that many steps
-    is built from ``init_val``, so the result is differentiable (in both modes, through
-    the steps run).  A loop that never ends does not return."""
+    block a realize, so not inside ``lj.jit``; ``body_fun`` is not computed once the
+    condition has failed, and the shared variables it assigns get back their values
+    after the count); then the loop of exactly that many steps is built from
+    ``init_val``, so the result is differentiable (in both modes, through the steps
+    run).  A loop that never ends does not return.
+
+    Raises ``ValueError`` for ``chunk < 1``; ``LazyjitError`` for a ``cond_fun`` result
+    that is not 0-d, or a body that changes the state's structure."""
+    if operator.index(chunk) < 1:
+        raise ValueError(f"while_loop: chunk must be at least 1, got {chunk}")
     leaves, treedef = _state(init_val)
 
-    def probe(*state):  # the next state, and the condition on the state before it
+    def probe(*state):  # the next state (the same once the condition failed), the condition
         val = unflatten(treedef, list(state))
         go = C.asarray(cond_fun(val))
         if go.ndim != 0:
             raise op_error("while_loop", f"cond_fun must return a 0-d tensor, got shape "
                            f"{go.shape}", (go.node,))
-        return [*_leaves_like(body_fun(val), treedef, "while_loop"), C.astype(go, np.bool_)]
+        go = C.astype(go, np.bool_)
+        new = ifelse(go, _leaves_like(body_fun(val), treedef, "while_loop"), list(state),
+                     name="while_loop")
+        return [*new, go]
 
-    total, state = 0, leaves
-    while True:
-        outs, _ = scan(probe, outputs_info=[*state, None], n_steps=chunk, name="while_loop")
-        last = [o[-1] for o in outs[:-1]]
-        go = outs[-1]
-        try:
-            CONTEXT.realize(go, *last)  # (one computation for the block)
-        except LazyjitError:
-            pass  # (the same error, worded for the loop, from data_dependent)
-        flags = np.asarray(data_dependent(go, "while_loop", "lj.while_loop"), bool)
-        if not flags.all():
-            total += int(np.argmin(flags))
-            break
-        total, state, chunk = total + chunk, last, chunk * 2
+    total, state, saved = 0, leaves, {}
+    try:
+        while True:
+            outs, updates, _ = scan_unapplied(probe, None, [*state, None], None, chunk,
+                                              False, False, "while_loop", -1)
+            last = [o[-1] for o in outs[:-1]]
+            try:
+                CONTEXT.realize(outs[-1], *last)  # (one computation for the block)
+            except LazyjitError:
+                pass  # (the same error, worded for the loop, from data_dependent)
+            flags = np.asarray(data_dependent(outs[-1], "while_loop", "lj.while_loop"), bool)
+            if not flags.all():
+                total += int(np.argmin(flags))
+                break
+            total, state, chunk = total + chunk, last, chunk * 2
+            for sv, value in updates.items():  # (the next block goes on from there)
+                saved.setdefault(sv, Tensor(sv.node))
+                sv.assign(value)
+    finally:
+        for sv, value in saved.items():
+            sv.assign(value)
     if total == 0:
         return unflatten(treedef, leaves)
 
@@ -115,21 +133,44 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
     return unflatten(treedef, _run(step, leaves, total, "while_loop"))
 
 
+def _branch(fn, operands) -> tuple:
+    """``fn(*operands)`` with the shared variables it assigns recorded, not applied:
+    ``(result, {variable: value})``."""
+    stack = STATE.scan_recording if STATE.scan_depth else STATE.recording
+    frame: dict = {}
+    stack.append(frame)
+    try:
+        return fn(*operands), frame
+    finally:
+        stack.pop()
+
+
 def cond(pred, true_fun, false_fun, *operands):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as
     ``jax.lax.cond``: ``pred`` a 0-d tensor or a Python bool; both results must have
     the same structure and shapes.  One ``ifelse`` node per leaf: only the branch taken
-    is computed, and derivatives flow into it alone (Theano's ``ifelse``)."""
-    t_leaves, t_tree = flatten(true_fun(*operands), _leaf)
-    f_leaves, f_tree = flatten(false_fun(*operands), _leaf)
+    is computed, and derivatives flow into it alone (Theano's ``ifelse``).  A shared
+    variable a branch assigns takes that value only when its branch is taken (both
+    functions are traced; a value read inside them is an error, as inside ``lj.jit``).
+
+    Raises ``LazyjitError`` when the branches' structures or shapes differ."""
+    t_out, t_assigned = _branch(true_fun, operands)
+    f_out, f_assigned = _branch(false_fun, operands)
+    t_leaves, t_tree = flatten(t_out, _leaf)
+    f_leaves, f_tree = flatten(f_out, _leaf)
     if t_tree != f_tree:
         raise op_error("cond", f"the branches return different structures: {t_tree} and "
                        f"{f_tree}")
-    if not t_leaves:
-        return unflatten(t_tree, [])
-    out = ifelse(pred, [C.asarray(x) for x in t_leaves], [C.asarray(x) for x in f_leaves],
-                 name="cond")
-    return unflatten(t_tree, out)
+    svs = list(dict.fromkeys([*t_assigned, *f_assigned]))
+    before = [current(sv) for sv in svs]
+    t_all = [C.asarray(x) for x in t_leaves] + [t_assigned.get(sv, b) for sv, b in
+                                                 zip(svs, before)]
+    f_all = [C.asarray(x) for x in f_leaves] + [f_assigned.get(sv, b) for sv, b in
+                                                 zip(svs, before)]
+    out = ifelse(pred, t_all, f_all, name="cond") if t_all else []
+    for sv, value in zip(svs, out[len(t_leaves):]):
+        sv.assign(value)
+    return unflatten(t_tree, out[:len(t_leaves)])
 
 
 __all__ = ["fori_loop", "while_loop", "cond"]

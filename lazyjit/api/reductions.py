@@ -130,8 +130,7 @@ def _var(x, axis, keepdims, ddof, dtype) -> tuple[Tensor, np.dtype]:
     n = _count(x, axis) - ddof
     if type(n) is Dim:  # NumPy divides by max(n - ddof, 0)
         return sum(d * d, axis, keepdims) / size_value(dmax(n, 0), x.dtype), out_dt
-    return sum(d * d, axis, keepdims) / (size_value(n, x.dtype) if n > 0 else float("nan")), \
-        out_dt
+    return sum(d * d, axis, keepdims) / size_value(n if n > 0 else 0, x.dtype), out_dt
 
 
 def var(x, axis=None, keepdims=False, ddof=0, dtype=None, *, correction=None) -> Tensor:

@@ -31,10 +31,10 @@ import numpy as np
 import xxhash
 import lazyjit.api.core as C
 import lazyjit.api.shape_ops as S
+from lazyjit.api.ifelse import ifelse, results_of
 from lazyjit.api.scan_pushout import push_in, push_out
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
-from lazyjit.ops.registry import REGISTRY, apply
 from lazyjit.trace.gates import ungated
 from lazyjit.trace.graph import Trace, collect, reachable, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
@@ -211,7 +211,9 @@ def _check_strict(outputs: list[Node], allowed: set[Node], first_leaf: int, name
             continue
         if n.op == "const" or (n.op == "buffer" and n.arg >= first_leaf):
             continue  # a constant made inside the body
-        raise op_error(name, "strict=True: the step function uses a tensor that is not "
+        raise op_error(name, "strict=True (which truncate_gradient implies: the steps before "
+                       "the last k must see every input as a constant): the step function "
+                       "uses a tensor that is not "
                        "passed in sequences, outputs_info or non_sequences (shape "
                        f"{n.shape}, {n.dtype}); pass it in non_sequences", (n,))
 
@@ -315,14 +317,6 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     src = tuple(seq_nodes + [i.node for i, _ in states] + invariants)
     outs = results_of("scan", spec, src)
     return outs[:n_st] + [outs[n_st + plain.index(p)] for p in body[n_st:]]
-
-
-def results_of(op: str, arg, src: tuple[Node, ...]) -> list[Tensor]:
-    """The multi-result node ``op`` (``scan``, ``ifelse``) of ``arg`` over ``src``, and
-    one ``scan_out`` tensor selecting each of its results (its op's ``results`` rule)."""
-    node = apply(op, src, arg)
-    return [Tensor(apply("scan_out", (node,), i))
-            for i in range(len(REGISTRY[op].results(src, arg)))]
 
 
 # ---- the public API ----------------------------------------------------------------------
@@ -479,22 +473,48 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     the loop.  On the ``cpu`` backend the whole loop runs inside the compiled code.
     """
     name = name or "scan"
-    result, updates, stop = _scan(fn, sequences, outputs_info, non_sequences, n_steps,
+    result, updates, stop = scan_unapplied(fn, sequences, outputs_info, non_sequences, n_steps,
                                   go_backwards, strict, name, truncate_gradient)
-    if stop is not None:  # run to the end once to find the step that stops
-        flags = np.asarray(data_dependent(stop, name, "a step returning lj.until(...)"), bool)
-        count = int(np.argmax(flags)) + 1 if flags.any() else len(flags)
+    if stop is not None:
+        count = _steps_until(fn, sequences, outputs_info, non_sequences, n_steps,
+                             go_backwards, strict, name)
 
         def steps_only(*args):
             return _split_until(fn(*args))[0]
-        result, updates, _ = _scan(steps_only, sequences, outputs_info, non_sequences, count,
-                                   go_backwards, strict, name, truncate_gradient)
+        result, updates, _ = scan_unapplied(steps_only, sequences, outputs_info,
+                                            non_sequences, count, go_backwards, strict, name,
+                                            truncate_gradient)
     _apply(updates)
     return (result[0] if len(result) == 1 else result), updates
 
 
-def _scan(fn, sequences, outputs_info, non_sequences, n_steps, go_backwards, strict, name,
-          truncate_gradient):
+def _steps_until(fn, sequences, outputs_info, non_sequences, n_steps, go_backwards, strict,
+                 name) -> int:
+    """How many steps a scan whose step returns ``lj.until(c)`` runs: a loop computing,
+    with a ``done`` flag as its first state, the step only while no ``c`` was true (an
+    ``ifelse``: no step after the stop is computed, so none can fail), then its flags.
+    Its updates of shared variables are not applied (the loop of that many steps is
+    built next, and applies them)."""
+    n_seq_args = sum(len(_taps(x.get("taps"), [0], "sequences")) if isinstance(x, dict)
+                     else 1 for x in _as_list(sequences))
+
+    def guarded(*args):
+        done = args[n_seq_args]
+        res, cond = _split_until(fn(*args[:n_seq_args], *args[n_seq_args + 1:]))
+        res = [C.asarray(r) for r in res]
+        then = [C.zeros_like(r) for r in res] + [C.asarray(True)]
+        taken = ifelse(done, then, res + [C.astype(cond.condition, np.bool_)], name=name)
+        return [taken[-1], *taken[:-1]]
+
+    info = [C.asarray(False), *_as_list(outputs_info)]
+    outs, _, _ = scan_unapplied(guarded, sequences, info, non_sequences, n_steps,
+                                go_backwards, strict, name, -1)
+    flags = np.asarray(data_dependent(outs[0], name, "a step returning lj.until(...)"), bool)
+    return int(np.argmax(flags)) + 1 if flags.any() else len(flags)
+
+
+def scan_unapplied(fn, sequences, outputs_info, non_sequences, n_steps, go_backwards,
+                   strict, name, truncate_gradient):
     """:func:`scan`'s loop, its updates not applied: ``(outputs, updates, the until
     conditions per step or None)``."""
     seq_items = _as_list(sequences)
@@ -642,5 +662,5 @@ def _apply(updates: dict) -> None:
         sv.assign(v)
 
 
-__all__ = ["scan", "until", "data_dependent", "ScanSpec", "build_scan", "size_range",
-           "LazyjitError"]
+__all__ = ["scan", "until", "data_dependent", "scan_unapplied", "ScanSpec", "build_scan",
+           "size_range", "results_of", "LazyjitError"]

@@ -89,6 +89,8 @@ def bincount(x, weights=None, minlength: int = 0) -> Tensor:
     values = x.numpy()
     if values.size and values.min() < 0:
         raise op_error("bincount", "x must have no negative elements", (x.node,))
+    if operator.index(minlength) < 0:
+        raise op_error("bincount", f"minlength must be non-negative, got {minlength}")
     n = max(int(values.max()) + 1 if values.size else 0, operator.index(minlength))
     idx = astype(x, np.int64)
     if weights is None:

@@ -177,7 +177,10 @@ class SharedVariable(Tensor):
 
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (a view of the variable's memory, which
-        is then never overwritten by an in-place update)."""
+        is then never overwritten by an in-place update).  Inside ``lj.jit`` an error:
+        the function reads the variable at every call, a value read now would go stale."""
+        if STATE.recording:
+            CONTEXT.realize(self)  # (which refuses it, naming the variable)
         out = self.get_value(borrow=True).view()  # (the value it holds now, computed)
         out.flags.writeable = False
         return out

@@ -17,7 +17,7 @@ from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 from lazyjit.trace.dims import Dim
-from lazyjit.trace.state import CONTEXT
+from lazyjit.trace.state import CONTEXT, STATE
 
 
 def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
@@ -109,8 +109,8 @@ class Tensor:
         """Compute (if needed) and return the value as a read-only NumPy array."""
         node = self.node
         buf = node.buffer
-        if buf is None or node.src:  # (not a leaf yet: realize makes it one)
-            self.realize()
+        if buf is None or node.src or STATE.recording:  # (not a leaf yet: realize makes it
+            self.realize()  # one; inside lj.jit, realize refuses a shared variable's value)
             buf = self.node.buffer
         out = buf.view()
         if buf.flags.writeable:  # (a view of a read-only array is read-only)

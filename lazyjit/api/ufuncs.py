@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit.api.core import (_binary, _unary, asarray, invert, isinf, isnan, power, where,
-                              zeros_like)
+from lazyjit.api.core import (_binary, _unary, asarray, invert, isinf, isnan, power,
+                              _snapshot, where, zeros_like)
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
@@ -89,14 +89,14 @@ def positive(x) -> Tensor:
     if x.dtype == np.bool_:
         raise op_error("positive", "the unary + of a bool tensor is not supported (NumPy "
                        "raises too)", (x.node,), cls=TypeError)
-    return x
+    return _snapshot(x)
 
 
 def _real_only(x, name: str) -> Tensor:
     x = asarray(x)
     if x.dtype.kind == "c":  # (tensors cannot hold complex numbers yet)
         raise op_error(name, "complex tensors are not supported yet", (x.node,), cls=TypeError)
-    return x
+    return _snapshot(x)
 
 
 def conj(x) -> Tensor:

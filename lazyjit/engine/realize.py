@@ -13,6 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from lazyjit.autodiff.reverse import expand_grads, has_deferred
+from lazyjit.api.shared import OWNER
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, describe, format_site
@@ -125,6 +126,24 @@ def body_plan(spec, backend: str) -> Executable:
     return plan
 
 
+def _refuse_shared(nodes: list) -> None:
+    """Inside an ``lj.jit`` trace, a value computed from a shared variable would be the
+    value at tracing time, baked into every later call (a loop's number of steps, the
+    size of ``unique``'s result, a Python ``if`` on it): an error instead."""
+    for n in collect(nodes).inputs:
+        sv = OWNER.get(n)
+        if sv is not None:
+            raise LazyjitError(
+                "cannot compute, inside lj.jit (or lj.cond's branches), a value that depends "
+                "on the shared variable"
+                f"{' ' + repr(sv.name) if sv.name else ''} (shape {describe(n.shape)}, "
+                f"{n.dtype}): lj.jit reads "
+                "shared variables at every call, so a value computed now (for a Python "
+                "branch, a loop's number of steps, a size that depends on values) would "
+                "go stale; keep it in the graph (lj.where, lj.ifelse, a fixed n_steps), "
+                "or compute it outside the jitted function.\n" + format_site(nodes[0].site))
+
+
 def realize(*tensors) -> None:
     """Compute every given tensor that has no value yet, in one trace.
 
@@ -141,6 +160,8 @@ def realize(*tensors) -> None:
         if n.buffer is None and n not in seen:
             seen.add(n)
             nodes.append(n)
+    if STATE.recording:  # (inside an lj.jit trace, or an lj.cond branch: values too)
+        _refuse_shared(given)
     known = _structural_key(nodes) if nodes else None
     if known is not None:  # the common case of eager code: a structure realized before
         key = _KNOWN.get((known[0], backend_key(), STATE.generic_sizes))

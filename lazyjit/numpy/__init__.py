@@ -59,6 +59,7 @@ _KINDS = {"bool": (bool,), "signed integer": (int8, int16, int32, int64),
           "real floating": (float32, float64)}
 _KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
 _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"]
+_KINDS["complex floating"] = ()  # (tensors do not hold complex numbers yet)
 
 
 class _Info:
@@ -94,7 +95,7 @@ class _Info:
         out = {}
         for k in kinds:
             if k not in _KINDS:
-                raise ValueError(f"unknown dtype kind {k!r} (complex kinds are not supported)")
+                raise ValueError(f"unknown dtype kind {k!r}")
             out.update({dt.name: dt for dt in _KINDS[k]})
         return out
 
