@@ -51,7 +51,8 @@ def test_until_equals_a_hand_written_loop(backend, rng):
     # true at once: one step; several outputs returned as a list with the until
     out, _ = lj.scan(lambda h: ([h + 1, h * 2], lj.until(h >= 0)),
                      outputs_info=[lj.tensor(0.0), None], n_steps=5)
-    assert_same(out[0], np.array([1.0])) and assert_same(out[1], np.array([0.0]))
+    assert_same(out[0], np.array([1.0]))
+    assert_same(out[1], np.array([0.0]))
 
 
 def test_until_gradient_is_over_the_steps_run(backend, rng):
@@ -123,7 +124,8 @@ def test_fori_while_and_cond_equal_python_loops(backend):
     a = x.copy()
     for i in range(2, 6):
         a = a * 1.1 + i
-    assert_same(got["a"], a) and assert_same(got["n"], np.array(4))
+    assert_same(got["a"], a)
+    assert_same(got["n"], np.array(4))
     assert lj.fori_loop(3, 3, lambda i, v: v + 1, 7) == 7  # (no steps)
     v, n = lj.while_loop(lambda s: s[0] < 100.0, lambda s: (s[0] * 1.5, s[1] + 1),
                          (lj.tensor(1.0), lj.tensor(0)), chunk=2)
@@ -220,3 +222,34 @@ def test_values_from_shared_variables_are_not_frozen_by_jit():
                                n_steps=20)[0]):
         with pytest.raises(lj.LazyjitError, match="shared variable"):
             lj.jit(fn)()
+
+
+def test_cond_branches_see_what_the_trace_assigned_before():
+    """A branch's record starts from the enclosing trace's: a random draw in a branch
+    continues the stream (not the first draw again), a nested cond keeps an earlier
+    assignment; an eager branch may read a shared variable's value."""
+    rs = lj.random.RandomStream(0)
+
+    @lj.jit
+    def f(p):
+        a = rs.uniform((2,))
+        return a, lj.cond(p, lambda: rs.uniform((2,)), lambda: lj.zeros(2, dtype=a.dtype))
+    a, b = f(lj.tensor(True))
+    ref = lj.random.RandomStream(0)
+    assert_same(a, ref.uniform((2,)).numpy())
+    assert_same(b, ref.uniform((2,)).numpy())
+    assert rs.counter == ref.counter
+    v = lj.shared(np.float64(0.0))
+
+    @lj.jit
+    def h(p, q):
+        v.assign(v + 100)
+        lj.cond(p, lambda: lj.cond(q, lambda: (v.assign(v * 0 + 7), ())[1], lambda: ()),
+                lambda: ())
+        return v * 1
+    for p, q, want in ((True, True, 7.0), (True, False, 100.0), (False, False, 100.0)):
+        v.set_value(np.float64(0.0))
+        h(lj.tensor(p), lj.tensor(q))
+        assert float(v.get_value()) == want
+    s = lj.shared(np.array(2.0))
+    assert float(lj.cond(True, lambda: lj.asarray(float(s) + 1), lambda: lj.asarray(0.0))) == 3.0

@@ -22,7 +22,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.trace.dims import Dim
-from lazyjit.trace.state import CONTEXT, STATE
+from lazyjit.trace.state import CONTEXT, STATE, BranchFrame
 
 
 def _leaf(x) -> bool:
@@ -135,14 +135,18 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
 
 def _branch(fn, operands) -> tuple:
     """``fn(*operands)`` with the shared variables it assigns recorded, not applied:
-    ``(result, {variable: value})``."""
+    ``(result, {variable: value})``.  The branch's record starts as a copy of the
+    enclosing one (a jit trace's, a scan step's, an outer branch's), so that it reads
+    the values assigned earlier in the same trace (a random stream's counter)."""
     stack = STATE.scan_recording if STATE.scan_depth else STATE.recording
-    frame: dict = {}
+    enclosing = stack[-1] if stack else {}
+    frame = BranchFrame(enclosing)
     stack.append(frame)
     try:
-        return fn(*operands), frame
+        out = fn(*operands)
     finally:
         stack.pop()
+    return out, {sv: v for sv, v in frame.items() if enclosing.get(sv) is not v}
 
 
 def cond(pred, true_fun, false_fun, *operands):
@@ -151,7 +155,7 @@ def cond(pred, true_fun, false_fun, *operands):
     the same structure and shapes.  One ``ifelse`` node per leaf: only the branch taken
     is computed, and derivatives flow into it alone (Theano's ``ifelse``).  A shared
     variable a branch assigns takes that value only when its branch is taken (both
-    functions are traced; a value read inside them is an error, as inside ``lj.jit``).
+    functions are traced, and their assignments recorded, not applied).
 
     Raises ``LazyjitError`` when the branches' structures or shapes differ."""
     t_out, t_assigned = _branch(true_fun, operands)

@@ -22,7 +22,7 @@ from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
 from lazyjit.trace.node import EPOCH, NEVER, Node, derived, merge, next_epoch
-from lazyjit.trace.state import CONTEXT, STATE, UPDATING
+from lazyjit.trace.state import CONTEXT, STATE, UPDATING, tracing_jit
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
@@ -134,8 +134,7 @@ def _refuse_shared(nodes: list) -> None:
         sv = OWNER.get(n)
         if sv is not None:
             raise LazyjitError(
-                "cannot compute, inside lj.jit (or lj.cond's branches), a value that depends "
-                "on the shared variable"
+                "cannot compute, inside lj.jit, a value that depends on the shared variable"
                 f"{' ' + repr(sv.name) if sv.name else ''} (shape {describe(n.shape)}, "
                 f"{n.dtype}): lj.jit reads "
                 "shared variables at every call, so a value computed now (for a Python "
@@ -160,7 +159,7 @@ def realize(*tensors) -> None:
         if n.buffer is None and n not in seen:
             seen.add(n)
             nodes.append(n)
-    if STATE.recording:  # (inside an lj.jit trace, or an lj.cond branch: values too)
+    if STATE.recording and tracing_jit(STATE.recording):  # (inside an lj.jit trace)
         _refuse_shared(given)
     known = _structural_key(nodes) if nodes else None
     if known is not None:  # the common case of eager code: a structure realized before

@@ -22,6 +22,17 @@ from typing import Any, Callable
 UPDATING = threading.RLock()
 
 
+class BranchFrame(dict):
+    """The record of an ``lj.cond`` branch being traced (``{shared variable: value}``),
+    started as a copy of the enclosing record: a frame of :attr:`TraceState.recording`
+    that, unlike a jit trace's, does not mean the values read will change per call."""
+
+
+def tracing_jit(stack: list) -> bool:
+    """Whether a record stack holds an ``lj.jit`` trace's (not only ``lj.cond``s')."""
+    return any(type(frame) is not BranchFrame for frame in stack)
+
+
 class TraceState(threading.local):
     """Per-thread state of tracing, rewriting and planning (fresh in each thread).
 
