@@ -53,8 +53,7 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
         For a non-numeric dtype (strings, objects); for any other ``device`` (naming
         the flag that would place the computation there).
     """
-    if device is not None:
-        check_device(device, "tensor")
+    _placed(device, "tensor")
     if isinstance(data, Tensor):
         return data.astype(dtype) if dtype is not None else _snapshot(data)
     if isinstance(data, WeakScalar):  # a traced Python scalar: its 0-d tensor

@@ -19,7 +19,8 @@ import threading
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.api import linalg, sorting
+import lazyjit.api.linalg as linalg
+import lazyjit.api.sorting as sorting
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 

@@ -65,6 +65,12 @@ class SVDResult(NamedTuple):
     Vh: Tensor
 
 
+def _no_half(x: Tensor, name: str) -> None:
+    if x.dtype == np.float16:
+        raise TypeError(f"lazyjit.linalg.{name}: array type float16 is unsupported in "
+                        "linalg (as in NumPy); convert to float32")
+
+
 def _float(x, name: str, square: bool = True) -> Tensor:
     """``x`` as a stack of matrices in the dtype of the result (float32 stays, other
     numbers become float64; float16 is a ``TypeError``, as in NumPy)."""
@@ -75,9 +81,7 @@ def _float(x, name: str, square: bool = True) -> Tensor:
     if square and shape[-1] != shape[-2]:
         raise op_error(name, f"last 2 dimensions of the array must be square, got {shape}",
                        (x.node,))
-    if x.dtype == np.float16:
-        raise TypeError(f"lazyjit.linalg.{name}: array type float16 is unsupported in "
-                        "linalg (as in NumPy); convert to float32")
+    _no_half(x, name)
     if x.dtype.kind != "f":
         x = astype(x, np.float64)
     return x
@@ -119,9 +123,7 @@ def solve(a, b) -> Tensor:
     Raises ``LinAlgError`` (when computed) for an exactly singular matrix."""
     a = _float(a, "solve")
     b = asarray(b)
-    if b.dtype == np.float16:
-        raise TypeError("lazyjit.linalg.solve: array type float16 is unsupported in linalg "
-                        "(as in NumPy); convert to float32")
+    _no_half(b, "solve")
     dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64)
     a, b = astype(a, dtype), astype(b, dtype)
     n = a.shape[-1]
@@ -296,9 +298,7 @@ def lstsq(a, b, rcond=None) -> tuple:
     if a.ndim != 2:
         raise op_error("lstsq", f"a must be 2-dimensional, got shape {a.shape}", (a.node,))
     b = asarray(b)
-    if b.dtype == np.float16:
-        raise TypeError("lazyjit.linalg.lstsq: array type float16 is unsupported in linalg "
-                        "(as in NumPy); convert to float32")
+    _no_half(b, "lstsq")
     dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64)
     a, b = astype(a, np.float64), astype(b, np.float64)  # (NumPy computes in double)
     m, n = a.shape

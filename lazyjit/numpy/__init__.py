@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as _np
 
-from lazyjit.api import functions as _F
+import lazyjit.api.functions as _F
 from lazyjit.numpy import linalg  # noqa: F401  (the linalg extension)
 from lazyjit.api.functions import *  # noqa: F401,F403
 from lazyjit.api.functions import (  # noqa: F401  (names that shadow builtins)

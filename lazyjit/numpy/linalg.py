@@ -3,7 +3,7 @@
 is ``max(m, n) * eps`` times the largest singular value (NumPy's is 1e-15)."""
 from __future__ import annotations
 
-from lazyjit.api import linalg as _linalg
+import lazyjit.api.linalg as _linalg
 from lazyjit.api.linalg import *  # noqa: F401,F403
 from lazyjit.api.linalg import __all__  # noqa: F401
 from lazyjit.api.tensor import Tensor
