@@ -124,6 +124,49 @@ LJ_INLINE T lj_logaddexp##S(T a, T b) {                                         
 LJ_FLOAT_OPS(float, float32, f)
 LJ_FLOAT_OPS(double, float64, )
 
+#ifndef __CUDACC__
+/* complex64 and complex128 (C99's float _Complex, double _Complex; the cuda backend does
+ * not take them yet).  <complex.h>'s macros I and complex are undefined at once: generated
+ * code may name a variable I.  lj_cpow is NumPy's complex power: 1 for b == 0, 0 for
+ * a == 0 and Re(b) > 0 (else NaN), repeated squaring for integer b with |b| < 100, else
+ * C's cpow.  Products and quotients are NumPy's too (C's Annex G ones differ at infinities
+ * and NaN): the textbook product, and Smith's quotient (R. L. Smith, "Algorithm 116:
+ * Complex division", CACM 5(8), 1962), a zero divisor dividing each part by |0|. */
+#include <complex.h>
+#undef I
+#undef complex
+#define LJ_COMPLEX_OPS(C, R, S)                                                  \
+LJ_INLINE C lj_cmul##S(C a, C b) {                                              \
+    const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
+    return __builtin_complex(ar * br - ai * bi, ar * bi + ai * br);              \
+}                                                                                \
+LJ_INLINE C lj_cdiv##S(C a, C b) {                                              \
+    const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
+    const R abr = fabs##S(br), abi = fabs##S(bi);                                \
+    if (abr >= abi) {                                                            \
+        if (abr == 0 && abi == 0) return __builtin_complex(ar / abr, ai / abi);  \
+        const R rat = bi / br, scl = (R)1 / (br + bi * rat);                     \
+        return __builtin_complex((ar + ai * rat) * scl, (ai - ar * rat) * scl);  \
+    }                                                                            \
+    const R rat = br / bi, scl = (R)1 / (bi + br * rat);                         \
+    return __builtin_complex((ar * rat + ai) * scl, (ai * rat - ar) * scl);      \
+}                                                                                \
+LJ_INLINE C lj_cpow##S(C a, C b) {                                              \
+    const R br = creal##S(b), bi = cimag##S(b);                                  \
+    if (br == 0 && bi == 0) return 1;                                            \
+    if (a == 0) return br > 0 ? (C)0 : __builtin_complex((R)NAN, (R)NAN);        \
+    if (bi == 0 && br > -100 && br < 100 && br == (R)(int)br) {                 \
+        int n = (int)br, m = n < 0 ? -n : n;                                     \
+        C r = 1, x = a;                                                          \
+        while (m) { if (m & 1) r = lj_cmul##S(r, x); m >>= 1; if (m) x = lj_cmul##S(x, x); } \
+        return n < 0 ? lj_cdiv##S(1, r) : r;                                     \
+    }                                                                            \
+    return cpow##S(a, b);                                                        \
+}
+LJ_COMPLEX_OPS(float _Complex, float, f)
+LJ_COMPLEX_OPS(double _Complex, double, )
+#endif
+
 /* Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011;
  * Random123's philox4x32_R with R = 10): output word (word & 3) of the block for counter
  * words c0, c1 = low, high half of c01 and c2, c3 of c23, and key words k0, k1 = low,

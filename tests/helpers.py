@@ -31,6 +31,8 @@ TOLERANCES = {
     np.dtype("float16"): (2e-3, 1e-3),
     np.dtype("float32"): (1e-5, 1e-6),
     np.dtype("float64"): (1e-11, 1e-12),
+    np.dtype("complex64"): (1e-5, 1e-6),
+    np.dtype("complex128"): (1e-11, 1e-12),
 }
 
 
@@ -87,7 +89,7 @@ def assert_same(out, expected, rtol: float | None = None, atol: float | None = N
     got = out.numpy()
     assert isinstance(got, np.ndarray)
     assert got.dtype == expected.dtype and got.shape == expected.shape
-    if expected.dtype.kind == "f":
+    if expected.dtype.kind in "fc":
         r, a = TOLERANCES[expected.dtype]
         np.testing.assert_allclose(got, expected, rtol=r if rtol is None else rtol,
                                    atol=a if atol is None else atol, equal_nan=True)

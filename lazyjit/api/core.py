@@ -16,6 +16,7 @@ import numpy as np
 
 from lazyjit.errors import describe, op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
+from lazyjit.ops.registry import COMPLEX_OPS
 from lazyjit.api.tensor import check_device, check_dtype, Tensor
 from lazyjit.api.weak import WeakScalar
 from lazyjit.ops import apply
@@ -23,7 +24,7 @@ from lazyjit.trace.constraints import broadcast_size, discard, require
 from lazyjit.trace.dims import Dim, ceildiv, dmax, is_symbolic
 from lazyjit.trace.node import Node
 
-Scalar = (bool, int, float, np.generic)
+Scalar = (bool, int, float, complex, np.generic)
 
 
 class _Probe(NamedTuple):
@@ -522,6 +523,9 @@ def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
     except TypeError as e:
         raise op_error(name, str(e), tuple(t.node for t in tensors)) from None
     check_dtype(common, name)
+    if common.kind == "c" and name not in COMPLEX_OPS:
+        raise op_error(name, "not defined for complex operands",
+                       tuple(t.node for t in tensors), cls=TypeError)
     shape = broadcast_shapes(*[t.shape for t in tensors], op=name,
                              srcs=tuple(t.node for t in tensors)) if tensors else ()
     # NumPy resolves a float function of mixed dtypes from the operands' own dtypes

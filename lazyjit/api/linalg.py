@@ -66,6 +66,10 @@ class SVDResult(NamedTuple):
 
 
 def _no_half(x: Tensor, name: str) -> None:
+    """Refuse float16 (as NumPy does) and complex matrices (not supported yet)."""
+    if x.dtype.kind == "c":
+        raise op_error(f"linalg.{name}", "complex matrices are not supported yet",
+                       (x.node,), cls=TypeError)
     if x.dtype == np.float16:
         raise TypeError(f"lazyjit.linalg.{name}: array type float16 is unsupported in "
                         "linalg (as in NumPy); convert to float32")
@@ -385,6 +389,8 @@ def _keep(out: Tensor, ndim: int, axes: tuple) -> Tensor:
 
 def _norm_input(x) -> Tensor:
     x = asarray(x)
+    if x.dtype.kind == "c":
+        _no_half(x, "norm")
     return astype(x, np.float64) if x.dtype.kind != "f" else x
 
 

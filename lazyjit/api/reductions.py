@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from lazyjit.errors import op_error
-from lazyjit.api.core import (_axes, arange, asarray, astype, exp, isinf, log, ones, size_value,
-                              sqrt, stop_gradient, where, zeros, zeros_like)
+from lazyjit.api.core import (_axes, arange, asarray, astype, elementwise, exp, isinf, log,
+                              ones, size_value, sqrt, stop_gradient, where, zeros, zeros_like)
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.api.shape_ops import _squeeze_axes, expand_dims, reshape
 from lazyjit.api.tensor import Tensor
@@ -98,7 +98,7 @@ def _count(x: Tensor, axis) -> int:
 def _float_dtype(x: Tensor, dtype=None):
     if dtype is not None:
         return np.dtype(dtype)
-    return x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    return x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def _wide(dtype: np.dtype) -> np.dtype:
@@ -127,6 +127,9 @@ def _var(x, axis, keepdims, ddof, dtype) -> tuple[Tensor, np.dtype]:
     out_dt = _float_dtype(x, dtype)
     x = astype(x, _wide(out_dt))
     d = x - mean(x, axis, keepdims=True)
+    if d.dtype.kind == "c":  # |d|**2, real, as np.var of complex
+        d = elementwise("abs", d)
+        out_dt = d.dtype
     n = _count(x, axis) - ddof
     if type(n) is Dim:  # NumPy divides by max(n - ddof, 0)
         return sum(d * d, axis, keepdims) / size_value(dmax(n, 0), x.dtype), out_dt

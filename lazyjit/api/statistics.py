@@ -22,7 +22,7 @@ from lazyjit.errors import op_error
 def nansum(x, axis=None, keepdims: bool = False) -> Tensor:
     """The sum treating NaN as 0, as ``np.nansum`` (integers: ``np.sum``)."""
     x = asarray(x)
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         x = where(isnan(x), 0.0, x)
     return sum(x, axis=axis, keepdims=keepdims)
 
@@ -31,7 +31,7 @@ def nanmean(x, axis=None, keepdims: bool = False) -> Tensor:
     """The mean of the non-NaN values, as ``np.nanmean``: NaN for an all-NaN slice;
     integers as ``np.mean`` (float64)."""
     x = asarray(x)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         return x.mean(axis=axis, keepdims=keepdims)
     kept = ~isnan(x)
     return nansum(x, axis, keepdims) / sum(kept, axis=axis, keepdims=keepdims).astype(x.dtype)
@@ -60,6 +60,8 @@ def _sorted(x, axis, name: str) -> tuple[Tensor, tuple]:
     """``x`` (ints as float64) sorted along ``axis`` (the flattened tensor when None),
     that axis moved first; and the reduced shape with keepdims."""
     x = asarray(x)
+    if x.dtype.kind == "c":  # (no ordering of complex numbers)
+        raise op_error(name, "not defined for complex values", (x.node,), cls=TypeError)
     if x.dtype.kind != "f":
         x = x.astype(np.float64)
     axes = _axes(axis, x.ndim, name)  # (all of them for None)

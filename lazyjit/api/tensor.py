@@ -138,6 +138,9 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
     def __index__(self) -> int:
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")

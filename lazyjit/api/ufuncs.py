@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit.api.core import (_binary, _unary, asarray, invert, isinf, isnan, power,
-                              _snapshot, where, zeros_like)
+from lazyjit.api.core import (_binary, _unary, asarray, elementwise, invert, isinf, isnan,
+                              power, _snapshot, where, zeros_like)
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
@@ -92,28 +92,37 @@ def positive(x) -> Tensor:
     return _snapshot(x)
 
 
-def _real_only(x, name: str) -> Tensor:
-    x = asarray(x)
-    if x.dtype.kind == "c":  # (tensors cannot hold complex numbers yet)
-        raise op_error(name, "complex tensors are not supported yet", (x.node,), cls=TypeError)
-    return _snapshot(x)
-
-
 def conj(x) -> Tensor:
-    """The complex conjugate, as ``np.conj``: ``x`` itself for real tensors (the only
-    kind lazyjit holds today)."""
-    return _real_only(x, "conj")
+    """The complex conjugate, as ``np.conj``: same shape and dtype; ``x`` itself for real
+    tensors.  Its cotangent is the conjugate of the output's (JAX's convention)."""
+    x = asarray(x)
+    return elementwise("conj", x) if x.dtype.kind == "c" else _snapshot(x)
 
 
 def real(x) -> Tensor:
-    """The real part, as ``np.real``: ``x`` itself for real tensors."""
-    return _real_only(x, "real")
+    """The real part, as ``np.real``: float32 of complex64, float64 of complex128; ``x``
+    itself for real tensors."""
+    x = asarray(x)
+    return elementwise("real", x) if x.dtype.kind == "c" else _snapshot(x)
 
 
 def imag(x) -> Tensor:
-    """The imaginary part, as ``np.imag``: zeros of ``x``'s shape and dtype for real
-    tensors."""
-    return zeros_like(_real_only(x, "imag"))
+    """The imaginary part, as ``np.imag``: float32 of complex64, float64 of complex128;
+    zeros of ``x``'s shape and dtype for real tensors.  Of ``L(imag(z))``, the cotangent
+    of ``z`` is ``-1j * dL`` (JAX's convention: ``dL/dx - 1j * dL/dy``)."""
+    x = asarray(x)
+    return elementwise("imag", x) if x.dtype.kind == "c" else zeros_like(x)
+
+
+def angle(z, deg: bool = False) -> Tensor:
+    """The argument of each element, ``arctan2(imag(z), real(z))`` in ``(-pi, pi]``, as
+    ``np.angle`` (in degrees with ``deg=True``); real: 0, or pi for negative values (of
+    float64 for integers).  Derivatives as ``arctan2``'s (0 at the origin)."""
+    z = asarray(z)
+    if z.dtype.kind != "c":
+        z = z if z.dtype.kind == "f" else z.astype(np.float64)
+    a = arctan2(imag(z), real(z))
+    return a * (180.0 / np.pi) if deg else a
 
 
 conjugate = conj
@@ -142,6 +151,9 @@ def nan_to_num(x, copy: bool = True, nan: float = 0.0, posinf: float | None = No
         raise op_error("nan_to_num", "copy=False asks to modify the input in place; lazyjit "
                        "tensors are immutable: call nan_to_num(x) and use its result")
     x = asarray(x)
+    if x.dtype.kind == "c":  # each part on its own, as NumPy
+        parts = [nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf) for p in (real(x), imag(x))]
+        return parts[0] + parts[1] * 1j
     if x.dtype.kind != "f":
         return x
     info = np.finfo(x.dtype)
@@ -171,6 +183,9 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
         raise op_error("round", f"decimals must be an int, not {type(decimals).__name__}")
     x = asarray(x)
     decimals = int(decimals)
+    if x.dtype.kind == "c":
+        raise op_error("round", "complex tensors are not supported yet", (x.node,),
+                       cls=TypeError)
     if x.dtype == np.bool_:  # (NumPy rounds bools as float16, to 0 decimals only)
         if decimals:
             raise op_error("round", f"cannot round a bool tensor to {decimals} decimals "

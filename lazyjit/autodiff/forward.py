@@ -170,9 +170,9 @@ def _matching(values, like: list[Tensor], tree, names: list[str], prefix: str, w
         if v.shape != x.shape:
             raise op_error(op, f"{vname} has shape {v.shape}, but {nm} has shape {x.shape}",
                            (v.node, x.node))
-        if v.dtype.kind not in "fiub":
+        if v.dtype.kind not in "fiubc" or (v.dtype.kind == "c" and x.dtype.kind != "c"):
             raise op_error(op, f"{vname}: expected a real tensor, got {v.dtype}", (v.node,))
-        out.append(F.astype(v, x.dtype) if x.dtype.kind == "f" else None)
+        out.append(F.astype(v, x.dtype) if x.dtype.kind in "fc" else None)
     return out
 
 
@@ -274,7 +274,7 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs: str = 
     points = _matching(eval_points, ys, ytree, ynames, "f", "eval_points", "Lop")
     seeds: dict[Node, Tensor] = {}
     for y, v, name in zip(ys, points, ynames, strict=True):
-        if y.dtype.kind != "f":
+        if y.dtype.kind not in "fc":
             raise op_error("Lop", f"{name} is {y.dtype}: only floating-point outputs have "
                            "a vector-Jacobian product", (y.node,))
         if v is not None:
@@ -356,7 +356,7 @@ def _jacobian_rev(y: Tensor, wrts: list[Tensor], consider_constant) -> list[Tens
 
 def _jacobian_fwd(y: Tensor, w: Tensor, stop: set) -> Tensor:
     n = w.size
-    if n == 0 or w.dtype.kind != "f":
+    if n == 0 or w.dtype.kind not in "fc":
         return F.zeros(y.shape + w.shape, y.dtype)
     eye = F.eye(n, dtype=w.dtype)
     cols = []

@@ -28,7 +28,9 @@ class DisconnectedInputError(LazyjitError):
 
 
 def differentiable(node: Node) -> bool:
-    return node.dtype.kind == "f"
+    """Floating point, real or complex (JAX's convention for complex cotangents: that of
+    ``z = x + 1j*y`` is ``dL/dx - 1j*dL/dy``, so holomorphic ops keep their real rules)."""
+    return node.dtype.kind in "fc"
 
 
 def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "raise",
@@ -89,8 +91,11 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
             raise op_error("grad", f"cost must be a scalar (0-d), got shape {cost.shape}; "
                            "reduce it first (e.g. .sum())", (cost.node,))
         if cost.dtype.kind != "f":
-            raise op_error("grad", f"cost must be floating point, got {cost.dtype}",
-                           (cost.node,))
+            hint = "; take its real part, abs() or a real function of it" \
+                if cost.dtype.kind == "c" else ""
+            raise op_error("grad", f"cost must be real floating point, got {cost.dtype}"
+                           f"{hint}", (cost.node,),
+                           cls=TypeError if cost.dtype.kind == "c" else LazyjitError)
         seeds[cost.graph_node] = F.ones_like(cost)
     elif not known_grads:
         raise op_error("grad", "cost is None: give the seeds in known_grads")
@@ -106,7 +111,7 @@ def add_seed(seeds: dict[Node, Tensor], t, g, name: str, op: str) -> None:
     if not isinstance(t, Tensor):
         raise op_error(op, f"{name}: expected a tensor, got {type(t).__name__}")
     g = F.asarray(g)
-    if t.dtype.kind != "f":
+    if t.dtype.kind not in "fc":
         raise op_error(op, f"{name}: cannot seed a gradient on a {t.dtype} tensor", (t.node,))
     if g.shape != t.shape and (g.ndim > t.ndim or any(
             a not in (1, b) for a, b in zip(g.shape[::-1], t.shape[::-1], strict=False))):
@@ -203,7 +208,7 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
              for w in wrts]  # each wrt's nodes in the (rebuilt) graph of the cost
     # float wrt in the graph get a grad node (zeros if, on expansion, no float path
     # leads to them); integer and bool ones carry no gradient graph at all
-    targets = tuple(dict.fromkeys(n for ns in nodes for n in ns if n.dtype.kind == "f"))
+    targets = tuple(dict.fromkeys(n for ns in nodes for n in ns if n.dtype.kind in "fc"))
     position = {t: i for i, t in enumerate(targets)}
     out = []
     for w, name, ns in zip(wrts, names, nodes, strict=True):

@@ -58,7 +58,7 @@ def _bind(spec, xs: list, taps: list, ws: list) -> dict[Node, Node]:
 
 
 def _float(n: Node) -> bool:
-    return n.dtype.kind == "f"
+    return n.dtype.kind in "fc"
 
 
 def _reaches(spec, outputs: list[int], inputs: list[int]) -> set[int]:
@@ -323,7 +323,7 @@ def _invariant_gemms(spec, slots: list[int]) -> tuple[list[Node], set[int]]:
             if s not in ph:
                 continue
             if n.op == "matmul" and i == 1 and len(n.shape) == 2 and len(s.shape) == 2 \
-                    and n.src[0] not in ph and n.dtype.kind == "f":
+                    and n.src[0] not in ph and n.dtype.kind in "fc":
                 found.append(n)
             else:
                 other.add(ph[s])

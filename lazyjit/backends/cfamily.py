@@ -32,9 +32,10 @@ from lazyjit.schedule.views import View
 CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
          "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t",
          "uint64": "uint64_t", "float16": "lj_half", "float32": "float",
-         "float64": "double"}
+         "float64": "double", "complex64": "float _Complex", "complex128": "double _Complex"}
 HALF = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
+_C64 = np.dtype(np.complex64)
 
 
 def ctype(dtype: np.dtype) -> str:
@@ -67,6 +68,11 @@ def store_expr(expr: str, dtype: np.dtype) -> str:
 
 def literal(value, dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
+    if dtype.kind == "c":  # (C99 complex: GCC's __builtin_complex of two reals)
+        part = np.dtype(np.float32 if dtype == _C64 else np.float64)
+        value = complex(value)
+        return f"__builtin_complex(({ctype(part)}){literal(value.real, part)}, " \
+               f"({ctype(part)}){literal(value.imag, part)})"
     if dtype.kind == "f":
         v = float(value)
         if math.isnan(v):
@@ -88,6 +94,11 @@ def const_param(table, value, dtype: np.dtype) -> str:
     Floats travel as the bits of a double, integers and bools as int64; a float16
     constant is a ``float`` (its compute type)."""
     dtype = np.dtype(dtype)
+    if dtype.kind == "c":  # the real and the imaginary part, each as a double's bits
+        part = np.dtype(np.float32 if dtype == _C64 else np.float64)
+        value = complex(value)
+        return f"__builtin_complex({const_param(table, value.real, part)}, " \
+               f"{const_param(table, value.imag, part)})"
     if dtype.kind == "f":
         bits = int(np.array(value, np.float64).view(np.int64))
         return f"({compute_ctype(dtype)})lj_as_f64({table.p(bits)})"
@@ -107,11 +118,19 @@ def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
         return _to_half(args[0], in_dt)
     if isinstance(tmpl, dict):  # keyed by operand kind; ">k" keys by result kind
         tmpl = tmpl.get(">" + out_dt.kind) or tmpl.get(in_dt.kind, tmpl.get("*"))
-        if tmpl is None:
-            raise NotImplementedError(f"{opdef.name} has no C form for {in_dt}")
+    elif in_dt.kind == "c" and opdef.name not in C_OPERATORS:
+        tmpl = None  # (a real function's template would drop the imaginary part)
+    if tmpl is None:
+        raise NotImplementedError(f"{opdef.name} has no C form for {in_dt}")
     in_dt, out_dt = compute_dtype(in_dt), compute_dtype(out_dt)
-    return tmpl.format(*args, s="f" if in_dt == _F32 else "", T=ctype(out_dt), I=ctype(in_dt),
-                       n=in_dt.name)
+    return tmpl.format(*args, s="f" if in_dt in (_F32, _C64) else "", T=ctype(out_dt),
+                       I=ctype(in_dt), n=in_dt.name)
+
+
+# the ops whose one template (C's operators) is right for complex operands too
+C_OPERATORS = frozenset(("add", "sub", "neg", "eq", "ne", "where", "cast",
+                         "stop_gradient", "logical_not", "logical_and", "logical_or",
+                         "logical_xor"))
 
 
 def _to_half(arg: str, in_dt: np.dtype) -> str:

@@ -199,6 +199,9 @@ class Executor:
     def window(self, k: ir.Window, table) -> None:
         _store(table, k.dst, REGISTRY[k.op].ref(view(table, k.a), view(table, k.b), k.arg))
 
+    def fft(self, k: ir.FFT, table) -> None:
+        _store(table, k.dst, REGISTRY["fft"].ref(view(table, k.a), k.arg))
+
     def linalg(self, k: ir.Linalg, table) -> None:
         srcs = [view(table, v) for v in (k.a, k.b) if v is not None]
         _store(table, k.dst, REGISTRY[k.op].ref(*srcs, k.arg))
@@ -256,8 +259,8 @@ class Executor:
 RUN = {ir.Elementwise: Executor.elementwise, ir.Reduce: Executor.reduce,
         ir.ArgReduce: Executor.argreduce, ir.Gemm: Executor.gemm, ir.Gather: Executor.gather,
         ir.Scatter: Executor.scatter, ir.Check: Executor.check, ir.Sort: Executor.sort,
-        ir.Window: Executor.window, ir.Linalg: Executor.linalg, ir.If: Executor.branch,
-       ir.Loop: Executor.loop}
+        ir.FFT: Executor.fft, ir.Window: Executor.window, ir.Linalg: Executor.linalg,
+       ir.If: Executor.branch, ir.Loop: Executor.loop}
 
 
 class Plan:

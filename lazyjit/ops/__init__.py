@@ -2,7 +2,7 @@
 from lazyjit.ops.registry import (REGISTRY, SUPPORTED_DTYPES, OpDef, apply, kind_of, ref_dtype,
                                    register)
 # importing the op modules fills the registry
-from lazyjit.ops import (control, conv, deferred, elementwise, linalg, random_ops,  # noqa: F401
-                         sort, structural)
+from lazyjit.ops import (control, conv, deferred, elementwise, fft, linalg,  # noqa: F401
+                         random_ops, sort, structural)
 
 __all__ = ["REGISTRY", "OpDef", "SUPPORTED_DTYPES", "apply", "kind_of", "ref_dtype", "register"]

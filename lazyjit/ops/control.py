@@ -82,7 +82,7 @@ def _ifelse_vjp(g, out, cond, *branches_n):
     *branches, n = branches_n
     a = branches[:n]
     cts: list = [None] * (1 + 2 * n)
-    on = [i for i in range(n) if g.parts[i] is not None and a[i].dtype.kind == "f"]
+    on = [i for i in range(n) if g.parts[i] is not None and a[i].dtype.kind in "fc"]
     if not on:
         return tuple(cts)
     zeros = [F.zeros_like(a[i]) for i in on]
@@ -134,7 +134,7 @@ def _ifelse_results(srcs, n: int) -> list:
 def _multi_dtype(results):
     """The dtype of a multi-result node: float64 if any result is floating point."""
     def dtype(srcs, arg) -> np.dtype:
-        floating = any(dt.kind == "f" for _, dt in results(srcs, arg))
+        floating = any(dt.kind in "fc" for _, dt in results(srcs, arg))
         return np.dtype(np.float64 if floating else np.int64)
     return dtype
 

@@ -66,6 +66,11 @@ def _softplus(x):
     return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
 
 
+def _fc(fn: str) -> dict:
+    """The template of C's real function ``fn`` and of its complex form ``c<fn>``."""
+    return {"*": fn + "{s}({0})", "c": "c" + fn + "{s}({0})"}
+
+
 def _rules(vjp):
     return {"vjp": vjp, "jvp": diagonal_jvp(vjp) if vjp is not None else None}
 
@@ -83,22 +88,22 @@ def _binary(name, ref, c, vjp=None, promote=True, doc=""):
 def _sqrt_vjp(g, out, x, arg):
     # sqrt'(x) = 0.5 / sqrt(x) for x > 0; 0 elsewhere (infinite at 0, not real below);
     # the division is guarded too, so that differentiating again stays finite
-    pos = out > 0
+    pos = out > 0 if out.dtype.kind != "c" else out != 0  # (complex: holomorphic)
     return (g * F.where(pos, 0.5 / F.where(pos, out, 1.0), 0.0),)
 
 
 SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
 
 # float functions; ints and bools are first cast to NumPy's result dtype
-_unary("exp", np.exp, "exp{s}({0})", lambda g, out, x, arg: (g * out,))
-_unary("log", np.log, "log{s}({0})", lambda g, out, x, arg: (g / x,))
+_unary("exp", np.exp, _fc("exp"), lambda g, out, x, arg: (g * out,))
+_unary("log", np.log, _fc("log"), lambda g, out, x, arg: (g / x,))
 _unary("log1p", np.log1p, "log1p{s}({0})", lambda g, out, x, arg: (g / (x + 1),))
 _unary("expm1", np.expm1, "expm1{s}({0})", lambda g, out, x, arg: (g * (out + 1),))
-_unary("sqrt", np.sqrt, "sqrt{s}({0})", _sqrt_vjp, doc="derivative taken as 0 for x <= 0")
-_unary("sin", np.sin, "sin{s}({0})", lambda g, out, x, arg: (g * F.cos(x),))
-_unary("cos", np.cos, "cos{s}({0})", lambda g, out, x, arg: (-g * F.sin(x),))
-_unary("tan", np.tan, "tan{s}({0})", lambda g, out, x, arg: (g * (out * out + 1),))
-_unary("tanh", np.tanh, "tanh{s}({0})", lambda g, out, x, arg: (g * (1 - out * out),))
+_unary("sqrt", np.sqrt, _fc("sqrt"), _sqrt_vjp, doc="derivative taken as 0 for x <= 0")
+_unary("sin", np.sin, _fc("sin"), lambda g, out, x, arg: (g * F.cos(x),))
+_unary("cos", np.cos, _fc("cos"), lambda g, out, x, arg: (-g * F.sin(x),))
+_unary("tan", np.tan, _fc("tan"), lambda g, out, x, arg: (g * (out * out + 1),))
+_unary("tanh", np.tanh, _fc("tanh"), lambda g, out, x, arg: (g * (1 - out * out),))
 _unary("erf", _erf, "erf{s}({0})",
        lambda g, out, x, arg: (g * SQRT_PI_2 * F.exp(-(x * x)),))
 _unary("sigmoid", _sigmoid, "lj_sigmoid{s}({0})",
@@ -115,21 +120,29 @@ def _inside_unit(x):
 
 
 def _arcsin_vjp(g, out, x, arg):
+    if x.dtype.kind == "c":  # holomorphic (infinite at the branch points +-1)
+        return (g / F.sqrt(1 - x * x),)
     inside, d = _inside_unit(x)
     return (F.where(inside, g / F.sqrt(d), 0.0),)
 
 
 def _arccos_vjp(g, out, x, arg):
+    if x.dtype.kind == "c":
+        return (-g / F.sqrt(1 - x * x),)
     inside, d = _inside_unit(x)
     return (F.where(inside, -g / F.sqrt(d), 0.0),)
 
 
 def _arctanh_vjp(g, out, x, arg):
+    if x.dtype.kind == "c":
+        return (g / (1 - x * x),)
     inside, d = _inside_unit(x)
     return (F.where(inside, g / d, 0.0),)
 
 
 def _arccosh_vjp(g, out, x, arg):
+    if x.dtype.kind == "c":  # (the principal branch: sqrt(x - 1) sqrt(x + 1))
+        return (g / (F.sqrt(x - 1) * F.sqrt(x + 1)),)
     above = x > 1
     return (F.where(above, g / F.sqrt(F.where(above, (x - 1) * (x + 1), 1.0)), 0.0),)
 
@@ -140,15 +153,15 @@ def _cbrt_vjp(g, out, x, arg):
 
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
-_unary("arcsin", np.arcsin, "asin{s}({0})", _arcsin_vjp, doc="derivative taken as 0 for |x| >= 1")
-_unary("arccos", np.arccos, "acos{s}({0})", _arccos_vjp, doc="derivative taken as 0 for |x| >= 1")
-_unary("arctan", np.arctan, "atan{s}({0})", lambda g, out, x, arg: (g / (1 + x * x),))
-_unary("sinh", np.sinh, "sinh{s}({0})", lambda g, out, x, arg: (g * F.cosh(x),))
-_unary("cosh", np.cosh, "cosh{s}({0})", lambda g, out, x, arg: (g * F.sinh(x),))
-_unary("arcsinh", np.arcsinh, "asinh{s}({0})",
+_unary("arcsin", np.arcsin, _fc("asin"), _arcsin_vjp, doc="derivative taken as 0 for |x| >= 1")
+_unary("arccos", np.arccos, _fc("acos"), _arccos_vjp, doc="derivative taken as 0 for |x| >= 1")
+_unary("arctan", np.arctan, _fc("atan"), lambda g, out, x, arg: (g / (1 + x * x),))
+_unary("sinh", np.sinh, _fc("sinh"), lambda g, out, x, arg: (g * F.cosh(x),))
+_unary("cosh", np.cosh, _fc("cosh"), lambda g, out, x, arg: (g * F.sinh(x),))
+_unary("arcsinh", np.arcsinh, _fc("asinh"),
        lambda g, out, x, arg: (g / F.sqrt(x * x + 1),))
-_unary("arccosh", np.arccosh, "acosh{s}({0})", _arccosh_vjp, doc="derivative taken as 0 for x <= 1")
-_unary("arctanh", np.arctanh, "atanh{s}({0})", _arctanh_vjp,
+_unary("arccosh", np.arccosh, _fc("acosh"), _arccosh_vjp, doc="derivative taken as 0 for x <= 1")
+_unary("arctanh", np.arctanh, _fc("atanh"), _arctanh_vjp,
        doc="derivative taken as 0 for |x| >= 1")
 _unary("log2", np.log2, "log2{s}({0})", lambda g, out, x, arg: (g / (x * LN2),))
 _unary("log10", np.log10, "log10{s}({0})", lambda g, out, x, arg: (g / (x * LN10),))
@@ -157,9 +170,43 @@ _unary("cbrt", np.cbrt, "cbrt{s}({0})", _cbrt_vjp, doc="derivative taken as 0 at
 
 # functions that keep integer dtypes
 _unary("neg", np.negative, "(-{0})", lambda g, out, x, arg: (-g,))
-_unary("abs", np.abs, {"f": "fabs{s}({0})", "i": "({0} < 0 ? -{0} : {0})", "u": "{0}",
-                       "b": "{0}"}, lambda g, out, x, arg: (g * F.sign(x),),
-       doc="derivative sign(x): 0 at 0")
+
+
+def _abs_vjp(g, out, x, arg):
+    if x.dtype.kind != "c":
+        return (g * F.sign(x),)
+    # |z| = hypot(re, im): the cotangent conj(z) / |z| (JAX's convention), 0 at 0
+    nz = out != 0
+    return (F.where(nz, g * F.conj(x) / F.where(nz, out, 1.0), 0.0),)
+
+
+def _real_valued(vjp):
+    """The JVP of an op from complex to real (abs, real, imag): Re(vjp(t)), the tangent's
+    component along the real output (JAX's convention: a cotangent ``dL/dx - i dL/dy``);
+    the diagonal JVP for real operands."""
+    diag = diagonal_jvp(vjp)
+
+    def jvp(ts, out, x, arg):
+        t = diag(ts, out, x, arg)
+        return F.real(t) if t is not None and x.dtype.kind == "c" else t
+    return jvp
+
+
+register(OpDef("abs", "elementwise", lambda x, arg: np.abs(x),
+               c={"f": "fabs{s}({0})", "c": "cabs{s}({0})", "i": "({0} < 0 ? -{0} : {0})",
+                  "u": "{0}", "b": "{0}"}, vjp=_abs_vjp, jvp=_real_valued(_abs_vjp),
+               doc="derivative sign(x): 0 at 0; of complex z, conj(z) / |z| (0 at 0)"))
+register(OpDef("real", "elementwise", lambda x, arg: np.real(x), c={"c": "creal{s}({0})"},
+               vjp=lambda g, out, x, arg: (g.astype(x.dtype),),
+               jvp=lambda ts, out, x, arg: None if ts[0] is None else F.real(ts[0]),
+               doc="the real part of a complex tensor"))
+register(OpDef("imag", "elementwise", lambda x, arg: np.imag(x), c={"c": "cimag{s}({0})"},
+               vjp=lambda g, out, x, arg: (g * (-1j),),
+               jvp=lambda ts, out, x, arg: None if ts[0] is None else F.imag(ts[0]),
+               doc="the imaginary part of a complex tensor (cotangent -i g)"))
+register(OpDef("conj", "elementwise", lambda x, arg: np.conj(x), c={"c": "conj{s}({0})"},
+               **_rules(lambda g, out, x, arg: (F.conj(g),)),
+               doc="the complex conjugate (cotangent conj(g))"))
 _unary("sign", np.sign, {"f": "({0} > 0 ? 1 : ({0} < 0 ? -1 : {0}))",
                          "i": "(({0} > 0) - ({0} < 0))", "u": "({0} > 0)"},
        lambda g, out, x, arg: (None,))
@@ -183,20 +230,31 @@ _unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
        doc="max(x, 0); derivative 0 at 0")
 _unary("logical_not", np.logical_not, "(!{0})", promote=False)
 _unary("invert", np.invert, {"b": "(!{0})", "i": "(~{0})", "u": "(({T})~{0})"})
-_unary("isnan", np.isnan, {"f": "({0} != {0})", "i": "0", "u": "0", "b": "0"}, promote=False)
-_unary("isinf", np.isinf, {"f": "(isinf({0}) != 0)", "i": "0", "u": "0", "b": "0"},
+_unary("isnan", np.isnan, {"f": "({0} != {0})", "c": "({0} != {0})", "i": "0", "u": "0",
+                           "b": "0"}, promote=False)
+_unary("isinf", np.isinf, {"f": "(isinf({0}) != 0)", "i": "0", "u": "0", "b": "0",
+                           "c": "((isinf(creal{s}({0})) | isinf(cimag{s}({0}))) != 0)"},
        promote=False)
 
 
 def _cast_vjp(g, out, x, arg):
-    return (g.astype(x.dtype),) if x.dtype.kind == "f" else (None,)
+    # (complex to real keeps the real part: the cotangent is g as complex; real to
+    # complex, Re(g): both are astype, as JAX's convention has it)
+    return (g.astype(x.dtype),) if x.dtype.kind in "fc" else (None,)
 
 
 def _cast_jvp(ts, out, x, arg):
-    return ts[0].astype(out.dtype) if out.dtype.kind == "f" else None
+    return ts[0].astype(out.dtype) if out.dtype.kind in "fc" else None
 
 
-register(OpDef("cast", "elementwise", lambda x, arg: x.astype(arg),
+def _cast(x, arg):
+    """``x.astype(arg)``; complex to real keeps the real part, without NumPy's warning."""
+    if x.dtype.kind == "c" and np.dtype(arg).kind != "c":
+        x = x.real
+    return x.astype(arg)
+
+
+register(OpDef("cast", "elementwise", _cast,
                dtype=lambda srcs, arg: np.dtype(arg),
                c={">b": "({0} != 0)", "*": "(({T}){0})"}, vjp=_cast_vjp, jvp=_cast_jvp))
 
@@ -204,9 +262,10 @@ register(OpDef("cast", "elementwise", lambda x, arg: x.astype(arg),
 _binary("add", np.add, {"b": "({0} | {1})", "*": "({0} + {1})"},
         lambda g, out, a, b, arg: (g, g))
 _binary("sub", np.subtract, "({0} - {1})", lambda g, out, a, b, arg: (g, -g))
-_binary("mul", np.multiply, {"b": "({0} & {1})", "*": "({0} * {1})"},
+_binary("mul", np.multiply, {"b": "({0} & {1})", "*": "({0} * {1})",
+                            "c": "lj_cmul{s}({0}, {1})"},
         lambda g, out, a, b, arg: (g * b, g * a))
-_binary("div", np.true_divide, "({0} / {1})",
+_binary("div", np.true_divide, {"*": "({0} / {1})", "c": "lj_cdiv{s}({0}, {1})"},
         lambda g, out, a, b, arg: (g / b, -g * out / b))
 _binary("floordiv", np.floor_divide, "lj_floordiv_{n}({0}, {1})",
         lambda g, out, a, b, arg: (None, None))
@@ -215,6 +274,11 @@ _binary("mod", np.remainder, "lj_mod_{n}({0}, {1})",
 
 
 def _pow_vjp(g, out, a, b, arg):
+    if a.dtype.kind == "c":  # holomorphic: b a**(b-1) and a**b log(a), 0 at a == 0
+        nz = a != 0
+        safe = F.where(nz, a, 1.0)
+        return (F.where(nz, g * b * safe ** (b - 1), 0.0),
+                F.where(nz, g * out * F.log(safe), 0.0))
     if a.dtype.kind != "f":
         return (None, None)
     # d/da = b * a**(b-1): 0 where b == 0, where a == 0 and b < 1 (infinite there) and
@@ -228,7 +292,8 @@ def _pow_vjp(g, out, a, b, arg):
     return (g * da, g * db)
 
 
-_binary("pow", np.power, {"f": "pow{s}({0}, {1})", "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp,
+_binary("pow", np.power, {"f": "pow{s}({0}, {1})", "c": "lj_cpow{s}({0}, {1})",
+                          "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp,
         doc="d/da taken as 0 at a == 0, b < 1 and at a < 0, b not integer; d/db as 0 "
             "for a <= 0")
 _binary("maximum", np.maximum, {"f": "(({0} > {1} || {0} != {0}) ? {0} : {1})",

@@ -32,15 +32,32 @@ from lazyjit.trace.node import Node
 # (lazyjit.ops.linalg); "check": a run-time guard that passes its first operand through;
 # "deferred": a gradient kept as one node until a plan is built or it is differentiated
 # again (lazyjit.autodiff.reverse.expand_grads), which no backend ever sees
+# "fft": a discrete Fourier transform along the last axis (lazyjit.ops.fft), computed
+# by NumPy's pocketfft on every backend
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "branch", "select", "window", "sort", "linalg", "check", "deferred")
+         "loop", "branch", "select", "window", "sort", "linalg", "check", "deferred", "fft")
 
 # float16 is NumPy's float16 (IEEE 754 binary16): stored in 16 bits, computed in float32
 # (each backend's elementwise ops compute in float32; sums, products and matrix products
-# accumulate in float32), promoted as NumPy promotes it
+# accumulate in float32), promoted as NumPy promotes it.  complex64 and complex128 are
+# NumPy's (pairs of float32 or float64, C99's float _Complex and double _Complex);
+# only the ops in COMPLEX_OPS, and the kinds in _ANY_DTYPE, take complex operands
 SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
                          ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-                          "uint64", "float16", "float32", "float64"))
+                          "uint64", "float16", "float32", "float64", "complex64", "complex128"))
+
+# the ops defined for complex operands (their C templates have a ``c`` form, their
+# derivative rules follow JAX's convention: :mod:`lazyjit.ops.complex_ops`); the others
+# (orderings, max and min, integer and bitwise ops, sorting, convolution, LAPACK, ...)
+# raise a TypeError naming the op
+COMPLEX_OPS = frozenset((
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "sin", "cos", "tan",
+    "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "abs", "eq", "ne", "isnan", "isinf", "where", "cast", "stop_gradient", "logical_not",
+    "logical_and", "logical_or", "logical_xor", "real", "imag", "conj", "sum", "prod",
+    "matmul", "gemm", "fft"))
+_ANY_DTYPE = frozenset(("leaf", "movement", "index", "concat", "select", "loop", "branch",
+                        "check", "deferred"))
 
 
 @dataclass(frozen=True)
@@ -133,6 +150,10 @@ def apply(name: str, srcs: tuple[Node, ...], arg: Any = None) -> Node:
         the operand shapes and dtypes, and the user's line.
     """
     opdef = REGISTRY[name]
+    if name not in COMPLEX_OPS and opdef.kind not in _ANY_DTYPE:
+        for s in srcs:
+            if s.dtype.kind == "c":
+                raise op_error(name, "not defined for complex operands", srcs, cls=TypeError)
     try:
         shape = opdef.shape(srcs, arg) if opdef.shape is not None else srcs[0].shape
         dtype = opdef.dtype(srcs, arg) if opdef.dtype is not None else ref_dtype(opdef, srcs, arg)
@@ -191,8 +212,8 @@ def linear_jvp(ts, out, *srcs_arg):
     *srcs, arg = srcs_arg
     if all(t is None for t in ts):
         return None
-    operands = tuple((s if s.dtype.kind != "f" else t if t is not None else F.zeros_like(s)).node
-                     for s, t in zip(srcs, ts, strict=True))
+    operands = tuple((s if s.dtype.kind not in "fc" else t if t is not None
+                      else F.zeros_like(s)).node for s, t in zip(srcs, ts, strict=True))
     return F.Tensor(apply(out.node.op, operands, arg))
 
 

@@ -1,7 +1,7 @@
 """Constant folding: ops whose operands are all constants become one constant."""
 from __future__ import annotations
 
-import math
+import cmath
 
 import numpy as np
 
@@ -25,7 +25,7 @@ def fold_elementwise(n: Node) -> Node | None:
         return None
     if n.op in _INT_EDGES and n.src[0].dtype.kind != "f":
         return None
-    if n.op == "cast" and n.dtype.kind in "iu" and not all(math.isfinite(v) for v in values):
+    if n.op == "cast" and n.dtype.kind in "iu" and not all(cmath.isfinite(v) for v in values):
         return None  # float -> int of inf or nan is undefined in C
     with np.errstate(all="ignore"):
         out = REGISTRY[n.op].ref(*[np_scalar(v, s.dtype) for v, s in zip(values, n.src)],

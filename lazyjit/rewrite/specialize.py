@@ -59,6 +59,8 @@ def mul_div_cancel(n: Node) -> Node | None:
 def gemm(n: Node) -> Node | None:
     # (a @ b) * k + c -> gemm(a, b, c, k) ; (a @ b) + c -> gemm(a, b, c, 1)
     # (one BLAS call: c is written into the result, which the product adds to)
+    if n.dtype.kind != "f":
+        return None
     for m, c in ((n.src[0], n.src[1]), (n.src[1], n.src[0])):
         alpha = 1.0
         if op_of(m) == "mul" and single_use(m) and const_of(m.src[1]) is not None:

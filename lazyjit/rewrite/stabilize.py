@@ -16,7 +16,7 @@ _MAX_VIEWS = 4  # permute/reshape layers looked through between log and softmax
 def log1p(n: Node) -> Node | None:
     # log(1 + x) -> log1p(x) ; log(x + 1) -> log1p(x)
     y = n.src[0]
-    if op_of(y) != "add":
+    if op_of(y) != "add" or n.dtype.kind != "f":  # (no complex log1p)
         return None
     a, b = y.src
     x = a if is_const(b, 1) else b if is_const(a, 1) else None
@@ -27,7 +27,8 @@ def log1p(n: Node) -> Node | None:
 def expm1(n: Node) -> Node | None:
     # exp(x) - 1 -> expm1(x)
     a, b = n.src
-    return ew("expm1", a.src[0]) if op_of(a) == "exp" and is_const(b, 1) else None
+    return ew("expm1", a.src[0]) if op_of(a) == "exp" and is_const(b, 1) and \
+        n.dtype.kind == "f" else None
 
 
 @rule(RULES, "log_sigmoid", "log")

@@ -224,6 +224,19 @@ class Sort(Step):
 
 
 @dataclass(eq=False)
+class FFT(Step):
+    """``np.fft.<kind>`` (``arg = (kind, norm, n)``, :mod:`lazyjit.ops.fft`) of the
+    contiguous ``a`` along its last axis into the contiguous ``dst``, by NumPy's pocketfft
+    (compiled backends call back into Python); it fails the call with message ``code``
+    where that call fails."""
+    READS, WRITES = ("a",), ("dst",)
+    arg: tuple
+    dst: View
+    a: View
+    code: int
+
+
+@dataclass(eq=False)
 class Linalg(Step):
     """A dense factorization or solve (``op``, ``arg`` as in :mod:`lazyjit.ops.linalg`) of
     the contiguous matrices ``a`` (and right-hand sides ``b``) into ``dst``, batched over

@@ -244,6 +244,14 @@ class Lowerer:
                           "the scipy_openblas64_ library that NumPy's wheels ship)")
                 self.add(ir.Linalg(n.op, n.arg, dst, *srcs, *([None] * (2 - len(srcs))), code))
             return dst
+        if kind == "fft":
+            x = self.contiguous(n.src[0])
+            dst = self.new_buffer(n.shape, n.dtype)
+            if n.size:
+                code = self.fail(f"fft: NumPy's pocketfft failed on {n.arg[0]} of shape "
+                                 f"{n.src[0].shape}")
+                self.add(ir.FFT(n.arg, dst, x, code))
+            return dst
         if kind == "select":
             return self.vals[n.src[0]][n.arg]
         if kind == "check":  # the guard, then the value passes through unchanged

@@ -131,7 +131,8 @@ class Node:
         kind, text = self.arg
         if kind == "bool":
             return text == "True"
-        return int(text) if kind == "int" else float(text)
+        return int(text) if kind == "int" else complex(text) if kind == "complex" else \
+            float(text)
 
     @property
     def ndim(self) -> int:

@@ -30,7 +30,7 @@ import cffi
 import numpy as np
 import xxhash
 
-from lazyjit.backends.cpu import codecache
+from lazyjit.backends.cpu import codecache, fft
 from lazyjit.config import config
 from lazyjit.errors import op_error
 from lazyjit.stats import count
@@ -123,7 +123,7 @@ def prelude(part: int | None = None) -> str:
         part, (hidden, "extern " + hidden))
     setter = "" if part else f"""void lj_set_blas(void* s, void* d, void* t, void** lapack) {{
   lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; lj_blas_threads = (lj_threads_t)t;
-  for (int i = 0; i < {len(LAPACK_NAMES)}; i++) lj_lapack[i] = lapack[i];
+  for (int i = 0; i < {len(LAPACK_NAMES) + len(HOST_NAMES)}; i++) lj_lapack[i] = lapack[i];
 }}
 """
     return f"""#include <stdint.h>
@@ -140,7 +140,7 @@ typedef int (*lj_threads_t)(int);
 {linkage[1]} lj_sgemm_t lj_sgemm;
 {linkage[1]} lj_dgemm_t lj_dgemm;
 {linkage[1]} lj_threads_t lj_blas_threads;
-{linkage[1]} void* lj_lapack[{len(LAPACK_NAMES)}];  /* LAPACKE: see native/lazyjit_linalg.h */
+{linkage[1]} void* lj_lapack[{len(LAPACK_NAMES) + len(HOST_NAMES)}];  /* LAPACKE, host calls */
 {setter}typedef void (*lj_items_t)(void**, const int64_t*, const int64_t*, int64_t, int64_t);
 /* work items [0, count) of a kernel's loop function split among an OpenMP team: one
    parallel region serves every elementwise and reduction kernel with a loop function
@@ -161,9 +161,12 @@ static __attribute__((noinline, unused)) void lj_parallel(lj_items_t f, void** B
 
 
 # the LAPACKE functions the linalg kernels call, per dtype prefix (s, then d): the order
-# of the table ``lj_lapack`` (native/lazyjit_linalg.h)
+# of the table ``lj_lapack`` (native/lazyjit_linalg.h); then the host functions the
+# generated code calls back (HOST_NAMES: the fft kernel's, lazyjit.backends.cpu.fft)
 LAPACK_NAMES = tuple(f"{p}{f}" for p in "sd"
                      for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr"))
+HOST_NAMES = ("fft",)
+FFT_SLOT = len(LAPACK_NAMES)
 
 
 def _address(lib, name: str):
@@ -176,7 +179,8 @@ def _blas_pointers():
     ``openblas_set_num_threads_local`` and a table of its LAPACKE functions
     (:data:`LAPACK_NAMES`), or NULLs."""
     libdir = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-    lapack = ffi.new(f"void*[{len(LAPACK_NAMES)}]")  # (NULLs; kept alive by _BLAS)
+    lapack = ffi.new(f"void*[{len(LAPACK_NAMES) + len(HOST_NAMES)}]")  # (kept by _BLAS)
+    lapack[FFT_SLOT] = ffi.cast("void*", fft.callback_address())
     for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas64_*.so"))):
         try:
             lib = ctypes.CDLL(path)

@@ -36,6 +36,11 @@ def generate(trace: Trace) -> tuple[str, list[int]]:
 
 
 def compile(trace: Trace):  # noqa: A001 - the backend interface name
+    for n in trace.nodes:
+        if n.dtype.kind == "c":
+            raise op_error("cuda", f"{n.op} of {n.dtype}: the cuda backend does not take "
+                           "complex tensors yet (the cpu, ir and numpy backends do)",
+                           cls=TypeError)
     prog = lower(trace, target())
     mod = render_program(prog)
     source = render(mod)

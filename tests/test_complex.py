@@ -1,0 +1,214 @@
+"""complex64 and complex128 against NumPy on every backend: elementwise ops (special values
+included), NumPy's promotion with real tensors and Python complex scalars, reductions,
+matrix products, the ops refused with a TypeError; and derivatives of real losses through
+complex values against finite differences in both modes, with JAX's convention (the
+cotangent of ``z = x + 1j*y`` is ``dL/dx - 1j*dL/dy``)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+
+from helpers import assert_same
+
+_R = np.random.default_rng(11)
+_Z = (_R.standard_normal((3, 4)) + 1j * _R.standard_normal((3, 4)))
+_W = (_R.standard_normal((3, 4)) + 1j * _R.standard_normal((3, 4)))
+_X = _R.standard_normal((3, 4))
+# zeros, signed zeros, infinities and NaN in either part
+_SPECIAL = np.array([0, -0.0 + 0j, complex(0, -0.0), 1j, -1, np.inf, complex(0, np.inf),
+                     complex(np.inf, np.nan), complex(np.nan, 1), complex(-np.inf, 2),
+                     complex(1e300, 1e300), 0.5 - 2j])
+
+UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
+         "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "abs", "negative", "conj",
+         "real", "imag", "angle", "isnan", "isinf", "isfinite", "square", "reciprocal"]
+BINARY = ["add", "subtract", "multiply", "true_divide", "power", "equal", "not_equal"]
+
+
+def _cases(dtype):
+    z, w = _Z.astype(dtype), _W.astype(dtype)
+    out = [(f, (z,)) for f in UNARY] + [(f, (z, w)) for f in BINARY]
+    out += [("multiply", (z, _X.astype(np.float32))), ("add", (_X, z[0])),
+            ("where", (_X > 0, z, w)), ("power", (z, np.array(3.0))),
+            ("power", (z, np.array(-2, np.int64)))]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_elementwise_matches_numpy(backend, dtype):
+    if backend == "cuda":
+        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
+    cases = _cases(dtype)
+    outs = [getattr(lj, f)(*[lj.tensor(a) for a in args]) for f, args in cases]
+    lj.realize(*outs)  # (one trace for the table)
+    with np.errstate(all="ignore"):
+        for (f, args), out in zip(cases, outs):
+            assert_same(out, getattr(np, f)(*args), rtol=5e-5 if dtype == "complex64" else None)
+
+
+@pytest.mark.parametrize("f", ["exp", "log", "sqrt", "abs", "tanh", "angle", "isfinite",
+                               "multiply", "true_divide"])
+def test_special_values(backend, f):
+    if backend == "cuda":
+        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
+    z = _SPECIAL
+    args = (z,) if f not in ("multiply", "true_divide") else (z, z[::-1])
+    with np.errstate(all="ignore"):
+        expected = getattr(np, f)(*args)
+    out = getattr(lj, f)(*[lj.tensor(a) for a in args]).numpy()
+    # the same value, or NaN in the same parts (C99's Annex G may give a NaN a sign or
+    # an infinite part where NumPy gives NaN: both say "no finite value")
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(out[finite], expected[finite], rtol=1e-12)
+    assert not np.isfinite(out[~finite]).any()
+
+
+def test_promotion_and_scalars(backend):
+    if backend == "cuda":
+        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
+    f32 = lj.tensor(_X.astype(np.float32))
+    f16 = lj.tensor(_X.astype(np.float16))
+    i8 = lj.tensor(np.arange(3, dtype=np.int8))
+    z = lj.tensor(_Z.astype(np.complex64))
+    got = [f32 * 2j, f16 + 1j, i8 * 1j, z * 2.5, z + 1, z * np.complex128(1j),
+           1j * z, z ** 2, lj.tensor(1 + 2j) * f32]
+    with np.errstate(all="ignore"):
+        expected = [_X.astype(np.float32) * 2j, _X.astype(np.float16) + 1j,
+                    np.arange(3, dtype=np.int8) * 1j, _Z.astype(np.complex64) * 2.5,
+                    _Z.astype(np.complex64) + 1, _Z.astype(np.complex64) * np.complex128(1j),
+                    1j * _Z.astype(np.complex64), _Z.astype(np.complex64) ** 2,
+                    np.asarray(1 + 2j) * _X.astype(np.float32)]
+    lj.realize(*got)
+    for g, e in zip(got, expected):
+        assert_same(g, e, rtol=1e-5)
+    assert complex(z[0, 0]) == complex(_Z.astype(np.complex64)[0, 0])
+    assert f"{lj.tensor(1 + 2j):.1f}" == "1.0+2.0j"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_reductions_and_matmul(backend, dtype):
+    if backend == "cuda":
+        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
+    z, w = _Z.astype(dtype), _W.astype(dtype)
+    a, b = lj.tensor(z), lj.tensor(w)
+    got = [a.sum(), a.sum(axis=0), a.prod(axis=1), lj.mean(a, axis=1), lj.var(a),
+           lj.std(a, axis=0, ddof=1), a @ b.T, lj.einsum("ij,kj->ik", a, b),
+           a[None] @ b.T[None], a.T @ lj.tensor(_X), lj.cumsum(a, axis=1),
+           lj.concatenate([a, b]), a.reshape(4, 3)[1:, ::2], lj.any(a), lj.all(a),
+           lj.tensor(np.zeros((0, 3), dtype)).sum(axis=0), np.mean(a)]
+    expected = [z.sum(), z.sum(axis=0), z.prod(axis=1), np.mean(z, axis=1), np.var(z),
+                np.std(z, axis=0, ddof=1), z @ w.T, np.einsum("ij,kj->ik", z, w),
+                z[None] @ w.T[None], z.T @ _X, np.cumsum(z, axis=1),
+                np.concatenate([z, w]), z.reshape(4, 3)[1:, ::2], np.any(z), np.all(z),
+                np.zeros((0, 3), dtype).sum(axis=0), np.mean(z)]
+    lj.realize(*got)
+    for g, e in zip(got, expected):
+        assert_same(g, e, rtol=5e-5 if dtype == "complex64" else 1e-10)
+
+
+def test_refused(backend):
+    z = lj.tensor(_Z)
+    for fn in (lambda: z < z, lambda: lj.maximum(z, z), lambda: lj.max(z), lambda: lj.sort(z),
+               lambda: lj.argmax(z), lambda: lj.floor(z), lambda: z // 2, lambda: lj.log1p(z),
+               lambda: lj.linalg.inv(z[:, :3]), lambda: lj.grad(lambda u: u.sum())(z)):
+        with pytest.raises(TypeError):
+            fn()
+
+
+# real losses of complex (and real) inputs: lj and NumPy spell each alike
+LOSSES = {
+    "abs2": lambda m, z, w, x: m.sum(m.abs(z) ** 2),
+    "real_exp": lambda m, z, w, x: m.sum(m.real(m.exp(z) * m.conj(w))),
+    "imag_div": lambda m, z, w, x: m.sum(m.imag(z * w / (z + 2))),
+    "mixed": lambda m, z, w, x: m.sum(m.abs(m.sin(z) * x + m.sqrt(w))),
+    "angle": lambda m, z, w, x: m.sum(m.angle(z * w)),
+    "pow": lambda m, z, w, x: m.sum(m.real(z ** 3 + z ** w)),
+    "matmul": lambda m, z, w, x: m.sum(m.abs(z @ w.T + 1j)),
+    "from_real": lambda m, z, w, x: m.sum(m.abs(x * (1 + 2j) + m.cos(x * 1j))),
+    "trig": lambda m, z, w, x: m.sum(m.real(m.tanh(z) + m.cosh(w) * m.arctan(z)
+                                            + m.log(w) + m.arcsinh(z) + m.arccos(w))),
+    "reductions": lambda m, z, w, x: m.real(m.mean(z * w)) + m.imag(m.prod(z[0]))
+    + m.var(w, axis=0).sum(),
+}
+
+
+def _fd_grad(f, args, eps=1e-6):
+    """Central differences of the real ``f(*args)``: per argument, ``dL/dx - 1j*dL/dy``
+    for a complex one (JAX's convention), ``dL/dx`` for a real one."""
+    out = []
+    for i, a in enumerate(args):
+        g = np.zeros(a.shape, a.dtype)
+        for idx in np.ndindex(a.shape):
+            for step, part in ((eps, 1.0), (1j * eps, -1j)) if a.dtype.kind == "c" else \
+                    ((eps, 1.0),):
+                hi, lo = [list(args) for _ in range(2)]
+                hi[i], lo[i] = a.copy(), a.copy()
+                hi[i][idx] += step
+                lo[i][idx] -= step
+                g[idx] += part * (f(*hi) - f(*lo)) / (2 * eps)
+        out.append(g)
+    return out
+
+
+@pytest.mark.parametrize("name", list(LOSSES))
+def test_gradients_both_modes(backend, name):
+    if backend == "cuda":
+        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
+    f = LOSSES[name]
+    args = (_Z, _W, _X)
+    expected = _fd_grad(lambda *a: f(np, *a), args)
+    ts = [lj.tensor(a) for a in args]
+    got = lj.grad(lambda *a: f(lj, *a), argnums=(0, 1, 2))(*ts)
+    tangents = [np.ones_like(a) * (0.3 - 0.7j if a.dtype.kind == "c" else 0.4) for a in args]
+    _, jv = lj.jvp(lambda *a: f(lj, *a), ts, [lj.tensor(t) for t in tangents])
+    lj.realize(*got, jv)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-6, atol=1e-7)
+    # the JVP along t is Re(sum(cotangent * t)) (JAX's convention)
+    directional = sum(np.real(np.sum(e * t)) for e, t in zip(expected, tangents))
+    np.testing.assert_allclose(float(jv), directional, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["abs2", "real_exp", "mixed", "pow"])
+def test_second_order(name):
+    # the gradient's squared norm, differentiated again (reverse over reverse and
+    # forward over reverse), against finite differences of the first gradient
+    f = LOSSES[name]
+    args = (_Z[:1, :2], _W[:1, :2], _X[:1, :2])
+
+    def energy(m, grad):
+        def e(*a):
+            g = grad(*a)
+            return sum(m.sum(m.abs(gi) ** 2) for gi in g)
+        return e
+    lj_grad = lj.grad(lambda *a: f(lj, *a), argnums=(0, 1, 2))
+    got = lj.grad(energy(lj, lj_grad), argnums=(0, 1, 2))(*[lj.tensor(a) for a in args])
+    expected = _fd_grad(energy(np, lambda *a: _fd_grad(lambda *b: f(np, *b), a, 1e-5)),
+                        args, 1e-4)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-5)
+
+
+def test_nan_functions_and_refusals_of_composites(backend):
+    if backend == "cuda":
+        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
+    z = _SPECIAL[:10]
+    t = lj.tensor(z)
+    got = [lj.nan_to_num(t), lj.nansum(t[[0, 1, 3, 8]]), lj.nanmean(t[[0, 3, 8]])]
+    with np.errstate(all="ignore"):
+        expected = [np.nan_to_num(z), np.nansum(z[[0, 1, 3, 8]]), np.nanmean(z[[0, 3, 8]])]
+    for g, e in zip(got, expected):
+        assert_same(g, e)
+    for fn in (lambda: lj.median(t), lambda: lj.round(t), lambda: lj.linalg.norm(t),
+               lambda: lj.linalg.solve(lj.eye(2), lj.ones(2) * 1j)):
+        with pytest.raises(TypeError):
+            fn()
+
+
+def test_cuda_refuses_complex():
+    z = lj.tensor(_Z)
+    with lj.config(backend="cuda", cuda_emulate=True):
+        with pytest.raises(TypeError, match="cuda backend does not take complex"):
+            (z * 2).numpy()
