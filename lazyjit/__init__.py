@@ -20,6 +20,7 @@ from lazyjit.api.scan import scan, until
 from lazyjit.api.shared import SharedVariable, shared
 from lazyjit.api.sorting import argsort, cumprod, cumsum, cumulative_sum, sort
 from lazyjit.api import linalg  # noqa: F401  (lj.linalg: numpy.linalg, lazily)
+from lazyjit.api import fft  # noqa: F401  (lj.fft: numpy.fft, lazily)
 from lazyjit.autodiff.reverse import DisconnectedInputError, grad, value_and_grad
 from lazyjit.autodiff.forward import Lop, Rop, hessian, hvp, jacobian, jvp, vjp
 from lazyjit.engine.jit import invalidate_traces, jit
@@ -64,5 +65,5 @@ __all__ = [
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
     "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "cumulative_sum", "sort", "argsort",
     "invalidate_traces",
-    "Dim", "InconclusiveDimension", "dims", "linalg",
+    "Dim", "InconclusiveDimension", "dims", "linalg", "fft",
 ]

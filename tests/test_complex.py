@@ -152,43 +152,49 @@ def _fd_grad(f, args, eps=1e-6):
     return out
 
 
+def check_real_loss(f, args, tol: float = 1e-6) -> None:
+    """The gradient of the real loss ``f(lj, *args)`` (reverse mode) and its JVP along a
+    fixed tangent (forward mode) against central differences of ``f(np, *args)``; the JVP
+    along ``t`` is ``Re(sum(cotangent * t))`` (JAX's convention)."""
+    expected = _fd_grad(lambda *a: f(np, *a), args)
+    ts = [lj.tensor(a) for a in args]
+    got = lj.grad(lambda *a: f(lj, *a), argnums=tuple(range(len(args))))(*ts)
+    tangents = [np.full(a.shape, 0.3 - 0.7j if a.dtype.kind == "c" else 0.4) for a in args]
+    _, jv = lj.jvp(lambda *a: f(lj, *a), ts, [lj.tensor(t) for t in tangents])
+    lj.realize(*got, jv)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.numpy(), e, rtol=tol, atol=tol)
+    directional = sum(np.real(np.sum(e * t)) for e, t in zip(expected, tangents))
+    np.testing.assert_allclose(float(jv), directional, rtol=tol, atol=tol)
+
+
+def check_second_order(f, args) -> None:
+    """The gradient of the squared norm of ``f``'s gradient (reverse over reverse)
+    against central differences of the finite-difference gradient."""
+    argnums = tuple(range(len(args)))
+
+    def energy(m, grad):
+        def e(*a):
+            return sum(m.sum(m.abs(gi) ** 2) for gi in grad(*a))
+        return e
+    lj_grad = lj.grad(lambda *a: f(lj, *a), argnums=argnums)
+    got = lj.grad(energy(lj, lj_grad), argnums=argnums)(*[lj.tensor(a) for a in args])
+    expected = _fd_grad(energy(np, lambda *a: _fd_grad(lambda *b: f(np, *b), a, 1e-5)),
+                        args, 1e-4)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("name", list(LOSSES))
 def test_gradients_both_modes(backend, name):
     if backend == "cuda":
         pytest.skip("the cuda backend refuses complex tensors (test_refused)")
-    f = LOSSES[name]
-    args = (_Z, _W, _X)
-    expected = _fd_grad(lambda *a: f(np, *a), args)
-    ts = [lj.tensor(a) for a in args]
-    got = lj.grad(lambda *a: f(lj, *a), argnums=(0, 1, 2))(*ts)
-    tangents = [np.ones_like(a) * (0.3 - 0.7j if a.dtype.kind == "c" else 0.4) for a in args]
-    _, jv = lj.jvp(lambda *a: f(lj, *a), ts, [lj.tensor(t) for t in tangents])
-    lj.realize(*got, jv)
-    for g, e in zip(got, expected):
-        np.testing.assert_allclose(g.numpy(), e, rtol=1e-6, atol=1e-7)
-    # the JVP along t is Re(sum(cotangent * t)) (JAX's convention)
-    directional = sum(np.real(np.sum(e * t)) for e, t in zip(expected, tangents))
-    np.testing.assert_allclose(float(jv), directional, rtol=1e-6, atol=1e-7)
+    check_real_loss(LOSSES[name], (_Z, _W, _X), tol=1e-6)
 
 
 @pytest.mark.parametrize("name", ["abs2", "real_exp", "mixed", "pow"])
 def test_second_order(name):
-    # the gradient's squared norm, differentiated again (reverse over reverse and
-    # forward over reverse), against finite differences of the first gradient
-    f = LOSSES[name]
-    args = (_Z[:1, :2], _W[:1, :2], _X[:1, :2])
-
-    def energy(m, grad):
-        def e(*a):
-            g = grad(*a)
-            return sum(m.sum(m.abs(gi) ** 2) for gi in g)
-        return e
-    lj_grad = lj.grad(lambda *a: f(lj, *a), argnums=(0, 1, 2))
-    got = lj.grad(energy(lj, lj_grad), argnums=(0, 1, 2))(*[lj.tensor(a) for a in args])
-    expected = _fd_grad(energy(np, lambda *a: _fd_grad(lambda *b: f(np, *b), a, 1e-5)),
-                        args, 1e-4)
-    for g, e in zip(got, expected):
-        np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-5)
+    check_second_order(LOSSES[name], (_Z[:1, :2], _W[:1, :2], _X[:1, :2]))
 
 
 def test_nan_functions_and_refusals_of_composites(backend):

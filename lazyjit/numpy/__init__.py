@@ -19,17 +19,17 @@ What the standard says and lazyjit does:
 * Elementwise special cases (NaN, signed zeros, infinities) are those of C99's math
   library, which the standard's follow; integer overflow wraps.
 
-What is missing, and why: the complex dtypes ``complex64`` and ``complex128`` are named
-(``isdtype`` and ``finfo`` know them) but tensors cannot hold complex numbers yet, so
-making one raises, and the ``fft`` extension, which needs them, is absent;
-``__array_namespace_info__().dtypes()`` lists only the dtypes tensors hold.
+* ``complex64`` and ``complex128``: arithmetic, the elementwise functions the standard
+  defines for them (C99's special cases), sums, products, means, matrix products and the
+  ``fft`` extension; derivatives with JAX's convention.  Orderings, ``max``/``min``,
+  sorting and ``linalg`` of complex tensors raise ``TypeError``, as does the cuda backend.
 """
 from __future__ import annotations
 
 import numpy as _np
 
 import lazyjit.api.functions as _F
-from lazyjit.numpy import linalg  # noqa: F401  (the linalg extension)
+from lazyjit.numpy import fft, linalg  # noqa: F401  (the fft and linalg extensions)
 from lazyjit.api.functions import *  # noqa: F401,F403
 from lazyjit.api.functions import (  # noqa: F401  (names that shadow builtins)
     abs, all, any, max, min, round, sum,
@@ -52,14 +52,14 @@ bool = _np.dtype("bool")  # noqa: A001 - the standard's name
 int8, int16, int32, int64 = (_np.dtype(f"int{b}") for b in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (_np.dtype(f"uint{b}") for b in (8, 16, 32, 64))
 float32, float64 = _np.dtype("float32"), _np.dtype("float64")
-complex64, complex128 = _np.dtype("complex64"), _np.dtype("complex128")  # (named only)
+complex64, complex128 = _np.dtype("complex64"), _np.dtype("complex128")
 
 _KINDS = {"bool": (bool,), "signed integer": (int8, int16, int32, int64),
           "unsigned integer": (uint8, uint16, uint32, uint64),
           "real floating": (float32, float64)}
 _KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
-_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"]
-_KINDS["complex floating"] = ()  # (tensors do not hold complex numbers yet)
+_KINDS["complex floating"] = (complex64, complex128)
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 
 class _Info:
@@ -107,7 +107,7 @@ def __array_namespace_info__() -> _Info:
 
 __all__ = sorted(set(_F.__all__) | {
     "abs", "all", "any", "max", "min", "round", "sum", "argsort", "sort", "cumulative_sum",
-    "pow", "unique_all", "unique_counts", "unique_inverse", "unique_values", "linalg",
+    "pow", "unique_all", "unique_counts", "unique_inverse", "unique_values", "linalg", "fft",
     "e", "inf", "nan", "pi", "newaxis", "bool", "int8", "int16", "int32", "int64", "uint8",
     "uint16", "uint32", "uint64", "float32", "float64", "complex64", "complex128",
     "__array_api_version__", "__array_namespace_info__"})
