@@ -10,7 +10,7 @@ import pytest
 
 import lazyjit as lj
 
-from helpers import assert_same
+from helpers import Case, assert_same
 
 _R = np.random.default_rng(11)
 _Z = (_R.standard_normal((3, 4)) + 1j * _R.standard_normal((3, 4)))
@@ -20,6 +20,13 @@ _X = _R.standard_normal((3, 4))
 _SPECIAL = np.array([0, -0.0 + 0j, complex(0, -0.0), 1j, -1, np.inf, complex(0, np.inf),
                      complex(np.inf, np.nan), complex(np.nan, 1), complex(-np.inf, 2),
                      complex(1e300, 1e300), 0.5 - 2j])
+
+# the complex-only primitives' cases of tests/test_ops.py's table (not on cuda)
+OP_CASES = {op: [Case(op, getattr(lj, op), getattr(np, op), values=(_Z,),
+                      extra={"complex": True}),
+                 Case(f"{op}-64", getattr(lj, op), getattr(np, op),
+                      values=(_W.astype(np.complex64),), extra={"complex": True})]
+            for op in ("real", "imag", "conj")}
 
 UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
          "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "abs", "negative", "conj",

@@ -10,12 +10,19 @@ import pytest
 
 import lazyjit as lj
 
-from helpers import assert_same
+from helpers import Case, assert_same
 from test_complex import check_real_loss, check_second_order
 
 _R = np.random.default_rng(5)
 _X = _R.standard_normal((3, 5, 6))
 _Z = _X + 1j * _R.standard_normal((3, 5, 6))
+
+
+# the fft primitive's cases of tests/test_ops.py's table (not on cuda)
+OP_CASES = {"fft": [Case(f"fft-{f}", getattr(lj.fft, f), getattr(np.fft, f), values=(a,),
+                         extra={"complex": True})
+                    for f, a in (("fft", _Z), ("ifft", _Z[0]), ("rfft", _X[:, 0]),
+                                 ("irfft", _Z), ("rfft", _X.astype(np.float32)))]}
 
 
 def _cases():

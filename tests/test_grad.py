@@ -143,6 +143,13 @@ GRADS = {
     "svd": [G(lambda x: [(r := lj.linalg.svd(x, full_matrices=False))[1], r[0] ** 2,
                          r[2] ** 2], (4, 3)), G(lj.linalg.svdvals, (3, 4))],
     "qr": [G(lambda x: list(lj.linalg.qr(x)), (4, 3))],
+    # complex values inside real functions (tests/test_complex.py and test_fft.py check
+    # complex inputs against finite differences, with JAX's convention)
+    "real": [G(lambda x, y: lj.real((x + 1j * y) * (x - 2j)), (3,), (3,))],
+    "imag": [G(lambda x, y: lj.imag((x + 1j * y) ** 2 * y), (3,), (3,))],
+    "conj": [G(lambda x, y: lj.real(lj.conj(x + 1j * y) * (x * y + 3j)), (3,), (3,))],
+    "fft": [G(lambda x: [lj.real(f := lj.fft.fft(x * (1 + 0.5j))), lj.imag(f)], (2, 5)),
+            G(lambda x: lj.fft.irfft(lj.fft.rfft(x) * (1 + 1j), 5), (2, 5))],
     "scan": [G(lambda x, h: lj.scan(lambda a, s: lj.tanh(a * s + 0.5), sequences=x,
                                     outputs_info=h)[0], (4, 3), (3,)),
              G(lambda x, w: lj.scan(lambda a, b, s2, s1, w: [s1 * w + a * b, s1 * s2],
@@ -180,14 +187,15 @@ def _inputs(shapes, domain, rng):
 def _op_groups(size: int = 8) -> dict[str, list[str]]:
     """The ops of ``GRADS`` by kind (elementwise, reduce, ...), in chunks of ``size``: a
     group is checked in one batch (one compile of each structure on compiled backends)."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[str]] = {"complex": [op for op in GRADS if op in COMPLEX_ONLY]}
     for kind in dict.fromkeys(REGISTRY[op].kind for op in GRADS):
-        ops = [op for op in GRADS if REGISTRY[op].kind == kind]
+        ops = [op for op in GRADS if REGISTRY[op].kind == kind and op not in COMPLEX_ONLY]
         for i in range(0, len(ops), size):
             groups[f"{kind}-{i // size}" if len(ops) > size else kind] = ops[i:i + size]
     return groups
 
 
+COMPLEX_ONLY = ("real", "imag", "conj", "fft")  # (complex values: not on the cuda backend)
 OP_GROUPS = _op_groups()
 
 
@@ -212,6 +220,8 @@ def test_check_grads_order_2(group, backend, rng):
     most of a minute of emulated compiles, which CI's 20 minutes cannot spare."""
     if backend == "cuda" and group == "linalg":
         pytest.skip("linalg derivatives on emulated cuda: tests/test_linalg.py")
+    if backend == "cuda" and group == "complex":
+        pytest.skip("the cuda backend refuses complex tensors (tests/test_complex.py)")
     check_ops(OP_GROUPS[group], rng, first_only=backend != "numpy")
 
 

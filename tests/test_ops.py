@@ -28,6 +28,8 @@ import lazyjit.nn.functional as nnf
 from lazyjit.ops import REGISTRY
 
 from helpers import DTYPES, Case, assert_same, flat_tensors, float_ufunc, graph_ops, reference
+from test_complex import OP_CASES as COMPLEX_CASES
+from test_fft import OP_CASES as FFT_CASES
 from test_linalg import OP_CASES as LINALG_CASES
 from test_nn_functional import (GEOMETRY, conv2d_grad_input_fn, conv2d_grad_weight_fn,
                                 max_pool2d_grad_fn, ref_conv2d, ref_conv2d_grads, ref_pool2d,
@@ -157,7 +159,7 @@ for dt in ("int8", "uint8", "int32", "uint64"):  # shifts by the bit width and m
     a, w = np.array([1, 3, -1, -128, 127, 5]).astype(dt), np.iinfo(dt).bits
     OPS.update({op: OPS[op] + [Case(f"{op}-{dt}-widths", *BINARY[op][:2], values=(a, np.array(
         [0, w - 1, w, w + 1, 2 * w, 63], dt)))] for op in ("left_shift", "right_shift")})
-OPS.update(LINALG_CASES)
+OPS.update(LINALG_CASES | COMPLEX_CASES | FFT_CASES)
 
 _EDGE = np.array(SPECIAL + [2.5, -0.5, 0.5])
 for dt in FLOATS:  # every pair of special values (signed zeros, infinities, NaN)
@@ -703,6 +705,8 @@ def _accum_tol(case, expected):
 @pytest.mark.parametrize("group", GROUPS.values(), ids=GROUPS.keys())
 def test_op(group, backend, rng):
     """The cases of a group against NumPy; their values are computed in one realize."""
+    if backend == "cuda" and any(c.extra.get("complex") for c in group):
+        pytest.skip("the cuda backend refuses complex tensors (tests/test_complex.py)")
     checks, rejected = [], []
     for case in group:
         arrays = case.inputs(rng)
