@@ -119,3 +119,13 @@ def test_gradients_both_modes(backend, name):
 @pytest.mark.parametrize("name", ["fft", "rfft", "irfft_odd"])
 def test_second_order(name):
     check_second_order(LOSSES[name], (_Z[:1, 0, :4], _X[:1, 0, :4]))
+
+
+def test_numpy_functions_on_tensors():
+    t = lj.tensor(_Z[0])
+    for got, want in ((np.fft.fft(t, axis=0), np.fft.fft(_Z[0], axis=0)),
+                      (np.fft.irfft(t, 7), np.fft.irfft(_Z[0], 7)),
+                      (np.conj(t), np.conj(_Z[0])), (np.abs(t), np.abs(_Z[0])),
+                      (np.real(t), np.real(_Z[0])), (np.angle(t), np.angle(_Z[0]))):
+        assert isinstance(got, lj.Tensor)
+        assert_same(got, want)

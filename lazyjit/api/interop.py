@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 import lazyjit.api.functions as F
+import lazyjit.api.fft as fft
 import lazyjit.api.linalg as linalg
 import lazyjit.api.sorting as sorting
 from lazyjit.api.tensor import Tensor
@@ -59,9 +60,10 @@ _FUNCTIONS = {getattr(np, name): getattr(F, name) for name in F.__all__
 _FUNCTIONS.update({getattr(np, name): getattr(sorting, name)  # (lj.sort, lj.cumsum, ...)
                    for name in ("sort", "argsort", "cumsum", "cumprod", "cumulative_sum")
                    if hasattr(np, name)})
-_FUNCTIONS.update({getattr(np.linalg, name): getattr(linalg, name) for name in linalg.__all__
-                   if callable(getattr(np.linalg, name, None))
-                   and not isinstance(getattr(np.linalg, name), type)})
+for _sub, _ours in ((np.linalg, linalg), (np.fft, fft)):  # (np.linalg.solve(t, b), np.fft.fft(t))
+    _FUNCTIONS.update({getattr(_sub, name): getattr(_ours, name) for name in _ours.__all__
+                       if callable(getattr(_sub, name, None))
+                       and not isinstance(getattr(_sub, name), type)})
 
 
 # what NumPy reads off an array's metadata: answered without computing the tensor
