@@ -80,3 +80,13 @@ def test_bincount_and_unique(backend, rng):
     g = lj.grad(lambda t: (lj.unique_values(t) * lj.tensor([1.0, 10.0, 100.0])).sum())(
         lj.tensor(np.array([3.0, 1.0, 1.0, 2.0])))
     assert_same(g, np.array([100.0, 1.0, 0.0, 10.0]))  # (first occurrences)
+    rows = np.array([[1.0, 2.0], [0.0, 5.0], [1.0, 2.0], [0.0, 4.0]])
+    for axis in (0, 1, -2):
+        want = np.unique(rows, axis=axis, return_index=True, return_inverse=True,
+                         return_counts=True)
+        assert_same(list(lj.unique(rows, True, True, True, axis=axis)), list(want))
+    g = lj.grad(lambda t: (lj.unique(t, axis=0) * lj.tensor([[1.0], [10.0], [100.0]])).sum())(
+        lj.tensor(rows))
+    assert_same(g, np.array([[100.0] * 2, [10.0] * 2, [0.0] * 2, [1.0] * 2]))
+    with pytest.raises(lj.LazyjitError, match="axis"):
+        lj.unique(rows, axis=2)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lazyjit.api.core import asarray, astype, isnan, zeros
+from lazyjit.api.core import _axes, asarray, astype, isnan, zeros
 from lazyjit.api.indexing import inc_subtensor
 from lazyjit.api.reductions import sum as _sum
 from lazyjit.api.shape_ops import expand_dims, ravel, take
@@ -119,32 +119,34 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Tensor
 
 
-def _unique(x, equal_nan: bool):
-    """``(values, first indices, inverse indices in x's shape, counts)`` of the flattened
-    ``x``, sorted (NaN last): the values gathered from ``x`` at the first indices, so a
-    derivative reaches the element each value came from.  Computes ``x`` first."""
+def _unique(x, equal_nan: bool, axis: int | None = None):
+    """``(values, first indices, inverse indices, counts)`` of the flattened ``x`` (inverse
+    in ``x``'s shape), or of its slices along ``axis`` (compared whole, as NumPy's), sorted
+    (NaN last): the values gathered from ``x`` at the first indices, so a derivative
+    reaches the element each value came from.  Computes ``x`` first."""
     x = asarray(x)
-    flat = ravel(x)
+    flat = ravel(x) if axis is None else x
+    ax = None if axis is None else _axes(axis, x.ndim, "unique")[0]
     _, first, inverse, counts = np.unique(flat.numpy(), return_index=True,
                                           return_inverse=True, return_counts=True,
-                                          equal_nan=equal_nan)
+                                          axis=ax, equal_nan=equal_nan)
     first = asarray(first.astype(np.int64))
-    return (take(flat, first), first,
-            asarray(inverse.astype(np.int64).reshape(x.shape)),
+    inverse = inverse.astype(np.int64)
+    return (take(flat, first, axis=0 if ax is None else ax), first,
+            asarray(inverse.reshape(x.shape) if ax is None else inverse.reshape(-1)),
             asarray(counts.astype(np.int64)))
 
 
 def unique(ar, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis=None, *, equal_nan: bool = True):
-    """The sorted unique elements of the flattened ``ar``, as ``np.unique``, with the
-    indices of their first occurrences, the inverse indices (``ar``'s shape, NumPy 2)
-    and the counts on request (int64); NaNs are one value unless ``equal_nan=False``.
-    Computes ``ar`` first (the number of values depends on them); the values are
-    gathered from ``ar``, so derivatives reach it.  ``axis`` must be None."""
-    if axis is not None:
-        raise op_error("unique", "only axis=None (the flattened array) is supported",
-                       cls=NotImplementedError)
-    values, first, inverse, counts = _unique(ar, equal_nan)
+    """The sorted unique elements of the flattened ``ar`` (with ``axis``: its distinct
+    slices along that axis, in lexicographic order), as ``np.unique``, with the indices
+    of their first occurrences, the inverse indices (``ar``'s shape for the flattened
+    array, NumPy 2; one per slice with ``axis``) and the counts on request (int64); NaNs
+    are one value unless ``equal_nan=False``.  Computes ``ar`` first (the number of
+    values depends on them); the values are gathered from ``ar``, so derivatives reach
+    it.  Raises ``AxisError``-like ``LazyjitError`` for a bad ``axis``."""
+    values, first, inverse, counts = _unique(ar, equal_nan, axis)
     extra = [t for t, want in ((first, return_index), (inverse, return_inverse),
                                (counts, return_counts)) if want]
     return (values, *extra) if extra else values
