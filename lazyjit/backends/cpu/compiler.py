@@ -31,6 +31,7 @@ import numpy as np
 import xxhash
 
 from lazyjit.backends.cpu import codecache, fft
+from lazyjit.backends.cpu.table import COMPLEX_GEMMS, LAPACK_NAMES, NAMES, SLOT
 from lazyjit.config import config
 from lazyjit.errors import op_error
 from lazyjit.stats import count
@@ -123,7 +124,7 @@ def prelude(part: int | None = None) -> str:
         part, (hidden, "extern " + hidden))
     setter = "" if part else f"""void lj_set_blas(void* s, void* d, void* t, void** lapack) {{
   lj_sgemm = (lj_sgemm_t)s; lj_dgemm = (lj_dgemm_t)d; lj_blas_threads = (lj_threads_t)t;
-  for (int i = 0; i < {len(LAPACK_NAMES) + len(HOST_NAMES)}; i++) lj_lapack[i] = lapack[i];
+  for (int i = 0; i < {len(NAMES)}; i++) lj_lapack[i] = lapack[i];
 }}
 """
     return f"""#include <stdint.h>
@@ -136,11 +137,14 @@ typedef void (*lj_sgemm_t)(int, int, int, int64_t, int64_t, int64_t, float, cons
                            int64_t, const float*, int64_t, float, float*, int64_t);
 typedef void (*lj_dgemm_t)(int, int, int, int64_t, int64_t, int64_t, double, const double*,
                            int64_t, const double*, int64_t, double, double*, int64_t);
+typedef void (*lj_cgemm_t)(int, int, int, int64_t, int64_t, int64_t, const void*,
+                           const void*, int64_t, const void*, int64_t, const void*, void*,
+                           int64_t);
 typedef int (*lj_threads_t)(int);
 {linkage[1]} lj_sgemm_t lj_sgemm;
 {linkage[1]} lj_dgemm_t lj_dgemm;
 {linkage[1]} lj_threads_t lj_blas_threads;
-{linkage[1]} void* lj_lapack[{len(LAPACK_NAMES) + len(HOST_NAMES)}];  /* LAPACKE, host calls */
+{linkage[1]} void* lj_lapack[{len(NAMES)}];  /* LAPACKE, complex GEMMs, host calls: table.py */
 {setter}typedef void (*lj_items_t)(void**, const int64_t*, const int64_t*, int64_t, int64_t);
 /* work items [0, count) of a kernel's loop function split among an OpenMP team: one
    parallel region serves every elementwise and reduction kernel with a loop function
@@ -160,13 +164,6 @@ static __attribute__((noinline, unused)) void lj_parallel(lj_items_t f, void** B
 """
 
 
-# the LAPACKE functions the linalg kernels call, per dtype prefix (s, then d): the order
-# of the table ``lj_lapack`` (native/lazyjit_linalg.h); then the host functions the
-# generated code calls back (HOST_NAMES: the fft kernel's, lazyjit.backends.cpu.fft)
-LAPACK_NAMES = tuple(f"{p}{f}" for p in "sd"
-                     for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr"))
-HOST_NAMES = ("fft",)
-FFT_SLOT = len(LAPACK_NAMES)
 
 
 def _address(lib, name: str):
@@ -179,8 +176,8 @@ def _blas_pointers():
     ``openblas_set_num_threads_local`` and a table of its LAPACKE functions
     (:data:`LAPACK_NAMES`), or NULLs."""
     libdir = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-    lapack = ffi.new(f"void*[{len(LAPACK_NAMES) + len(HOST_NAMES)}]")  # (kept by _BLAS)
-    lapack[FFT_SLOT] = ffi.cast("void*", fft.callback_address())
+    lapack = ffi.new(f"void*[{len(NAMES)}]")  # (NULLs but the callback; kept by _BLAS)
+    lapack[SLOT["fft"]] = ffi.cast("void*", fft.callback_address())
     for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas64_*.so"))):
         try:
             lib = ctypes.CDLL(path)
@@ -191,9 +188,11 @@ def _blas_pointers():
             t = _address(lib, "openblas_set_num_threads_local")
         except AttributeError:
             t = ffi.NULL
-        for i, name in enumerate(LAPACK_NAMES):
+        for name in LAPACK_NAMES + COMPLEX_GEMMS:
+            symbol = f"scipy_cblas_{name}64_" if name in COMPLEX_GEMMS else \
+                f"scipy_LAPACKE_{name}_work64_"
             try:
-                lapack[i] = _address(lib, f"scipy_LAPACKE_{name}_work64_")
+                lapack[SLOT[name]] = _address(lib, symbol)
             except AttributeError:
                 pass  # (a kernel that needs it fails its call, naming the library)
         return (*ptr, t, lapack)

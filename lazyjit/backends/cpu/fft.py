@@ -1,9 +1,9 @@
 """The cpu kernel of the ``fft`` op (:mod:`lazyjit.ops.fft`): a call back into Python,
 where NumPy's pocketfft computes the transform on the module's own buffers (no copy).
 
-The callback is one cffi function pointer, the last entry of the table of host
-functions each module is given when loaded (:data:`lazyjit.backends.cpu.compiler.
-HOST_NAMES`), so a module from the disk cache finds it too.  The generated code passes
+The callback is one cffi function pointer, an entry of the table of native functions
+each module is given when loaded (:mod:`lazyjit.backends.cpu.table`), so a module from
+the disk cache finds it too.  The generated code passes
 the transform (kind, norm and length as small integers), the number of rows, the
 lengths in and out, the dtypes and the two pointers; the callback reads them as NumPy
 arrays over that memory, as the ``ir`` backend's views are.  The GIL is taken for the
@@ -19,6 +19,7 @@ import numpy as np
 
 from lazyjit.backends.cfamily import ctype
 from lazyjit.backends.cpu import kernels as K
+from lazyjit.backends.cpu.table import SLOT
 from lazyjit.ops import REGISTRY
 from lazyjit.ops.fft import FFT_KINDS, NORMS
 from lazyjit.schedule import ir
@@ -47,9 +48,11 @@ def callback_address() -> int:
     return int(_ffi.cast("uintptr_t", _host_fft))
 
 
-def render(mod: K.Module, k: ir.FFT, slot: int) -> None:
-    """The kernel of one FFT step: the callback (``lj_host[slot]``) on its operands; its
-    failure, or a module loaded without it, fails the call with the step's message."""
+def render(mod: K.Module, k: ir.FFT) -> None:
+    """The kernel of one FFT step: the callback (the table's ``fft`` entry) on its
+    operands; its failure, or a module loaded without it, fails the call with the step's
+    message."""
+    slot = SLOT["fft"]
     kind, norm, n = k.arg
     a, dst = k.a, k.dst
     args = [str(FFT_KINDS.index(kind)), str(NORMS.index(norm)), mod.p(n or 0),

@@ -26,6 +26,7 @@ import numpy as np
 from lazyjit.backends.cfamily import (HALF, Body, arg_reduction, combine, compute_ctype,
                                       const_param, ctype, decode, load_expr, loops,
                                       operands, reduce_init, store_expr)
+from lazyjit.backends.cpu.table import SLOT
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View, gemm_operand
 
@@ -400,20 +401,28 @@ def gemm(mod: Module, k: ir.Gemm) -> None:
     half = dst.dtype == HALF
     if half:
         lines, sa, sb = _half_blas(mod, k, lines)
-    elif dst.dtype.kind == "f":
+    elif dst.dtype.kind in "fc":
         ta, lda = gemm_operand(a)
         tb, ldb = gemm_operand(b)
-        fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
         zero = [] if accumulate else [
             "      for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;"]
+        scalars = [const_param(mod, alpha, dst.dtype), str(int(accumulate))]
+        if dst.dtype.kind == "f":
+            fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
+        else:  # (CBLAS's complex GEMMs take alpha and beta by address)
+            slot = SLOT["cgemm" if dst.dtype == np.complex64 else "zgemm"]
+            fn = f"lj_lapack[{slot}]"
+            lines += [f"    const {T} alpha_ = {scalars[0]}, beta_ = {scalars[1]};"]
+            scalars = ["&alpha_", "&beta_"]
+        call = fn if dst.dtype.kind == "f" else f"((lj_cgemm_t){fn})"
         lines += ["    if (K == 0) {", *zero, "      continue;", "    }",
                   f"    if ({fn}) {{",
                   "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
                   f"{BLAS_MT_MIN:.1f});",
                   "      if (small) prev = lj_blas_threads(1);",
-                  f"      {fn}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, "
-                  f"{const_param(mod, alpha, dst.dtype)}, pa + oa, {mod.p(lda)}, pb + ob, "
-                  f"{mod.p(ldb)}, {int(accumulate)}, pc + oc, N);",
+                  f"      {call}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, "
+                  f"{scalars[0]}, pa + oa, {mod.p(lda)}, pb + ob, "
+                  f"{mod.p(ldb)}, {scalars[1]}, pc + oc, N);",
                   "      if (small) lj_blas_threads(prev);",
                   "      continue;", "    }"]
     if not half:

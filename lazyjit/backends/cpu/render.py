@@ -14,13 +14,13 @@ structure.
 from __future__ import annotations
 
 from lazyjit.backends.cpu import conv, fft, kernels as K, linalg, loops, sort
-from lazyjit.backends.cpu.compiler import FFT_SLOT, prelude
+from lazyjit.backends.cpu.compiler import prelude
 from lazyjit.schedule import ir
 
 _KERNELS = {ir.Elementwise: K.elementwise, ir.Reduce: K.reduce, ir.ArgReduce: K.argreduce,
             ir.Gemm: K.gemm, ir.Gather: K.gather, ir.Scatter: K.scatter, ir.Check: K.check,
             ir.Sort: sort.render, ir.Window: conv.render, ir.Linalg: linalg.render,
-            ir.FFT: lambda mod, k: fft.render(mod, k, FFT_SLOT)}
+            ir.FFT: fft.render}
 
 
 def render_steps(mod: K.Module, steps: list) -> None:
