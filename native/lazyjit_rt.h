@@ -128,7 +128,8 @@ LJ_FLOAT_OPS(double, float64, )
 /* complex64 and complex128 (C99's float _Complex, double _Complex; the cuda backend does
  * not take them yet).  <complex.h>'s macros I and complex are undefined at once: generated
  * code may name a variable I.  lj_cpow is NumPy's complex power: 1 for b == 0, 0 for
- * a == 0 and Re(b) > 0 (else NaN), repeated squaring for integer b with |b| < 100, else
+ * a == 0 and Re(b) > 0 (else NaN), a, a*a and a*a*a for b = 1, 2, 3, repeated squaring
+ * for other integer b with |b| < 100, else
  * C's cpow.  Products and quotients are NumPy's too (C's Annex G ones differ at infinities
  * and NaN): the textbook product, and Smith's quotient (R. L. Smith, "Algorithm 116:
  * Complex division", CACM 5(8), 1962), a zero divisor dividing each part by |0|. */
@@ -157,6 +158,9 @@ LJ_INLINE C lj_cpow##S(C a, C b) {                                              
     if (a == 0) return br > 0 ? (C)0 : __builtin_complex((R)NAN, (R)NAN);        \
     if (bi == 0 && br > -100 && br < 100 && br == (R)(int)br) {                 \
         int n = (int)br, m = n < 0 ? -n : n;                                     \
+        if (n == 1) return a;                                                    \
+        if (n == 2) return lj_cmul##S(a, a);                                     \
+        if (n == 3) return lj_cmul##S(lj_cmul##S(a, a), a);                      \
         C r = 1, x = a;                                                          \
         while (m) { if (m & 1) r = lj_cmul##S(r, x); m >>= 1; if (m) x = lj_cmul##S(x, x); } \
         return n < 0 ? lj_cdiv##S(1, r) : r;                                     \

@@ -129,3 +129,11 @@ def test_numpy_functions_on_tensors():
                       (np.real(t), np.real(_Z[0])), (np.angle(t), np.angle(_Z[0]))):
         assert isinstance(got, lj.Tensor)
         assert_same(got, want)
+
+
+def test_numpy_dtype_and_length_rules():
+    h = np.ones(3, np.float16)
+    assert_same(lj.fft.irfft(lj.tensor(h)), np.fft.irfft(h))
+    assert_same(lj.fft.hfft(lj.tensor(h)), np.fft.hfft(h))
+    assert_same(lj.fft.fftn(lj.tensor(_X[0]), s=(-1, 2), axes=(0, 1)),
+                np.fft.fftn(_X[0], s=(-1, 2), axes=(0, 1)))

@@ -112,20 +112,23 @@ def irfft(x, n: int | None = None, axis: int = -1, norm: str | None = None) -> T
     ``n // 2 + 1`` terms; the imaginary parts of the zero (and, for even ``n``, the
     Nyquist) term are ignored, as NumPy ignores them."""
     x = asarray(x)
+    half = x.dtype == np.float16  # (NumPy gives float16 back)
     norm, axis = _norm(norm, "irfft"), _axis(x, axis, "irfft")
     n = 2 * (x.shape[axis] - 1) if n is None else n
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
         raise op_error("fft.irfft", f"invalid number of data points ({n}) specified",
                        (x.node,), cls=ValueError)
     x = _resized(_complex(x), n // 2 + 1, axis, "irfft")
-    return _along(x, axis, "irfft", norm, int(n))
+    out = _along(x, axis, "irfft", norm, int(n))
+    return astype(out, np.float16) if half else out
 
 
 def hfft(x, n: int | None = None, axis: int = -1, norm: str | None = None) -> Tensor:
     """The real spectrum of a signal with Hermitian symmetry given by its first half
     ``x``, as ``np.fft.hfft``: ``irfft(conj(x), n)`` with the opposite normalization."""
-    x = _complex(asarray(x))
-    return irfft(elementwise("conj", x), n, axis, _SWAP[_norm(norm, "hfft")])
+    x = asarray(x)
+    out = irfft(elementwise("conj", _complex(x)), n, axis, _SWAP[_norm(norm, "hfft")])
+    return astype(out, np.float16) if x.dtype == np.float16 else out
 
 
 def ihfft(x, n: int | None = None, axis: int = -1, norm: str | None = None) -> Tensor:
@@ -145,7 +148,7 @@ def _axes_of(x: Tensor, s, axes, name: str) -> tuple[list, list]:
     if len(s) != len(axes):
         raise op_error(f"fft.{name}", "s and axes have different lengths", (x.node,),
                        cls=ValueError)
-    return list(s), axes
+    return [x.shape[a] if n == -1 else n for n, a in zip(s, axes)], axes  # (-1: whole)
 
 
 def _nd(kind: str, x, s, axes, norm) -> Tensor:

@@ -237,7 +237,13 @@ def _update(sub: Tensor, value, add: bool) -> Tensor:
     if not isinstance(sub, Tensor) or sub._index is None:
         raise op_error("set_subtensor" if not add else "inc_subtensor",
                        "the first argument must be an indexed tensor x[idx]")
-    v = C.broadcast_to(C.astype(C.asarray(value), sub.dtype), sub.shape)
+    value = C.asarray(value)
+    if value.dtype.kind == "c" and sub.dtype.kind != "c":  # (NumPy: TypeError, or a warning)
+        raise op_error("set_subtensor" if not add else "inc_subtensor",
+                       f"a complex value into a {sub.dtype} tensor would lose its "
+                       "imaginary part: write its real part (.real) explicitly",
+                       (value.node, sub.node), cls=TypeError)
+    v = C.broadcast_to(C.astype(value, sub.dtype), sub.shape)
     return _write(sub.graph_node, sub._index, v, add)  # (the view chain, even once read)
 
 

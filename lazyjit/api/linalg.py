@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lazyjit.api.arrays import _concrete, diagonal as _diagonal
-from lazyjit.api.core import (_axes, asarray, astype, broadcast_to, sign as _sign,
+from lazyjit.api.core import (_axes, asarray, astype, broadcast_to, elementwise, sign as _sign,
                               stop_gradient, where, zeros)
 from lazyjit.api.ifelse import ifelse
 from lazyjit.api.indexing import take_along_axis
@@ -463,8 +463,11 @@ def outer(x1, x2, /) -> Tensor:
 
 
 def vecdot(x1, x2, /, *, axis: int = -1) -> Tensor:
-    """The Array API's ``vecdot``: ``sum(x1 * x2, axis)`` after broadcasting."""
+    """The Array API's ``vecdot``: ``sum(conj(x1) * x2, axis)`` after broadcasting (the
+    conjugate of complex ``x1``, as ``np.vecdot``)."""
     x1, x2 = asarray(x1), asarray(x2)
+    if x1.dtype.kind == "c":
+        x1 = elementwise("conj", x1)
     return _sum(x1 * x2, axis=axis)
 
 

@@ -75,7 +75,7 @@ _METHODS = {
     "flatten": F.ravel, "ravel": F.ravel, "clip": F.clip, "exp": F.exp, "log": F.log,
     "sqrt": F.sqrt, "tanh": F.tanh, "sigmoid": F.sigmoid, "relu": F.relu, "abs": F.absolute,
     "take": F.take, "dot": F.dot, "expand_dims": F.expand_dims, "sin": F.sin, "cos": F.cos,
-    "broadcast_to": F.broadcast_to,
+    "broadcast_to": F.broadcast_to, "conj": F.conj, "conjugate": F.conj,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
@@ -94,6 +94,8 @@ def _transpose(self, *axes):
 Tensor.reshape = _reshape
 Tensor.transpose = _transpose
 Tensor.T = property(lambda self: F.transpose(self))
+Tensor.real = property(F.real)  # (NumPy's: the real and imaginary parts, as tensors)
+Tensor.imag = property(F.imag)
 Tensor.mT = property(lambda self: F.swapaxes(self, -1, -2))
 Tensor.at = property(lambda self: indexing._At(self))
 

@@ -125,11 +125,15 @@ def _var(x, axis, keepdims, ddof, dtype) -> tuple[Tensor, np.dtype]:
     of the result."""
     x = asarray(x)
     out_dt = _float_dtype(x, dtype)
+    if x.dtype.kind == "c" and out_dt.kind != "c":
+        raise op_error("var", f"dtype {out_dt} for complex values would drop their "
+                       "imaginary parts (NumPy's result there mixes both): take .real or "
+                       "abs() first", (x.node,), cls=TypeError)
     x = astype(x, _wide(out_dt))
     d = x - mean(x, axis, keepdims=True)
-    if d.dtype.kind == "c":  # |d|**2, real, as np.var of complex
+    if d.dtype.kind == "c":  # |d|**2, real, as np.var of complex (complex with dtype=)
         d = elementwise("abs", d)
-        out_dt = d.dtype
+        out_dt = d.dtype if dtype is None else out_dt
     n = _count(x, axis) - ddof
     if type(n) is Dim:  # NumPy divides by max(n - ddof, 0)
         return sum(d * d, axis, keepdims) / size_value(dmax(n, 0), x.dtype), out_dt

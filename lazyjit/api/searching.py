@@ -95,7 +95,11 @@ def bincount(x, weights=None, minlength: int = 0) -> Tensor:
     idx = astype(x, np.int64)
     if weights is None:
         return inc_subtensor(zeros(n, np.int64)[idx], 1)
-    weights = astype(asarray(weights), np.float64)
+    weights = asarray(weights)
+    if weights.dtype.kind == "c":  # (NumPy cannot cast them to float64 either)
+        raise op_error("bincount", "weights must be real, not complex", (weights.node,),
+                       cls=TypeError)
+    weights = astype(weights, np.float64)
     if weights.shape != x.shape:
         raise op_error("bincount", f"weights of shape {weights.shape} do not match x of "
                        f"shape {x.shape}", (x.node, weights.node))

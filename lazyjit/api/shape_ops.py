@@ -14,8 +14,8 @@ from typing import Sequence
 import numpy as np
 
 from lazyjit.errors import describe, op_error
-from lazyjit.api.core import (_axes, _shape_arg, asarray, astype,
-                              broadcast_shapes, broadcast_to)
+from lazyjit.api.core import (_axes, _shape_arg, asarray, astype, broadcast_shapes,
+                              broadcast_to, elementwise)
 from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
 from lazyjit.trace.constraints import require, same_shape
@@ -315,6 +315,24 @@ def dot(a, b) -> Tensor:
     if b.ndim <= 2:
         return matmul(a, b, "dot")
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+
+
+def inner(a, b) -> Tensor:
+    """``np.inner``: the sum of products over the last axes of ``a`` and ``b`` (no
+    conjugate), of shape ``a.shape[:-1] + b.shape[:-1]``; scalars multiply."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+
+
+def vdot(a, b) -> Tensor:
+    """``np.vdot``: the dot product of the flattened ``a`` and ``b`` (equal sizes), the
+    complex conjugate of ``a`` taken, as a 0-d tensor."""
+    a, b = ravel(asarray(a)), ravel(asarray(b))
+    if a.dtype.kind == "c":
+        a = elementwise("conj", a)
+    return matmul(a, b, "vdot")
 
 
 def tensordot(a, b, axes=2) -> Tensor:

@@ -248,8 +248,9 @@ def _cast_jvp(ts, out, x, arg):
 
 
 def _cast(x, arg):
-    """``x.astype(arg)``; complex to real keeps the real part, without NumPy's warning."""
-    if x.dtype.kind == "c" and np.dtype(arg).kind != "c":
+    """``x.astype(arg)``; complex to real keeps the real part, without NumPy's warning
+    (to bool: nonzero, either part)."""
+    if x.dtype.kind == "c" and np.dtype(arg).kind not in "cb":
         x = x.real
     return x.astype(arg)
 

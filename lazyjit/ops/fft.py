@@ -29,11 +29,12 @@ FFT_KINDS = ("fft", "ifft", "rfft", "irfft")
 NORMS = ("backward", "ortho", "forward")
 
 
-def _ref(x, arg):
+def _ref(x, arg, out=None):
+    """NumPy's transform (into ``out`` when given: the cpu kernel's own buffer)."""
     kind, norm, n = arg
     if kind == "irfft":
-        return np.fft.irfft(x, n, axis=-1, norm=norm)
-    return getattr(np.fft, kind)(x, axis=-1, norm=norm)
+        return np.fft.irfft(x, n, axis=-1, norm=norm, out=out)
+    return getattr(np.fft, kind)(x, axis=-1, norm=norm, out=out)
 
 
 def _shape(srcs, arg):

@@ -36,7 +36,10 @@ def add_zero(n: Node) -> Node | None:
 def sub_zero(n: Node) -> Node | None:
     # x - 0 -> x  (+0 only: x - (-0.0) is x + 0.0, +0.0 for x = -0.0)
     c = const_of(n.src[1])
-    return n.src[0] if c is not None and c == 0 and math.copysign(1.0, c) > 0 else None
+    if c is None or c != 0:
+        return None
+    parts = (c.real, c.imag) if isinstance(c, complex) else (c,)  # (each a +0)
+    return n.src[0] if all(math.copysign(1.0, p) > 0 for p in parts) else None
 
 
 @rule(RULES, "div_one", "div")

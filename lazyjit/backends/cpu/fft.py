@@ -39,7 +39,7 @@ def _array(ptr, dtype: np.dtype, rows: int, n: int) -> np.ndarray:
 def _host_fft(kind, norm, n, rows, n_in, n_out, dt_in, dt_out, a, dst):
     x = _array(a, DTYPES[dt_in], rows, n_in)
     out = _array(dst, DTYPES[dt_out], rows, n_out)
-    out[...] = REGISTRY["fft"].ref(x, (FFT_KINDS[kind], NORMS[norm], n if n > 0 else None))
+    REGISTRY["fft"].ref(x, (FFT_KINDS[kind], NORMS[norm], n if n > 0 else None), out)
     return 0
 
 
