@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402
-from timing import medians_ms  # noqa: E402
+from timing import medians_ms, peer_calls  # noqa: E402
 
 
 def _rows(rng, quick: bool) -> dict:
@@ -47,23 +47,18 @@ def _rows(rng, quick: bool) -> dict:
     }
 
 
-def _peers(fn, arrays):
-    out = []
+def _peers(fn, arrays) -> list:
+    """(label, callable) for jax and torch when importable."""
     try:
-        import jax
         import jax.numpy as jnp
-        jax.config.update("jax_enable_x64", True)
-        jf = jax.jit(lambda *xs: fn(jnp, *xs))
-        out.append(("jax", lambda: jf(*arrays).block_until_ready()))
     except ImportError:
-        pass
+        jnp = None
     try:
         import torch
-        ts = [torch.from_numpy(x) for x in arrays]
-        out.append(("torch", lambda: fn(torch, *ts)))
     except ImportError:
-        pass
-    return out
+        torch = None
+    return peer_calls(arrays, jnp and (lambda *xs: fn(jnp, *xs)),
+                      torch and (lambda *xs: fn(torch, *xs)))
 
 
 def main() -> None:
@@ -79,7 +74,8 @@ def main() -> None:
         np.testing.assert_allclose(jitted(*tensors).numpy(), fn(np, *arrays), rtol=1e-9,
                                    atol=1e-6)
         peers = _peers(fn, arrays)
-        times = medians_ms([lambda: fn(np, *arrays), lambda: jitted(*tensors).numpy()] +
+        times = medians_ms([lambda f=fn, xs=arrays: f(np, *xs),
+                            lambda f=jitted, ts=tensors: f(*ts).numpy()] +
                            [f for _, f in peers], repeats)
         extra = "  ".join(f"{label} {times[0] / t:.2f}" for (label, _), t in
                           zip(peers, times[2:]))

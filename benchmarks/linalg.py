@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402
-from timing import medians_ms  # noqa: E402
+from timing import medians_ms, peer_calls  # noqa: E402
 
 
 def _problems(rng, quick: bool) -> dict:
@@ -44,31 +44,26 @@ def _problems(rng, quick: bool) -> dict:
             "qr": (lambda a: np.linalg.qr(a)[1], lambda a: lj.linalg.qr(a)[1], (tall,))}
 
 
-def _peers(name: str):
-    """(label, function of NumPy arrays) for jax and torch when importable."""
-    out = []
+def _peers(name: str, arrays) -> list:
+    """(label, callable) for jax and torch when importable."""
     try:
-        import jax
         import jax.numpy as jnp
-        jax.config.update("jax_enable_x64", True)
-        f = {"solve": jnp.linalg.solve, "cholesky": jnp.linalg.cholesky,
-             "slogdet": lambda a: jnp.linalg.slogdet(a)[1], "eigh": lambda a: jnp.linalg.eigh(a)[0],
-             "svd": lambda a: jnp.linalg.svd(a, full_matrices=False)[1],
-             "qr": lambda a: jnp.linalg.qr(a)[1]}[name]
-        jf = jax.jit(f)
-        out.append(("jax", lambda *xs: jf(*xs).block_until_ready()))
+        jf = {"solve": jnp.linalg.solve, "cholesky": jnp.linalg.cholesky,
+              "slogdet": lambda a: jnp.linalg.slogdet(a)[1],
+              "eigh": lambda a: jnp.linalg.eigh(a)[0],
+              "svd": lambda a: jnp.linalg.svd(a, full_matrices=False)[1],
+              "qr": lambda a: jnp.linalg.qr(a)[1]}[name]
     except ImportError:
-        pass
+        jf = None
     try:
         import torch
-        f = {"solve": torch.linalg.solve, "cholesky": torch.linalg.cholesky,
-             "slogdet": lambda a: torch.linalg.slogdet(a)[1],
-             "eigh": lambda a: torch.linalg.eigh(a)[0],
-             "svd": lambda a: torch.linalg.svdvals(a), "qr": lambda a: torch.linalg.qr(a)[1]}[name]
-        out.append(("torch", lambda *xs: f(*[torch.from_numpy(x) for x in xs])))
+        tf = {"solve": torch.linalg.solve, "cholesky": torch.linalg.cholesky,
+              "slogdet": lambda a: torch.linalg.slogdet(a)[1],
+              "eigh": lambda a: torch.linalg.eigh(a)[0],
+              "svd": lambda a: torch.linalg.svdvals(a), "qr": lambda a: torch.linalg.qr(a)[1]}[name]
     except ImportError:
-        pass
-    return out
+        tf = None
+    return peer_calls(arrays, jf, tf)
 
 
 def main() -> None:
@@ -83,10 +78,9 @@ def main() -> None:
         tensors = [lj.tensor(a) for a in arrays]
         np.testing.assert_allclose(jitted(*tensors).numpy(), np_fn(*arrays), rtol=1e-8,
                                    atol=1e-8)
-        peers = _peers(name)
+        peers = _peers(name, arrays)
         fns = [lambda f=np_fn, xs=arrays: f(*xs),
-               lambda f=jitted, ts=tensors: f(*ts).numpy()] + \
-            [lambda f=f, xs=arrays: f(*xs) for _, f in peers]
+               lambda f=jitted, ts=tensors: f(*ts).numpy()] + [f for _, f in peers]
         times = medians_ms(fns, repeats)
         extra = "  ".join(f"{label} {times[0] / t:.2f}" for (label, _), t in
                           zip(peers, times[2:]))
