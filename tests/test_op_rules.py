@@ -50,6 +50,9 @@ def _samples(dt: np.dtype) -> np.ndarray:
         return np.array([False, True])
     if dt.kind == "f":
         return np.array([-np.inf, -1.5, 0.0, 2.0, np.inf, np.finfo(dt).max, np.nan], dt)
+    if dt.kind == "c":  # (finite: 1 * (inf + 0j) is (inf + nanj) in complex arithmetic)
+        part = np.array([-1.5, 0.0, 2.0, np.finfo(dt).max], dt)
+        return np.concatenate([part, part * 1j, part + 1j * part[::-1]])
     info = np.iinfo(dt)
     return np.array([info.min, info.min + 1, 0, 1, info.max - 1, info.max], dt)
 
@@ -60,6 +63,8 @@ def test_reduce_identity(op, dt):
     """``identity(dtype)`` is a scalar of ``dtype``, neutral for the op (``op(e, x) == x``
     for every value, extremes included), and NumPy's value of an empty reduction where
     NumPy has one."""
+    if dt.kind == "c" and op in ("max", "min"):
+        pytest.skip("no ordering of complex numbers: max and min refuse them")
     e = REGISTRY[op].identity(dt)
     assert isinstance(e, np.generic) and e.dtype == dt
     x = _samples(dt)
