@@ -164,9 +164,46 @@ def test_errors():
     with pytest.raises(lj.LazyjitError, match="0-d"):
         lj.scan(lambda h: (h, lj.until(h > lj.tensor([1.0, 2.0]))),
                 outputs_info=lj.tensor(0.0), n_steps=2)
-    f = lj.jit(lambda x: lj.while_loop(lambda v: v < 10.0, lambda v: v * 2, x))
+    f = lj.jit(lambda x: lj.scan(lambda h: (h * 2, lj.until(h > 10.0)), outputs_info=x,
+                                 n_steps=9)[0])
     with pytest.raises(lj.LazyjitError, match="traced by lj.jit"):
         f(lj.tensor(1.0))
+
+
+def _collatz(n):
+    return lj.while_loop(lambda s: s[0] != 1,
+                         lambda s: (lj.where(s[0] % 2 == 0, s[0] // 2, 3 * s[0] + 1), s[1] + 1),
+                         (n, lj.tensor(0)))
+
+
+def test_while_loop_inside_jit(backend):
+    """Inside lj.jit a while_loop is one loop node ending in the compiled code: the values
+    of Python's loop, one compile for every value, no body step once the condition fails
+    (an index past the end would raise); no derivatives, no shared assignments."""
+    f = lj.jit(_collatz)
+    for v, steps in ((27, 111), (1, 0), (6, 8)):
+        n, k = f(lj.tensor(v))
+        assert (int(n), int(k)) == (1, steps)
+    before = lj.stats()["compiles"]
+    assert int(f(lj.tensor(97))[1]) == 118
+    assert lj.stats()["compiles"] == before
+    xs = lj.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    g = lj.jit(lambda n: lj.while_loop(lambda s: s[0] < n, lambda s: (s[0] + 1, s[1] + xs[s[0]]),
+                                       (lj.tensor(0), lj.tensor(0.0))))
+    for n, total in ((5, 15.0), (0, 0.0), (2, 3.0)):
+        i, t = g(lj.tensor(n))
+        assert (int(i), float(t)) == (n, total)
+    newton = lj.jit(lambda a: lj.while_loop(lambda x: lj.abs(x * x - a).max() > 1e-12,
+                                            lambda x: 0.5 * (x + a / x), a))
+    assert_same(newton(lj.tensor([2.0, 9.0, 0.25])), np.sqrt([2.0, 9.0, 0.25]))
+    with pytest.raises(lj.LazyjitError, match="no derivatives"):
+        lj.jit(lj.grad(lambda a: lj.while_loop(lambda x: x < 10.0, lambda x: x * a,
+                                               lj.tensor(1.0))))(lj.tensor(2.0))
+    sv = lj.shared(np.array(0.0))
+    with pytest.raises(lj.LazyjitError, match="shared"):
+        lj.jit(lambda x: lj.while_loop(lambda v: v < 3.0,
+                                       lambda v: (sv.assign(sv + 1.0), v + 1.0)[1], x))(
+            lj.tensor(0.0))
 
 
 def test_loops_stop_where_python_stops(backend):
@@ -213,11 +250,15 @@ def test_cond_assigns_only_in_the_branch_taken(backend):
 
 def test_values_from_shared_variables_are_not_frozen_by_jit():
     """A loop's length, or unique's size, from a shared variable would be the first
-    call's forever: inside lj.jit that is an error, never a stale value."""
+    call's forever: inside lj.jit that is an error, never a stale value (a while_loop
+    there is a loop node that reads the variable at each call)."""
     sv = lj.shared(np.array(1.0))
     u = lj.shared(np.array([3, 1, 3, 2]))
-    for fn in (lambda: lj.while_loop(lambda v: v < 10, lambda v: v * 2, sv),
-               lambda: lj.unique_counts(u),
+    f = lj.jit(lambda: lj.while_loop(lambda v: v < 10, lambda v: v * 2, sv))
+    assert float(f()) == 16.0
+    sv.assign(np.array(3.0))
+    assert float(f()) == 12.0
+    for fn in (lambda: lj.unique_counts(u),
                lambda: lj.scan(lambda h: (h * 2, lj.until(h > 10)), outputs_info=sv,
                                n_steps=20)[0]):
         with pytest.raises(lj.LazyjitError, match="shared variable"):

@@ -6,7 +6,8 @@ dicts of them (a pytree, as in JAX); the body must return the same structure wit
 same shapes.  The loops are ``scan`` nodes, so they run inside compiled code and
 differentiate in both modes; ``while_loop`` is differentiable too (JAX's is not in
 reverse mode), because its number of steps is found first and the loop then built with
-that many.
+that many; inside ``lj.jit`` it is a loop that ends on its condition in the compiled
+code (then, as JAX's, without derivatives).
 """
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ import numpy as np
 import lazyjit.api.core as C
 from lazyjit.api.shared import current
 from lazyjit.api.ifelse import ifelse
-from lazyjit.api.scan import scan_unapplied, data_dependent, scan
+from lazyjit.api.scan import build_scan, scan_unapplied, data_dependent, scan
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.trace.dims import Dim
-from lazyjit.trace.state import CONTEXT, STATE, BranchFrame
+from lazyjit.trace.state import CONTEXT, STATE, BranchFrame, tracing_jit
 
 
 def _leaf(x) -> bool:
@@ -79,27 +80,27 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
     """``while cond_fun(val): val = body_fun(val)``, then ``val``, as
     ``jax.lax.while_loop`` (``cond_fun`` returns a 0-d tensor; nonzero is true).
 
-    The number of steps depends on the values: it is found first, by running the loop
-    in blocks of ``chunk``, then twice as many, ... steps until the condition fails (each
-    block a realize, so not inside ``lj.jit``; ``body_fun`` is not computed once the
-    condition has failed, and the shared variables it assigns get back their values
-    after the count); then the loop of exactly that many steps is built from
-    ``init_val``, so the result is differentiable (in both modes, through the steps
-    run).  A loop that never ends does not return.
+    Outside ``lj.jit``, the number of steps is found first, by running the loop in
+    blocks of ``chunk``, then twice as many, ... steps until the condition fails (each
+    block a realize; ``body_fun`` is not computed once the condition has failed, and
+    the shared variables it assigns get back their values after the count); then the
+    loop of exactly that many steps is built from ``init_val``, so the result is
+    differentiable (in both modes, through the steps run).  Inside ``lj.jit`` it is one
+    loop node that tests ``cond_fun`` after each step and ends inside the compiled code
+    (no derivatives there, as JAX's has none in reverse mode; its body may not assign
+    shared variables).  A loop that never ends does not return.
 
     Raises ``ValueError`` for ``chunk < 1``; ``LazyjitError`` for a ``cond_fun`` result
     that is not 0-d, or a body that changes the state's structure."""
     if operator.index(chunk) < 1:
         raise ValueError(f"while_loop: chunk must be at least 1, got {chunk}")
     leaves, treedef = _state(init_val)
+    if tracing_jit(STATE.recording):
+        return unflatten(treedef, _while_in_graph(cond_fun, body_fun, leaves, treedef))
 
     def probe(*state):  # the next state (the same once the condition failed), the condition
         val = unflatten(treedef, list(state))
-        go = C.asarray(cond_fun(val))
-        if go.ndim != 0:
-            raise op_error("while_loop", f"cond_fun must return a 0-d tensor, got shape "
-                           f"{go.shape}", (go.node,))
-        go = C.astype(go, np.bool_)
+        go = _condition(cond_fun, val)
         new = ifelse(go, _leaves_like(body_fun(val), treedef, "while_loop"), list(state),
                      name="while_loop")
         return [*new, go]
@@ -131,6 +132,45 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
     def step(*state):
         return _leaves_like(body_fun(unflatten(treedef, list(state))), treedef, "while_loop")
     return unflatten(treedef, _run(step, leaves, total, "while_loop"))
+
+
+def _condition(cond_fun, val) -> Tensor:
+    go = C.asarray(cond_fun(val))
+    if go.ndim != 0:
+        raise op_error("while_loop", f"cond_fun must return a 0-d tensor, got shape "
+                       f"{go.shape}", (go.node,))
+    return C.astype(go, np.bool_)
+
+
+_MOST_STEPS = 1 << 62  # a while loop's bound (it ends on its condition)
+
+
+def _while_in_graph(cond_fun, body_fun, leaves: list[Tensor], treedef) -> list[Tensor]:
+    """The while loop as one scan node ending on its stop state (``~cond`` of the new
+    state), run only when ``cond_fun(init)`` holds (an ``ifelse``)."""
+    if not leaves:
+        raise op_error("while_loop", "the loop state has no tensors")
+    n = len(leaves)
+
+    def step(*state):
+        new = _leaves_like(body_fun(unflatten(treedef, list(state[:n]))), treedef,
+                           "while_loop")
+        return [*new, ~_condition(cond_fun, unflatten(treedef, new))]
+    states = [(x[None], (-1,)) for x in leaves]
+    states.append((C.zeros((1,), np.bool_), (-1,)))
+    frame: dict = {}
+    STATE.scan_recording.append(frame)
+    try:
+        outs = build_scan(step, [], states, [], _MOST_STEPS, keep=[False] * (n + 1),
+                          name="while_loop", stop=n)
+    finally:
+        STATE.scan_recording.pop()
+    if frame:
+        raise op_error("while_loop", "inside lj.jit, a while_loop whose body assigns shared "
+                       "variables (a random stream) is not supported yet: use lj.fori_loop "
+                       "or lj.scan with a fixed number of steps")
+    return ifelse(_condition(cond_fun, unflatten(treedef, leaves)),
+                  [o[0] for o in outs[:n]], leaves, name="while_loop")
 
 
 def _branch(fn, operands) -> tuple:

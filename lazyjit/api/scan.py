@@ -67,23 +67,31 @@ class ScanSpec:
     reverse : step ``s`` reads and writes row ``T-1-s`` of the sequences and plain
         outputs (states are still indexed by the step): the reverse scan of a gradient
         reads its sequences, and writes its results, in time order.
+    stop : None, or the index of a bool 0-d state (lag 1, last row only): the loop ends
+        after the first step whose new row of it is true, ``n_steps`` then being the
+        most steps it may run (a while loop: ``lj.while_loop`` inside ``lj.jit``).  Such
+        a loop keeps no state whole and has no plain outputs (no result depends on the
+        number of steps run), and has no derivatives.
     key : a digest of all of the above (structure, shapes, dtypes; no values).
     """
 
     __slots__ = ("inputs", "outputs", "n_seq", "taps", "n_inv", "keep", "n_steps", "reverse",
-                 "key",
-                 "_trace", "_compiled", "__weakref__")
+                 "stop", "key", "_trace", "_compiled", "__weakref__")
 
-    def __init__(self, inputs, outputs, n_seq, taps, n_inv, keep, n_steps, reverse=False):
+    def __init__(self, inputs, outputs, n_seq, taps, n_inv, keep, n_steps, reverse=False,
+                 stop=None):
         self.inputs, self.outputs = tuple(inputs), tuple(outputs)
         self.n_seq, self.taps, self.n_inv = n_seq, tuple(map(tuple, taps)), n_inv
         self.keep, self.reverse = tuple(keep), bool(reverse)
         self.n_steps = n_steps if type(n_steps) is Dim else int(n_steps)
+        self.stop = stop
+        assert stop is None or (not any(self.keep) and len(self.outputs) == len(self.taps)
+                                and self.outputs[stop].dtype == np.bool_)
         self._trace: Trace | None = None
         self._compiled: dict = {}
         body = self.trace().key()
         meta = repr(exact_key((n_seq, self.taps, n_inv, self.keep, self.n_steps,
-                               self.reverse))).encode()
+                               self.reverse, stop))).encode()
         self.key = xxhash.xxh3_128_digest(body + meta)
 
     # -- structure --
@@ -133,7 +141,7 @@ class ScanSpec:
 
     def with_keep(self, keep) -> "ScanSpec":
         return ScanSpec(self.inputs, self.outputs, self.n_seq, self.taps, self.n_inv, keep,
-                        self.n_steps, self.reverse)
+                        self.n_steps, self.reverse, self.stop)
 
     # -- identity --
     def __hash__(self) -> int:
@@ -221,7 +229,7 @@ def _check_strict(outputs: list[Node], allowed: set[Node], first_leaf: int, name
 def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor, tuple]],
                nonseqs: list[Tensor], n_steps: int, *, strict: bool = False,
                keep: Sequence[bool] | None = None, name: str = "scan",
-               reverse: bool = False) -> list[Tensor]:
+               reverse: bool = False, stop: int | None = None) -> list[Tensor]:
     """Trace ``body_fn`` and build the scan node; return its results as tensors.
 
     Parameters
@@ -234,6 +242,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     n_steps : the number of steps.
     keep : per state, whether to return the whole buffer (default) or its last rows.
     reverse : run through the sequences' rows last to first (see :class:`ScanSpec`).
+    stop : the index of the bool state that ends the loop (see :class:`ScanSpec`).
 
     Returns
     -------
@@ -294,7 +303,7 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     seq_ph, state_ph = ph[:len(seqs)], ph[len(seqs):]
     seq_nodes = [s.node for s in seqs]
     body = push_in(body, seq_ph, seq_nodes)
-    if PUSH_OUT:
+    if PUSH_OUT and stop is None:  # (a while loop has no rows to push work out to)
         count = [len(ph) + len(inv_ph)]
 
         def make(shape, dtype):
@@ -313,7 +322,8 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     n_st = len(states)
     plain = list(dict.fromkeys(body[n_st:]))  # a value returned twice is stored once
     spec = ScanSpec(seq_ph + state_ph + inv_ph, body[:n_st] + plain, len(seq_ph),
-                    [taps for _, taps in states], len(invariants), keep, n_steps, reverse)
+                    [taps for _, taps in states], len(invariants), keep, n_steps, reverse,
+                    stop)
     src = tuple(seq_nodes + [i.node for i, _ in states] + invariants)
     outs = results_of("scan", spec, src)
     return outs[:n_st] + [outs[n_st + plain.index(p)] for p in body[n_st:]]

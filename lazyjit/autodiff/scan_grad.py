@@ -30,6 +30,7 @@ from lazyjit.api.scan import build_scan, results_of
 from lazyjit.api.tensor import Tensor
 from lazyjit.autodiff.reverse import backprop, reached_targets
 from lazyjit.autodiff.forward import push_tangents
+from lazyjit.errors import op_error
 from lazyjit.ops.control import Parts
 from lazyjit.ops.registry import apply, attach_rules
 from lazyjit.rewrite.canonicalize import slice_of_write
@@ -292,9 +293,20 @@ def _cotangents(spec, flow: _Flow, routs: list[Tensor], srcs: list, gS: list,
     return tuple(cts)
 
 
+def _no_while(spec) -> None:
+    """Refuse to differentiate a loop that ends on its stop state (its steps are known
+    only when it runs): JAX's ``while_loop`` has no reverse mode either."""
+    if spec.stop is not None:
+        raise op_error("while_loop", "a while_loop inside lj.jit has no derivatives (its "
+                       "number of steps is known only as it runs): outside lj.jit, "
+                       "lj.while_loop counts the steps first and is differentiable; or use "
+                       "lj.fori_loop or lj.scan with a fixed number of steps")
+
+
 def scan_vjp(g: Parts, out: Tensor, *srcs_spec):
     """The VJP of a scan: one reverse scan (see the module's docstring)."""
     *srcs, spec = srcs_spec
+    _no_while(spec)
     nQ, nS = spec.n_seq, spec.n_states
     seqs, inits, invs = srcs[:nQ], srcs[nQ:nQ + nS], srcs[nQ + nS:]
     full, gS = _whole_buffers(spec, out, g.parts[:nS])
@@ -407,6 +419,7 @@ def scan_jvp(ts, out: Tensor, *srcs_spec):
     """The JVP of a scan: one forward scan carrying each state and its tangent, reading
     each sequence and invariant with its tangent."""
     *srcs, spec = srcs_spec
+    _no_while(spec)
     nQ, nS = spec.n_seq, spec.n_states
     seqs, inits, invs = srcs[:nQ], srcs[nQ:nQ + nS], srcs[nQ + nS:]
     flow = _jvp_flow(spec, ts)

@@ -228,6 +228,7 @@ class Executor:
             return base, off + r * row_bytes(st.buf)
         out_slots = [slot for slot, _ in body.outputs]
         sizes = [row_bytes(st.buf) for st in k.states] + [row_bytes(v) for v in k.collected]
+        ran = T
         for t in range(T):
             r = T - 1 - t if k.reverse else t
             for q, v in enumerate(k.seqs):
@@ -248,12 +249,17 @@ class Executor:
             for slot, dest, size in zip(out_slots, dests, sizes):
                 if slot not in k.direct:
                     _copy(dest, bi[slot], size)
+            if k.stop is not None:  # (the stop state's new row: one bool byte)
+                base, off = dests[k.stop]
+                if bool(base[off]):
+                    ran = t + 1
+                    break
         for j, st in enumerate(k.states):
             if st.final is not None:
                 base, off = table[st.final.slot]
                 size = row_bytes(st.buf)
                 for r in range(st.lag):
-                    _copy((base, off + r * size), row(j, T + r), size)
+                    _copy((base, off + r * size), row(j, ran + r), size)
 
 
 RUN = {ir.Elementwise: Executor.elementwise, ir.Reduce: Executor.reduce,

@@ -138,7 +138,7 @@ def _scan_spec(spec: ScanSpec, env: dict, leaf) -> ScanSpec:
                           p.dtype) for p in spec.inputs}
     outs = instantiate(list(spec.outputs), inner, env, leaf)
     return ScanSpec([inner[p] for p in spec.inputs], outs, spec.n_seq, spec.taps, spec.n_inv,
-                    spec.keep, evaluate(spec.n_steps, env), spec.reverse)
+                    spec.keep, evaluate(spec.n_steps, env), spec.reverse, spec.stop)
 
 
 def _fail(n: Node, src: tuple, message: str) -> LazyjitError:

@@ -28,6 +28,8 @@ def run_scan(*arrays_spec):
     """The reference loop: ``(S_j..., P_i...)`` from ``(X_k..., init_j..., W_m...)``."""
     *arrays, spec = arrays_spec
     plan = CONTEXT.body_plan(spec, "numpy")
+    if spec.stop is not None:
+        return _run_while(plan, arrays, spec)
     T, lags = spec.n_steps, spec.lags()
     seqs = arrays[:spec.n_seq]
     inits = arrays[spec.n_seq:spec.n_seq + spec.n_states]
@@ -52,6 +54,25 @@ def run_scan(*arrays_spec):
             p[row] = outs[spec.n_states + i]
     res = [b if keep else b[T:T + lag] for b, keep, lag in zip(bufs, spec.keep, lags)]
     return tuple(res + plains)
+
+
+def _run_while(plan, arrays, spec):
+    """The reference of a loop that ends on its stop state (at most ``n_steps`` steps):
+    each state's last ``lag`` rows, kept as the loop goes."""
+    seqs = arrays[:spec.n_seq]
+    rows = [list(init) for init in arrays[spec.n_seq:spec.n_seq + spec.n_states]]
+    invs = list(arrays[spec.n_seq + spec.n_states:])
+    for t in range(spec.n_steps):
+        ins = [s[t] for s in seqs]
+        for j, taps in enumerate(spec.taps):
+            ins += [rows[j][len(rows[j]) + tau] for tau in taps]
+        outs = plan.run(ins + invs)
+        for j in range(spec.n_states):
+            rows[j] = rows[j][1:] + [np.asarray(outs[j])]
+        if bool(outs[spec.stop]):
+            break
+    return tuple(np.array(r, spec.outputs[j].dtype).reshape((len(r), *spec.outputs[j].shape))
+                 for j, r in enumerate(rows))
 
 
 class Parts:

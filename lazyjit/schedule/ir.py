@@ -311,7 +311,10 @@ class Loop(Step):
     ``collected`` outputs (row ``t`` or ``T - 1 - t``: Theano's outputs without taps).
     ``workspace`` maps body slots to outer buffers; a body output in ``direct`` is
     computed straight into its destination row (else copied there).  The body's checks
-    fail the outer program (its messages and failure flag are the outer program's)."""
+    fail the outer program (its messages and failure flag are the outer program's).
+    With ``stop`` (a state's index: a bool), the loop ends after the first step whose
+    new row of that state is true, at most ``n_steps`` steps; the states' ``final`` rows
+    are then the last ones written (a while loop)."""
     n_steps: int
     reverse: bool
     body: "Program"
@@ -322,6 +325,7 @@ class Loop(Step):
     collected: list[View]
     workspace: dict[int, View]
     direct: set[int]
+    stop: int | None = None
 
     @property
     def reads(self) -> tuple[View, ...]:

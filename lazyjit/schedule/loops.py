@@ -55,7 +55,7 @@ def lower_scan(s, n: Node) -> list[View]:
         if body.n_inputs + i not in direct:
             workspace[body.n_inputs + i] = s.new_buffer(shape, dt)
     s.add(ir.Loop(T, spec.reverse, body, seqs, invs, spec.inv_slots().start, states,
-                  collected, workspace, direct))
+                  collected, workspace, direct, spec.stop))
     results = []
     for j, st in enumerate(states):
         fin = st.final

@@ -45,7 +45,7 @@ def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
     n_in = body.n_inputs
     lines = [f"  void* Bi[{n_in + len(body.slots) or 1}];"]
     lines += [f"  Bi[{slot}] = B[{w.slot}];" for slot, w in k.workspace.items()]
-    lines += [f"  const int64_t T = {p(k.n_steps)};", "  int e = 0;"]
+    lines += [f"  const int64_t T = {p(k.n_steps)};", "  int64_t ran = T;", "  int e = 0;"]
     for m, v in enumerate(k.invs):
         lines.append(f"  Bi[{k.inv_first + m}] = (char*)B[{v.slot}] + "
                      f"{p(v.offset * v.dtype.itemsize)};")
@@ -80,12 +80,14 @@ def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
     for slot, dest, size in zip(out_slots, dests, sizes):
         if slot not in k.direct:
             step.append(f"    memcpy({dest}, Bi[{slot}], {size});")
+    if k.stop is not None:  # (a while loop: its stop state's new row, one bool byte)
+        step.append(f"    if (*(const uint8_t*)({dests[k.stop]})) {{ ran = t + 1; break; }}")
     step.append("  }")
     lines += step
     for j, st in enumerate(k.states):
         if st.final is not None:
             lines += [f"  for (int64_t r = 0; r < {st.lag}; r++)",
-                      f"    memcpy((char*)B[{st.final.slot}] + r * R{j}, {rows[j]('T + r')}, "
+                      f"    memcpy((char*)B[{st.final.slot}] + r * R{j}, {rows[j]('ran + r')}, "
                       f"R{j});"]
-    lines.append("  (void)e;")
+    lines.append("  (void)e; (void)ran;")
     mod.add(lines)
