@@ -406,6 +406,7 @@ def gemm(mod: Module, k: ir.Gemm) -> None:
         tb, ldb = gemm_operand(b)
         zero = [] if accumulate else [
             "      for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;"]
+        trans = [mod.p(111 + 1 * ta), mod.p(111 + 1 * tb)]
         scalars = [const_param(mod, alpha, dst.dtype), str(int(accumulate))]
         if dst.dtype.kind == "f":
             fn = "lj_sgemm" if dst.dtype == np.float32 else "lj_dgemm"
@@ -420,7 +421,7 @@ def gemm(mod: Module, k: ir.Gemm) -> None:
                   "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
                   f"{BLAS_MT_MIN:.1f});",
                   "      if (small) prev = lj_blas_threads(1);",
-                  f"      {call}(101, {mod.p(111 + 1 * ta)}, {mod.p(111 + 1 * tb)}, M, N, K, "
+                  f"      {call}(101, {trans[0]}, {trans[1]}, M, N, K, "
                   f"{scalars[0]}, pa + oa, {mod.p(lda)}, pb + ob, "
                   f"{mod.p(ldb)}, {scalars[1]}, pc + oc, N);",
                   "      if (small) lj_blas_threads(prev);",

@@ -45,7 +45,11 @@ def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
     n_in = body.n_inputs
     lines = [f"  void* Bi[{n_in + len(body.slots) or 1}];"]
     lines += [f"  Bi[{slot}] = B[{w.slot}];" for slot, w in k.workspace.items()]
-    lines += [f"  const int64_t T = {p(k.n_steps)};", "  int64_t ran = T;", "  int e = 0;"]
+    lines += [f"  const int64_t T = {p(k.n_steps)};", "  int e = 0;"]
+    ran = "T"  # (the steps run: fewer for a loop that ends on its stop state)
+    if k.stop is not None:
+        ran = "ran"
+        lines.append("  int64_t ran = T;")
     for m, v in enumerate(k.invs):
         lines.append(f"  Bi[{k.inv_first + m}] = (char*)B[{v.slot}] + "
                      f"{p(v.offset * v.dtype.itemsize)};")
@@ -87,7 +91,7 @@ def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
     for j, st in enumerate(k.states):
         if st.final is not None:
             lines += [f"  for (int64_t r = 0; r < {st.lag}; r++)",
-                      f"    memcpy((char*)B[{st.final.slot}] + r * R{j}, {rows[j]('ran + r')}, "
-                      f"R{j});"]
-    lines.append("  (void)e; (void)ran;")
+                      f"    memcpy((char*)B[{st.final.slot}] + r * R{j}, "
+                      f"{rows[j](f'{ran} + r')}, R{j});"]
+    lines.append("  (void)e;")
     mod.add(lines)
