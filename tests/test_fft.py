@@ -106,6 +106,8 @@ LOSSES = {
     "irfft_odd": lambda m, z, x: m.sum(m.fft.irfft(z, n=7) ** 2),
     "fftn": lambda m, z, x: m.sum(m.abs(m.fft.fftn(z, axes=(0, 1)))),
     "hfft": lambda m, z, x: m.sum(m.fft.hfft(z[..., :3], n=5) * x[..., :5]),
+    "axis0": lambda m, z, x: m.sum(m.abs(m.fft.rfft(x, axis=0)))
+    + m.sum(m.fft.irfft(z, n=3, axis=0) * x[:1]),
 }
 
 

@@ -73,8 +73,7 @@ def _axis(x: Tensor, axis: int, name: str) -> int:
 
 
 def _along(x: Tensor, axis: int, kind: str, norm: str, n: int | None = None) -> Tensor:
-    y = moveaxis(x, axis, -1)
-    return moveaxis(transform(y, kind, norm, n), -1, axis)
+    return transform(x, kind, norm, n, axis)
 
 
 def _c2c(kind: str, x, n, axis: int, norm) -> Tensor:

@@ -27,19 +27,20 @@ from lazyjit.schedule import ir
 _ffi = cffi.FFI()
 DTYPES = tuple(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 SIGNATURE = "int(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, " \
-    "void*, void*)"
+    "int64_t, void*, void*)"
 
 
-def _array(ptr, dtype: np.dtype, rows: int, n: int) -> np.ndarray:
-    nbytes = rows * n * dtype.itemsize
-    return np.frombuffer(_ffi.buffer(_ffi.cast("char*", ptr), nbytes), dtype).reshape(rows, n)
+def _array(ptr, dtype: np.dtype, outer: int, n: int, inner: int) -> np.ndarray:
+    nbytes = outer * n * inner * dtype.itemsize
+    return np.frombuffer(_ffi.buffer(_ffi.cast("char*", ptr), nbytes), dtype).reshape(
+        outer, n, inner)
 
 
 @_ffi.callback(SIGNATURE, error=-1)
-def _host_fft(kind, norm, n, rows, n_in, n_out, dt_in, dt_out, a, dst):
-    x = _array(a, DTYPES[dt_in], rows, n_in)
-    out = _array(dst, DTYPES[dt_out], rows, n_out)
-    REGISTRY["fft"].ref(x, (FFT_KINDS[kind], NORMS[norm], n if n > 0 else None), out)
+def _host_fft(kind, norm, n, outer, n_in, n_out, inner, dt_in, dt_out, a, dst):
+    x = _array(a, DTYPES[dt_in], outer, n_in, inner)
+    out = _array(dst, DTYPES[dt_out], outer, n_out, inner)
+    REGISTRY["fft"].ref(x, (FFT_KINDS[kind], NORMS[norm], n if n > 0 else None, 1), out)
     return 0
 
 
@@ -53,10 +54,11 @@ def render(mod: K.Module, k: ir.FFT) -> None:
     operands; its failure, or a module loaded without it, fails the call with the step's
     message."""
     slot = SLOT["fft"]
-    kind, norm, n = k.arg
-    a, dst = k.a, k.dst
+    kind, norm, n, axis = k.arg
+    a, dst = k.a, k.dst  # (contiguous: outer x length x inner)
     args = [str(FFT_KINDS.index(kind)), str(NORMS.index(norm)), mod.p(n or 0),
-            mod.p(math.prod(a.shape[:-1])), mod.p(a.shape[-1]), mod.p(dst.shape[-1]),
+            mod.p(math.prod(a.shape[:axis])), mod.p(a.shape[axis]), mod.p(dst.shape[axis]),
+            mod.p(math.prod(a.shape[axis + 1:])),
             str(DTYPES.index(a.dtype)), str(DTYPES.index(dst.dtype)),
             f"(void*)((const {ctype(a.dtype)}*)B[{a.slot}] + {mod.p(a.offset)})",
             f"(void*)(({ctype(dst.dtype)}*)B[{dst.slot}] + {mod.p(dst.offset)})"]
