@@ -196,6 +196,13 @@ def test_while_loop_inside_jit(backend):
     newton = lj.jit(lambda a: lj.while_loop(lambda x: lj.abs(x * x - a).max() > 1e-12,
                                             lambda x: 0.5 * (x + a / x), a))
     assert_same(newton(lj.tensor([2.0, 9.0, 0.25])), np.sqrt([2.0, 9.0, 0.25]))
+    x, n = lj.vector("x"), lj.scalar("n", dtype="int64")  # (lj.function placeholders)
+    out = lj.while_loop(lambda s: s[1] < n, lambda s: (s[0] * 2, s[1] + 1), (x, lj.tensor(0)))
+    h = lj.function([x, n], list(out))
+    assert_same(list(map(lj.tensor, h(np.array([1.0, 2.0]), 3))), [np.array([8.0, 16.0]), 3])
+    ys, _ = lj.scan(lambda xi, v0: lj.while_loop(lambda v: v < xi, lambda v: v * 2 + 1, v0),
+                    sequences=lj.tensor([3.0, 10.0, 1.0]), outputs_info=lj.tensor(0.0))
+    assert_same(ys, np.array([3.0, 15.0, 15.0]))  # (in an eager scan's step)
     with pytest.raises(lj.LazyjitError, match="no derivatives"):
         lj.jit(lj.grad(lambda a: lj.while_loop(lambda x: x < 10.0, lambda x: x * a,
                                                lj.tensor(1.0))))(lj.tensor(2.0))

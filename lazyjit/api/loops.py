@@ -18,7 +18,8 @@ import numpy as np
 import lazyjit.api.core as C
 from lazyjit.api.shared import current
 from lazyjit.api.ifelse import ifelse
-from lazyjit.api.scan import build_scan, scan_unapplied, data_dependent, scan
+from lazyjit.api.scan import (NotComputableHere, build_scan, data_dependent, scan,
+                              scan_unapplied)
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.pytree import flatten, unflatten
@@ -85,19 +86,35 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
     block a realize; ``body_fun`` is not computed once the condition has failed, and
     the shared variables it assigns get back their values after the count); then the
     loop of exactly that many steps is built from ``init_val``, so the result is
-    differentiable (in both modes, through the steps run).  Inside ``lj.jit`` it is one
-    loop node that tests ``cond_fun`` after each step and ends inside the compiled code
-    (no derivatives there, as JAX's has none in reverse mode; its body may not assign
-    shared variables).  A loop that never ends does not return.
+    differentiable (in both modes, through the steps run).  Where the values cannot be
+    computed while the graph is built (inside ``lj.jit``, a scan step, or over
+    ``lj.function`` placeholders) it is one loop node that tests ``cond_fun`` after each
+    step and ends inside the compiled code (no derivatives there, as JAX's has none in
+    reverse mode; its functions may not assign shared variables).  A loop that never
+    ends does not return.
 
     Raises ``ValueError`` for ``chunk < 1``; ``LazyjitError`` for a ``cond_fun`` result
     that is not 0-d, or a body that changes the state's structure."""
     if operator.index(chunk) < 1:
         raise ValueError(f"while_loop: chunk must be at least 1, got {chunk}")
     leaves, treedef = _state(init_val)
-    if tracing_jit(STATE.recording):
+    if tracing_jit(STATE.recording) or STATE.scan_depth:
         return unflatten(treedef, _while_in_graph(cond_fun, body_fun, leaves, treedef))
+    try:
+        total = _count_steps(cond_fun, body_fun, leaves, treedef, chunk)
+    except NotComputableHere:  # (over lj.function placeholders: the loop in the graph)
+        return unflatten(treedef, _while_in_graph(cond_fun, body_fun, leaves, treedef))
+    if total == 0:
+        return unflatten(treedef, leaves)
 
+    def step(*state):
+        return _leaves_like(body_fun(unflatten(treedef, list(state))), treedef, "while_loop")
+    return unflatten(treedef, _run(step, leaves, total, "while_loop"))
+
+
+def _count_steps(cond_fun, body_fun, leaves: list[Tensor], treedef, chunk: int) -> int:
+    """The number of steps ``while_loop`` runs, found by running it in doubling blocks
+    (the shared variables its body assigns get back their values afterwards)."""
     def probe(*state):  # the next state (the same once the condition failed), the condition
         val = unflatten(treedef, list(state))
         go = _condition(cond_fun, val)
@@ -126,12 +143,7 @@ def while_loop(cond_fun, body_fun, init_val, *, chunk: int = 16):
     finally:
         for sv, value in saved.items():
             sv.assign(value)
-    if total == 0:
-        return unflatten(treedef, leaves)
-
-    def step(*state):
-        return _leaves_like(body_fun(unflatten(treedef, list(state))), treedef, "while_loop")
-    return unflatten(treedef, _run(step, leaves, total, "while_loop"))
+    return total
 
 
 def _condition(cond_fun, val) -> Tensor:
@@ -166,9 +178,10 @@ def _while_in_graph(cond_fun, body_fun, leaves: list[Tensor], treedef) -> list[T
     finally:
         STATE.scan_recording.pop()
     if frame:
-        raise op_error("while_loop", "inside lj.jit, a while_loop whose body assigns shared "
-                       "variables (a random stream) is not supported yet: use lj.fori_loop "
-                       "or lj.scan with a fixed number of steps")
+        raise op_error("while_loop", "inside lj.jit (or a scan step, or over lj.function "
+                       "placeholders), a while_loop whose cond_fun or body_fun assigns "
+                       "shared variables (a random stream) is not supported yet: use "
+                       "lj.fori_loop or lj.scan with a fixed number of steps")
     return ifelse(_condition(cond_fun, unflatten(treedef, leaves)),
                   [o[0] for o in outs[:n]], leaves, name="while_loop")
 

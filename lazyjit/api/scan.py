@@ -385,16 +385,22 @@ def _holding_updates(fn: Callable) -> Callable:
     return holding
 
 
+class NotComputableHere(LazyjitError):
+    """A value that decides a loop's number of steps cannot be computed where the graph
+    is built (inside ``lj.jit``, a scan step, or over ``lj.function`` placeholders)."""
+
+
 def data_dependent(t: Tensor, name: str, what: str) -> np.ndarray:
     """The value of ``t``, which decides a loop's number of steps; where it cannot be
     computed now (inside ``lj.jit`` or over ``lj.function`` placeholders), an error
-    saying so."""
+    saying so (:class:`NotComputableHere`)."""
     try:
         return t.numpy()
     except LazyjitError as e:
         raise op_error(name, f"{what} runs a number of steps known only from the values, "
                        f"which cannot be computed here ({e}); outside lj.jit and "
-                       "lj.function it works, or give a fixed number of steps") from None
+                       "lj.function it works, or give a fixed number of steps",
+                       cls=NotComputableHere) from None
 
 
 class until:  # noqa: N801 - Theano's name
