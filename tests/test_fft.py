@@ -77,6 +77,8 @@ def test_errors():
             fn()
     with pytest.raises(TypeError):
         lj.fft.rfft(z)
+    with pytest.raises(NotImplementedError, match="symbolic"):
+        lj.jit(lambda x: lj.fft.fft(x), dynamic=True)(lj.tensor(_Z[0, 0]))
 
 
 def test_compiled_once_per_shape_and_in_scan():

@@ -441,6 +441,12 @@ def test_grad_of_callable_and_value_and_grad(backend):
     value, g = lj.value_and_grad(f, argnums=1)(a, b)
     assert float(value) == pytest.approx(19.0)
     np.testing.assert_allclose(g.numpy(), a * a)
+    # JAX's spelling: grad(f, 1) is argnums (it was read as Theano's wrt, and ignored)
+    np.testing.assert_allclose(lj.grad(f, 1)(a, b).numpy(), a * a)
+    ga, gb = lj.grad(f, (0, 1))(a, b)
+    np.testing.assert_allclose(ga.numpy(), 2 * a * b)
+    with pytest.raises(TypeError, match="argnums"):
+        lj.grad(f, [lj.tensor(a)])
 
 
 def test_grad_inside_jit(backend, rng):

@@ -21,6 +21,7 @@ from lazyjit.api.shape_ops import concatenate, moveaxis
 from lazyjit.api.arrays import roll
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
+from lazyjit.trace.dims import Dim
 from lazyjit.ops.fft import NORMS, transform
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "rfftn", "irfftn", "hfft", "ihfft",
@@ -52,6 +53,12 @@ def _real(x: Tensor, name: str) -> Tensor:
 
 def _resized(x: Tensor, n: int, axis: int, name: str) -> Tensor:
     """``x`` truncated or zero-padded to ``n`` along ``axis`` (NumPy's ``n``)."""
+    if type(n) is Dim or type(x.shape[axis]) is Dim:
+        raise op_error(f"fft.{name}", "a transform along an axis whose size is known only "
+                       "at each call (a symbolic size) is not supported yet: the "
+                       "transform's length must be a number when the graph is built "
+                       "(lj.jit(..., dynamic=False), or a concrete placeholder shape)",
+                       (x.node,), cls=NotImplementedError)
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
         raise op_error(f"fft.{name}", f"invalid number of data points ({n}) specified",
                        (x.node,), cls=ValueError)

@@ -68,7 +68,7 @@ class SVDResult(NamedTuple):
 def _no_half(x: Tensor, name: str) -> None:
     """Refuse float16 (as NumPy does) and complex matrices (not supported yet)."""
     if x.dtype.kind == "c":
-        raise op_error(f"linalg.{name}", "complex matrices are not supported yet",
+        raise op_error(f"linalg.{name}", "complex arrays are not supported yet",
                        (x.node,), cls=TypeError)
     if x.dtype == np.float16:
         raise TypeError(f"lazyjit.linalg.{name}: array type float16 is unsupported in "

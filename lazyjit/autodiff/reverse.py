@@ -83,6 +83,16 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
     trick, ``log(where(x > 0, x, 1))``), as in JAX.
     """
     if callable(cost) and not isinstance(cost, Tensor):
+        if wrt is not None:  # JAX's grad(fn, 1): the second positional is argnums
+            if argnums != 0 or not _is_argnums(wrt):
+                raise op_error("grad", "grad(fn, ...): the second argument of a function's "
+                               "grad is argnums (an int or a tuple of ints), given once; "
+                               f"got {wrt!r} and argnums={argnums!r}", cls=TypeError)
+            argnums = wrt
+        if consider_constant is not None or known_grads is not None:
+            raise op_error("grad", "grad(fn, ...) takes argnums and has_aux; "
+                           "consider_constant and known_grads are for a cost tensor",
+                           cls=TypeError)
         return _grad_fn(cost, argnums, with_value=False, has_aux=has_aux)
     seeds: dict[Node, Tensor] = {}
     if cost is not None:
@@ -103,6 +113,12 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
         add_seed(seeds, t, g, f"known_grads[{i}]", "grad")
     return reverse(seeds, wrt, consider_constant, disconnected_inputs, "grad", "cost",
                    deferred=not known_grads)
+
+
+def _is_argnums(x) -> bool:
+    """An int, or a non-empty tuple or list of ints (not bools): argument positions."""
+    items = x if isinstance(x, (tuple, list)) and x else [x]
+    return all(isinstance(i, int) and not isinstance(i, bool) for i in items)
 
 
 def add_seed(seeds: dict[Node, Tensor], t, g, name: str, op: str) -> None:
