@@ -48,6 +48,20 @@ def test_gradients_through_a_chain_of_read_values(backend):
     np.testing.assert_allclose(lj.grad(cost, a).numpy(), b.numpy() + a.numpy() * w.numpy())
 
 
+def test_a_plain_plan_is_not_reused_through_a_read_value(backend):
+    """The same structure once with plain inputs (its plan cached) and then with a read
+    value whose graph the gradient goes through: the trace keys are equal (they stop at
+    inputs), the second plan is not the first (it was half the gradient)."""
+    def f(a, b):
+        return lj.sum(a * a * b)
+    lj.grad(f, argnums=1)(np.array([1.0, 2.0]), np.array([3.0, 4.0])).numpy()
+    w = lj.tensor([0.5, -1.0])
+    a = lj.exp(w).realize()
+    b = (a * w).realize()
+    cost = (b * a).sum()
+    np.testing.assert_allclose(lj.grad(cost, a).numpy(), 2 * b.numpy())
+
+
 def test_a_freed_graph_is_an_error_not_a_zero(backend):
     w = lj.tensor([1.0, 2.0])
     h = (w * 3).realize()

@@ -48,12 +48,16 @@ def plan_for(trace: Trace) -> Executable:
 
 
 def _plan_for(trace: Trace, key: tuple) -> Executable:
+    deferred = has_deferred(trace.nodes)
+    if deferred and _through_computed(trace.inputs):
+        count("trace_cache_misses")  # (never cached, never looked up: see below)
+        return _compile_expanded(trace)[0]
     plan = _PLANS.get(key)
     if plan is not None:
         count("trace_cache_hits")
         return plan
     count("trace_cache_misses")
-    if has_deferred(trace.nodes):
+    if deferred:
         plan, cacheable = _compile_expanded(trace)
         if not cacheable:  # neither cached nor remembered: it holds this call's values
             return plan
@@ -108,6 +112,15 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
         roots = [s for n in trace.nodes if kind_of(n) == "deferred" for s in n.src]
         cacheable = not any(n.buffer is not None and n.src for n in toposort(roots, set()))
     return (_WithExtras(plan, [n.buffer for n in extras]) if extras else plan), cacheable
+
+
+def _through_computed(inputs) -> bool:
+    """Whether an input of a trace with a deferred gradient is a computed node (a value
+    read earlier, whose graph the gradient may be taken through): the trace's key stops
+    at it, as at any input, so a plan cached under that key (one where that input was a
+    plain value) would treat it as a constant: a wrong derivative.  Such a trace is
+    expanded and compiled at each realize (its plan was never cacheable)."""
+    return any(n.src for n in inputs)
 
 
 def _of_constants(node: Node) -> bool:
@@ -165,6 +178,8 @@ def realize(*tensors) -> None:
     if known is not None:  # the common case of eager code: a structure realized before
         key = _KNOWN.get((known[0], backend_key(), STATE.generic_sizes))
         plan = _PLANS.get(key) if key is not None else None
+        if plan is not None and _through_computed(known[1]):
+            plan = None  # (it may hold a deferred gradient: see _through_computed)
         if plan is not None:
             count("trace_cache_hits")
             _leaves(tensors, given, _run(plan, known[1], nodes))
