@@ -49,16 +49,8 @@ def _rows(rng, quick: bool) -> dict:
 
 def _peers(fn, arrays) -> list:
     """(label, callable) for jax and torch when importable."""
-    try:
-        import jax.numpy as jnp
-    except ImportError:
-        jnp = None
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    return peer_calls(arrays, jnp and (lambda *xs: fn(jnp, *xs)),
-                      torch and (lambda *xs: fn(torch, *xs)))
+    return peer_calls(arrays, lambda jnp: lambda *xs: fn(jnp, *xs),
+                      lambda torch: lambda *xs: fn(torch, *xs))
 
 
 def main() -> None:

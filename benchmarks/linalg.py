@@ -46,24 +46,17 @@ def _problems(rng, quick: bool) -> dict:
 
 def _peers(name: str, arrays) -> list:
     """(label, callable) for jax and torch when importable."""
-    try:
-        import jax.numpy as jnp
-        jf = {"solve": jnp.linalg.solve, "cholesky": jnp.linalg.cholesky,
-              "slogdet": lambda a: jnp.linalg.slogdet(a)[1],
-              "eigh": lambda a: jnp.linalg.eigh(a)[0],
-              "svd": lambda a: jnp.linalg.svd(a, full_matrices=False)[1],
-              "qr": lambda a: jnp.linalg.qr(a)[1]}[name]
-    except ImportError:
-        jf = None
-    try:
-        import torch
-        tf = {"solve": torch.linalg.solve, "cholesky": torch.linalg.cholesky,
-              "slogdet": lambda a: torch.linalg.slogdet(a)[1],
-              "eigh": lambda a: torch.linalg.eigh(a)[0],
-              "svd": lambda a: torch.linalg.svdvals(a), "qr": lambda a: torch.linalg.qr(a)[1]}[name]
-    except ImportError:
-        tf = None
-    return peer_calls(arrays, jf, tf)
+    return peer_calls(
+        arrays,
+        lambda jnp: {"solve": jnp.linalg.solve, "cholesky": jnp.linalg.cholesky,
+                     "slogdet": lambda a: jnp.linalg.slogdet(a)[1],
+                     "eigh": lambda a: jnp.linalg.eigh(a)[0],
+                     "svd": lambda a: jnp.linalg.svd(a, full_matrices=False)[1],
+                     "qr": lambda a: jnp.linalg.qr(a)[1]}[name],
+        lambda torch: {"solve": torch.linalg.solve, "cholesky": torch.linalg.cholesky,
+                       "slogdet": lambda a: torch.linalg.slogdet(a)[1],
+                       "eigh": lambda a: torch.linalg.eigh(a)[0],
+                       "svd": torch.linalg.svdvals, "qr": lambda a: torch.linalg.qr(a)[1]}[name])
 
 
 def main() -> None:

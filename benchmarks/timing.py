@@ -63,24 +63,25 @@ def medians_ms(fns: list, repeats: int, warmup: int = 2, rounds: int = 3) -> lis
 UNSTABLE = 1.5  # largest ratio of one implementation's round medians taken as quiet
 
 
-def peer_calls(arrays: list, jax_fn=None, torch_fn=None) -> list[tuple[str, object]]:
-    """``(label, callable)`` for the peers that are importable: ``jax_fn`` jitted (float64
-    enabled, waiting for the result) and ``torch_fn`` on tensors sharing the NumPy
-    ``arrays``' memory, each called on ``arrays``."""
+def peer_calls(arrays: list, jax_of=None, torch_of=None) -> list[tuple[str, object]]:
+    """``(label, callable)`` for the peers that are importable, each called on ``arrays``:
+    ``jax_of(jax.numpy)`` jitted (float64 enabled, waiting for the result) and
+    ``torch_of(torch)`` on tensors sharing the NumPy ``arrays``' memory."""
     out = []
-    if jax_fn is not None:
+    if jax_of is not None:
         try:
             import jax
+            import jax.numpy as jnp
             jax.config.update("jax_enable_x64", True)
-            jf = jax.jit(jax_fn)
+            jf = jax.jit(jax_of(jnp))
             out.append(("jax", lambda: jf(*arrays).block_until_ready()))
         except ImportError:
             pass
-    if torch_fn is not None:
+    if torch_of is not None:
         try:
             import torch
-            ts = [torch.from_numpy(x) for x in arrays]
-            out.append(("torch", lambda: torch_fn(*ts)))
+            tf, ts = torch_of(torch), [torch.from_numpy(x) for x in arrays]
+            out.append(("torch", lambda: tf(*ts)))
         except ImportError:
             pass
     return out
