@@ -4,10 +4,15 @@
 kept in the top-level ``native/`` folder; when that folder exists it is shipped as
 ``lazyjit/native/*.h`` so an installed (non-editable) package finds it too.  In a source
 checkout or an editable install (``pip install -e .``) it is ``<repo>/native/``.
+
+``lazyjit._speedups`` (``native/lj_speedups.c``, against NumPy's C headers) is an optional
+extension: where it cannot be built (no Python headers), the install goes on and lazyjit
+runs the same loops in Python (``lazyjit.speedups``).
 """
 import os
 
-from setuptools import find_packages, setup
+import numpy
+from setuptools import Extension, find_packages, setup
 
 packages = find_packages(include=["lazyjit", "lazyjit.*"])
 package_dir = {}
@@ -17,4 +22,7 @@ if os.path.isdir("native"):
     package_dir["lazyjit.native"] = "native"
     package_data["lazyjit.native"] = ["*.h"]
 
-setup(packages=packages, package_dir=package_dir, package_data=package_data)
+speedups = Extension("lazyjit._speedups", ["native/lj_speedups.c"],
+                     include_dirs=[numpy.get_include()], optional=True)
+setup(packages=packages, package_dir=package_dir, package_data=package_data,
+      ext_modules=[speedups] if os.path.isfile("native/lj_speedups.c") else [])

@@ -7,10 +7,13 @@ call: :mod:`lazyjit.trace.dims`) print by name.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
 import numpy as np
+
+from lazyjit.speedups import NATIVE
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _MAX_FRAMES = 3
@@ -48,6 +51,11 @@ def creation_site() -> tuple:
                 break
         f = f.f_back
     return tuple(frames)
+
+
+walk_stack = creation_site  # (the Python walk, which the C one must equal: tests)
+if NATIVE is not None:  # the same walk in C (lazyjit.speedups), without a frame of its own
+    creation_site = functools.partial(NATIVE.creation_site, _INTERNAL, is_internal, _MAX_FRAMES)
 
 
 def site_lines(site: tuple) -> list[tuple[str, int, str]]:

@@ -31,6 +31,7 @@ from lazyjit.config import config
 from lazyjit.rewrite import optimize_body
 from lazyjit.schedule.lower import Target, lower
 from lazyjit.schedule.ir import Program as IRProgram
+from lazyjit.speedups import NATIVE
 from lazyjit.stats import COUNTS
 from lazyjit.trace.graph import Trace, collect
 from lazyjit.trace.node import Node
@@ -79,7 +80,7 @@ class Program:
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
                  "n_slots", "block", "blocks", "_B", "donors", "messages", "_small",
-                 "_own_blocks", "_outs", "_keep", "_lj_run", "_busy")
+                 "_order", "_addresses", "_outs", "_keep", "_lj_run", "_busy")
 
     def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
@@ -108,9 +109,15 @@ class Program:
         # NumPy's allocator, not the pool), whether each slot has a block of its own (in
         # order), and per output whether it is an input passed through, and its index
         self._small = all(nbytes < pool.MIN_POOLED for _, _, nbytes in self.blocks)
-        self._own_blocks = self.block == list(range(len(self.blocks)))
-        self._outs = [(True, s, shape) if s < self.n_in else
-                      (False, self.block[s - self.n_in], shape) for s, shape in self.outputs]
+        self._outs = tuple([(True, s, tuple(shape)) if s < self.n_in else
+                            (False, self.block[s - self.n_in], tuple(shape))
+                            for s, shape in self.outputs])
+        # the slots' blocks, when some block serves several slots (None: one each, in order)
+        self._order = None if self.block == list(range(len(self.blocks))) else \
+            tuple(self.block)
+        # lj_run's and P's addresses, for NATIVE.run
+        self._addresses = (int(ffi.cast("uintptr_t", lib.lj_run)),
+                           int(ffi.cast("uintptr_t", self.P)))
         # whether a call's blocks are kept with its buffer table, for the next call to
         # reuse if nothing else holds them by then (allocating them and taking their
         # addresses is most of a small call's cost): small programs only
@@ -146,13 +153,10 @@ class Program:
         if now is not self._busy:  # (a write through cffi costs more than this test)
             self.P[0] = self._busy = now
         try:  # (atomic: a call running in another thread takes another)
-            B, blocks = self._B.pop()
+            B, address, blocks = self._B.pop()
         except IndexError:
-            B, blocks = ffi.new("void*[]", self.n_slots or 1), None
-        i = 0
-        for a in inputs:  # (the pointer stays valid: ``inputs`` holds the array)
-            B[i] = _from_buffer(_CHARS, a, False)
-            i += 1
+            B = ffi.new("void*[]", self.n_slots or 1)
+            address, blocks = int(ffi.cast("uintptr_t", B)), None
         if donate:  # (some outputs written over inputs: new blocks)
             blocks = None
         elif blocks is not None:  # an earlier call's, B pointing to them: free again?
@@ -163,25 +167,51 @@ class Program:
         fresh = blocks is None  # (a kept call's blocks are read-only already)
         if fresh:
             blocks = self._blocks(inputs, donate)
-            if self._own_blocks:
+        if NATIVE is not None:  # the same steps as below, in C (lazyjit._speedups)
+            if type(inputs) is not list:  # (what it takes)
+                inputs = list(inputs)
+            outs = NATIVE.run(self._addresses[0], address, self._addresses[1], inputs,
+                              blocks, self._order, self._outs, fresh)
+            err = outs if type(outs) is int else 0
+        else:
+            outs = None
+            err = self._run_python(B, inputs, blocks if fresh else None)
+        COUNTS.of["kernels_run"] += self.n_kernels  # (count(), inlined: the hot path)
+        if err:
+            self._B.append((B, address, None))
+            self._raise(err)
+        if outs is None:
+            outs = self._outputs(inputs, blocks, fresh)
+        # given back once ``outs`` holds the outputs: a call in another thread that takes
+        # the table now finds its blocks in use
+        self._B.append((B, address, blocks if self._keep and donate is None else None))
+        return outs
+
+    def _run_python(self, B, inputs: list, blocks: list | None) -> int:
+        """Store the inputs' and (unless None: B points there already) the blocks' data
+        pointers in the buffer table ``B`` and call ``lj_run``; its error code."""
+        i = 0
+        for a in inputs:  # (the pointer stays valid: ``inputs`` holds the array)
+            B[i] = _from_buffer(_CHARS, a, False)
+            i += 1
+        if blocks is not None:
+            if self._order is None:
                 for b in blocks:
                     B[i] = _from_buffer(_CHARS, b, False)
                     i += 1
             else:  # blocks shared by several slots
                 ptrs = [_from_buffer(_CHARS, b, False) for b in blocks]
-                for b in self.block:
+                for b in self._order:
                     B[i] = ptrs[b]
                     i += 1
-        err = self._lj_run(B, self.P)
-        COUNTS.of["kernels_run"] += self.n_kernels  # (count(), inlined: the hot path)
-        if err:
-            self._B.append((B, None))
-            self._raise(err)
+        return self._lj_run(B, self.P)
+
+    def _outputs(self, inputs: list, blocks: list, fresh: bool) -> list[np.ndarray]:
+        """The call's outputs, read-only (a.flags.writeable = False, at half the cost):
+        an input passed through as a view, never re-flagged; a new block itself, so that
+        its views are too, and it still is when a later call keeps it."""
         outs = []
         for passed, k, shape in self._outs:
-            # read-only (a.flags.writeable = False, at half the cost): an input passed
-            # through as a view, never re-flagged; a new block itself, so that its views
-            # are too, and it still is when a later call keeps it
             if passed:
                 a = inputs[k].view()
                 _setflags(a, False)
@@ -192,9 +222,6 @@ class Program:
             if a.shape != shape:
                 a = a.reshape(shape)
             outs.append(a)
-        # given back once ``outs`` holds the outputs: a call in another thread that takes
-        # the table now finds its blocks in use
-        self._B.append((B, blocks if self._keep and donate is None else None))
         return outs
 
     def _blocks(self, inputs: list[np.ndarray], donate: dict | None) -> list[np.ndarray]:

@@ -1,0 +1,213 @@
+/* lazyjit._speedups: the hot paths of a call, in C (an optional CPython extension).
+ *
+ * Built by setup.py when a compiler and Python's headers are there; lazyjit runs the
+ * same steps in Python without it (lj.stats()["native_dispatch"] says which).  Nothing
+ * here decides anything: the Python callers keep every rule, these functions only do
+ * the per-call loops they would otherwise run in the interpreter.
+ *
+ *   run(fn, B, P, inputs, blocks, order, outs, fresh)
+ *       Program.run's middle (lazyjit/backends/cpu/backend.py): store the data pointers
+ *       of ``inputs`` then, when ``fresh``, of ``blocks`` (in ``order``, or in their own
+ *       order where it is None; a kept call's B points to them already) in the buffer
+ *       table at address B, call the module's lj_run at address fn with the GIL released
+ *       (its host steps call back into Python), and return its nonzero error code, or
+ *       the outputs: per (passed, k, shape) of ``outs``, a read-only view of inputs[k]
+ *       or blocks[k] itself (made read-only when ``fresh``), reshaped to ``shape``.
+ *
+ *   creation_site(internal, is_internal, max_frames)
+ *       lazyjit.errors.creation_site: the caller's stack as (code, line) pairs, skipping
+ *       the frames whose code ``internal`` (id -> (code, flag)) or ``is_internal(code)``
+ *       says is lazyjit's own.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <stdint.h>
+
+typedef int (*lj_run_fn)(void **B, const int64_t *P);
+
+static int data_of(PyObject *a, void **out) {
+    if (!PyArray_Check(a)) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run: not an ndarray");
+        return -1;
+    }
+    *out = PyArray_DATA((PyArrayObject *)a);
+    return 0;
+}
+
+static PyObject *output(PyObject *spec, PyObject *inputs, PyObject *blocks, int fresh) {
+    /* spec: (passed, k, shape) */
+    PyObject *a, *shape = PyTuple_GET_ITEM(spec, 2);
+    Py_ssize_t k = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 1));
+    int passed = PyTuple_GET_ITEM(spec, 0) == Py_True;
+    if (k < 0 && PyErr_Occurred())
+        return NULL;
+    if (passed) {
+        PyArrayObject *src = (PyArrayObject *)PyList_GET_ITEM(inputs, k);
+        a = PyArray_View(src, NULL, NULL);
+        if (a == NULL)
+            return NULL;
+        PyArray_CLEARFLAGS((PyArrayObject *)a, NPY_ARRAY_WRITEABLE);
+    } else {
+        a = PyList_GET_ITEM(blocks, k);
+        Py_INCREF(a);
+        if (fresh)
+            PyArray_CLEARFLAGS((PyArrayObject *)a, NPY_ARRAY_WRITEABLE);
+    }
+    PyArrayObject *arr = (PyArrayObject *)a;
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    int same = nd == PyArray_NDIM(arr);
+    for (Py_ssize_t i = 0; same && i < nd; i++)
+        same = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) == PyArray_DIM(arr, i);
+    if (!same) {
+        PyObject *r = PyArray_Reshape(arr, shape);
+        Py_DECREF(a);
+        return r;
+    }
+    return a;
+}
+
+static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run takes 8 arguments");
+        return NULL;
+    }
+    lj_run_fn fn = (lj_run_fn)PyLong_AsVoidPtr(args[0]);
+    void **B = (void **)PyLong_AsVoidPtr(args[1]);
+    const int64_t *P = (const int64_t *)PyLong_AsVoidPtr(args[2]);
+    PyObject *inputs = args[3], *blocks = args[4], *order = args[5], *outs = args[6];
+    int fresh = PyObject_IsTrue(args[7]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!PyList_Check(inputs) || !PyTuple_Check(outs) ||
+        !PyList_Check(blocks) ||
+        (order != Py_None && !PyTuple_Check(order))) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run: bad argument types");
+        return NULL;
+    }
+    Py_ssize_t n_in = PyList_GET_SIZE(inputs), i;
+    for (i = 0; i < n_in; i++)
+        if (data_of(PyList_GET_ITEM(inputs, i), &B[i]) < 0)
+            return NULL;
+    if (fresh) {
+        Py_ssize_t nb = PyList_GET_SIZE(blocks);
+        if (order == Py_None) {
+            for (i = 0; i < nb; i++)
+                if (data_of(PyList_GET_ITEM(blocks, i), &B[n_in + i]) < 0)
+                    return NULL;
+        } else {
+            Py_ssize_t n = PyTuple_GET_SIZE(order);
+            for (i = 0; i < n; i++) {
+                Py_ssize_t b = PyLong_AsSsize_t(PyTuple_GET_ITEM(order, i));
+                if (b < 0 || b >= nb) {
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_IndexError, "lazyjit._speedups.run: block");
+                    return NULL;
+                }
+                if (data_of(PyList_GET_ITEM(blocks, b), &B[n_in + i]) < 0)
+                    return NULL;
+            }
+        }
+    }
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    err = fn(B, P);
+    Py_END_ALLOW_THREADS
+    if (err)
+        return PyLong_FromLong(err);
+    Py_ssize_t n_out = PyTuple_GET_SIZE(outs);
+    PyObject *res = PyList_New(n_out);
+    if (res == NULL)
+        return NULL;
+    for (i = 0; i < n_out; i++) {
+        PyObject *a = output(PyTuple_GET_ITEM(outs, i), inputs, blocks, fresh);
+        if (a == NULL) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        PyList_SET_ITEM(res, i, a);
+    }
+    return res;
+}
+
+static PyObject *creation_site(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyDict_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.creation_site(dict, fn, int)");
+        return NULL;
+    }
+    PyObject *internal = args[0], *is_internal = args[1];
+    Py_ssize_t max_frames = PyLong_AsSsize_t(args[2]);
+    if (max_frames < 0)
+        return NULL;
+    PyObject *frames[8];
+    Py_ssize_t n = 0;
+    if (max_frames > 8)
+        max_frames = 8;
+    PyFrameObject *f = PyEval_GetFrame();  /* (borrowed) the caller's frame */
+    Py_XINCREF(f);
+    while (f != NULL && n < max_frames) {
+        PyCodeObject *code = PyFrame_GetCode(f);  /* (new reference) */
+        PyObject *id = PyLong_FromVoidPtr(code);
+        if (id == NULL) {
+            Py_DECREF(code);
+            Py_DECREF(f);
+            goto fail;
+        }
+        PyObject *known = PyDict_GetItemWithError(internal, id);  /* (borrowed) */
+        Py_DECREF(id);
+        int inside;
+        if (known != NULL && PyTuple_GET_ITEM(known, 0) == (PyObject *)code) {
+            inside = PyTuple_GET_ITEM(known, 1) == Py_True;
+        } else if (PyErr_Occurred()) {
+            inside = -1;
+        } else {
+            PyObject *r = PyObject_CallOneArg(is_internal, (PyObject *)code);
+            inside = r == NULL ? -1 : PyObject_IsTrue(r);
+            Py_XDECREF(r);
+        }
+        if (inside < 0) {
+            Py_DECREF(code);
+            Py_DECREF(f);
+            goto fail;
+        }
+        if (!inside) {
+            PyObject *pair = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLineNumber(f));
+            if (pair == NULL) {
+                Py_DECREF(f);
+                goto fail;
+            }
+            frames[n++] = pair;
+        } else {
+            Py_DECREF(code);
+        }
+        PyFrameObject *back = PyFrame_GetBack(f);  /* (new reference) */
+        Py_DECREF(f);
+        f = back;
+    }
+    Py_XDECREF(f);
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, frames[i]);
+    return t;
+fail:
+    for (Py_ssize_t i = 0; i < n; i++)
+        Py_DECREF(frames[i]);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "Program.run's loops."},
+    {"creation_site", (PyCFunction)(void (*)(void))creation_site, METH_FASTCALL,
+     "The caller's stack outside lazyjit, as (code, line) pairs."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    import_array();
+    return PyModule_Create(&module);
+}

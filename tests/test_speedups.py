@@ -1,0 +1,130 @@
+"""The optional C extension ``lazyjit._speedups`` does what the Python loops it replaces
+do: every case runs with it and without it (the cpu backend's ``NATIVE`` set to None),
+against NumPy, with the same outputs, read-only flags, kept and shared blocks,
+donated inputs, errors, and creation sites."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyjit as lj
+from lazyjit import errors
+from lazyjit.backends.cpu import backend
+from lazyjit.engine.realize import plan_for
+from lazyjit.speedups import NATIVE
+from lazyjit.trace.graph import collect
+
+MODES = ["python"] + (["C"] if NATIVE is not None else [])
+
+
+@pytest.fixture(params=MODES)
+def mode(request, tmp_path, monkeypatch):
+    if request.param == "python":
+        monkeypatch.setattr(backend, "NATIVE", None)
+    with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
+        yield request.param
+
+
+def read_only(a: np.ndarray) -> bool:
+    return not a.flags.writeable
+
+
+def test_small_program_keeps_its_blocks_only_while_free(mode):
+    """A small program's blocks are reused by the next call once its outputs are gone,
+    and not while an output is still held (its values never change under the caller)."""
+    x = np.arange(10, dtype=np.float32)
+    f = lj.jit(lambda a: a * 2 + 1)
+    first = f(x).numpy()
+    second = f(x + 1).numpy()  # (first still held: new blocks)
+    np.testing.assert_array_equal(first, x * 2 + 1)
+    np.testing.assert_array_equal(second, (x + 1) * 2 + 1)
+    assert read_only(first) and read_only(second)
+    del first, second
+    for k in range(3):  # (each call's output dropped: the same blocks, re-read)
+        np.testing.assert_array_equal(f(x + k).numpy(), (x + k) * 2 + 1)
+
+
+def test_blocks_shared_by_several_slots(mode, rng):
+    """Intermediates whose lifetimes do not overlap share a block (the slot order NATIVE
+    takes); the values are NumPy's on a call that reuses the program."""
+    xn = rng.standard_normal((64, 32)).astype(np.float32)
+    wn = rng.standard_normal((32, 32)).astype(np.float32)
+
+    def net(x, w):
+        h = x
+        for _ in range(4):
+            h = lj.tanh(h @ w) * 2.0
+        return (h @ w).sum(axis=0)
+
+    out = net(lj.tensor(xn), lj.tensor(wn))
+    plan = plan_for(collect([out.node]))
+    assert plan._order is not None  # (the case this test is for)
+    hn = xn
+    for _ in range(4):
+        hn = np.tanh(hn @ wn) * 2.0
+    for _ in range(2):
+        got = net(lj.tensor(xn), lj.tensor(wn)).numpy()
+        np.testing.assert_allclose(got, (hn @ wn).sum(0), rtol=1e-4, atol=1e-4)
+        assert read_only(got)
+
+
+def test_inputs_passed_through_and_reshaped(mode):
+    """Outputs that are inputs (a view, read-only; reshaped where the output's shape
+    differs) never alias the caller's array."""
+    a = np.arange(12.0)
+    f = lj.jit(lambda x: (x, x.reshape(3, 4), x + 1))
+    same, shaped, plus = f(a)
+    np.testing.assert_array_equal(same.numpy(), a)
+    np.testing.assert_array_equal(shaped.numpy(), a.reshape(3, 4))
+    np.testing.assert_array_equal(plus.numpy(), a + 1)
+    assert all(read_only(t.numpy()) for t in (same, shaped, plus))
+    assert a.flags.writeable and not np.shares_memory(same.numpy(), a)
+
+
+def test_large_program_and_donated_update(mode, rng):
+    """Pooled blocks (a large program) and a shared variable updated in place (its old
+    value donated to the output), called several times."""
+    v = rng.standard_normal((300, 200))
+    w = lj.shared(v.copy())
+    step = lj.function([], (w * w).sum(), updates=[(w, w * 0.5 + 1.0)])
+    expect = v.copy()
+    for _ in range(3):
+        got = step()
+        np.testing.assert_allclose(got, (expect * expect).sum(), rtol=1e-12)
+        expect = expect * 0.5 + 1.0
+    np.testing.assert_allclose(w.get_value(), expect, rtol=1e-12)
+
+
+def test_kernel_error_is_raised_the_same(mode):
+    """A failing check raises its message, and the program works again afterwards."""
+    f = lj.jit(lambda x: lj.debug.check(x * 2, x > 0, "x must be positive"))
+    with pytest.raises(Exception, match="x must be positive"):
+        f(np.array([1.0, -1.0]))
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0])).numpy(), [2.0, 4.0])
+
+
+def test_eager_values_and_errors_name_the_users_line(mode):
+    x = lj.tensor(np.arange(5.0))
+    y = (x * 2 + 1).sum()
+    assert float(y) == 25.0
+    with pytest.raises(lj.LazyjitError) as info:
+        lj.tensor(np.ones(3)) + lj.tensor(np.ones(4))
+    assert "test_speedups.py" in str(info.value)
+
+
+def _nested_site():
+    return errors.creation_site(), errors.walk_stack()
+
+
+def test_creation_site_walks_the_stack_as_python_does():
+    """The C walk (where built) and the Python walk give the same frames: lazyjit's own
+    skipped, the user's innermost first, at most three."""
+    def a():
+        return b()
+
+    def b():
+        return _nested_site()
+
+    native, python = a()
+    assert native == python
+    assert [c.co_name for c, _ in native] == ["_nested_site", "b", "a"]
