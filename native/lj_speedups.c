@@ -14,6 +14,14 @@
  *       the outputs: per (passed, k, shape) of ``outs``, a read-only view of inputs[k]
  *       or blocks[k] itself (made read-only when ``fresh``), reshaped to ``shape``.
  *
+ *   jit_args(args, tensor_type, scalar)
+ *       lazyjit.engine.jit.Jitted._lookup's loop: for positional ``args`` that are
+ *       realized tensors (exactly ``tensor_type``), C-contiguous aligned ndarrays, or
+ *       Python floats and ints within int64 (passed through ``scalar``), the tuple of
+ *       their signatures ((shape, dtype), or the scalar's type), the list of their arrays
+ *       and the oldest ``node.low`` of the tensors (None without one); None for anything
+ *       else.
+ *
  *   creation_site(internal, is_internal, max_frames)
  *       lazyjit.errors.creation_site: the caller's stack as (code, line) pairs, skipping
  *       the frames whose code ``internal`` (id -> (code, flag)) or ``is_internal(code)``
@@ -131,6 +139,107 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return res;
 }
 
+static PyObject *S_node, *S_buffer, *S_low;  /* interned attribute names */
+
+static PyObject *jit_args(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyTuple_Check(args[0]) || !PyType_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.jit_args(tuple, type, fn)");
+        return NULL;
+    }
+    PyObject *call = args[0], *tensor_type = args[1], *scalar = args[2];
+    Py_ssize_t n = PyTuple_GET_SIZE(call);
+    PyObject *sig = PyTuple_New(n), *arrays = PyList_New(n), *low = Py_None;
+    Py_INCREF(low);
+    if (sig == NULL || arrays == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_GET_ITEM(call, i), *arr;
+        if ((PyObject *)Py_TYPE(a) == tensor_type) {
+            PyObject *node = PyObject_GetAttr(a, S_node);
+            if (node == NULL)
+                goto fail;
+            arr = PyObject_GetAttr(node, S_buffer);
+            PyObject *nl = arr == NULL ? NULL : PyObject_GetAttr(node, S_low);
+            Py_DECREF(node);
+            if (nl == NULL) {
+                Py_XDECREF(arr);
+                goto fail;
+            }
+            int older = low == Py_None ? 1 : PyObject_RichCompareBool(nl, low, Py_LT);
+            if (older < 0) {
+                Py_DECREF(nl);
+                Py_DECREF(arr);
+                goto fail;
+            }
+            if (older) {
+                Py_SETREF(low, nl);
+            } else {
+                Py_DECREF(nl);
+            }
+            if (arr == Py_None || !PyArray_CheckExact(arr)) {  /* (not computed yet) */
+                Py_DECREF(arr);
+                goto none;
+            }
+        } else if (PyArray_CheckExact(a)) {
+            int flags = PyArray_FLAGS((PyArrayObject *)a);
+            if (!(flags & NPY_ARRAY_C_CONTIGUOUS) || !(flags & NPY_ARRAY_ALIGNED))
+                goto none;
+            arr = a;
+            Py_INCREF(arr);
+        } else if (PyFloat_CheckExact(a) || PyLong_CheckExact(a)) {
+            if (PyLong_CheckExact(a)) {
+                int overflow;
+                PyLong_AsLongLongAndOverflow(a, &overflow);
+                if (overflow)
+                    goto none;
+            }
+            arr = PyObject_CallOneArg(scalar, a);
+            if (arr == NULL)
+                goto fail;
+            PyList_SET_ITEM(arrays, i, arr);
+            Py_INCREF(Py_TYPE(a));
+            PyTuple_SET_ITEM(sig, i, (PyObject *)Py_TYPE(a));
+            continue;
+        } else {
+            goto none;
+        }
+        PyList_SET_ITEM(arrays, i, arr);
+        PyArrayObject *x = (PyArrayObject *)arr;
+        int nd = PyArray_NDIM(x);
+        PyObject *shape = PyTuple_New(nd);
+        if (shape == NULL)
+            goto fail;
+        for (int d = 0; d < nd; d++) {
+            PyObject *v = PyLong_FromSsize_t(PyArray_DIM(x, d));
+            if (v == NULL) {
+                Py_DECREF(shape);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(shape, d, v);
+        }
+        PyObject *pair = PyTuple_Pack(2, shape, (PyObject *)PyArray_DESCR(x));
+        Py_DECREF(shape);
+        if (pair == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(sig, i, pair);
+    }
+    PyObject *res = PyTuple_Pack(3, sig, arrays, low);
+    Py_DECREF(sig);
+    Py_DECREF(arrays);
+    Py_DECREF(low);
+    return res;
+none:
+    Py_XDECREF(sig);
+    Py_XDECREF(arrays);
+    Py_DECREF(low);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(sig);
+    Py_XDECREF(arrays);
+    Py_DECREF(low);
+    return NULL;
+}
+
 static PyObject *creation_site(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3 || !PyDict_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.creation_site(dict, fn, int)");
@@ -200,6 +309,8 @@ fail:
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "Program.run's loops."},
+    {"jit_args", (PyCFunction)(void (*)(void))jit_args, METH_FASTCALL,
+     "Jitted._lookup's loop over positional arguments."},
     {"creation_site", (PyCFunction)(void (*)(void))creation_site, METH_FASTCALL,
      "The caller's stack outside lazyjit, as (code, line) pairs."},
     {NULL, NULL, 0, NULL},
@@ -209,5 +320,10 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 PyMODINIT_FUNC PyInit__speedups(void) {
     import_array();
+    S_node = PyUnicode_InternFromString("node");
+    S_buffer = PyUnicode_InternFromString("buffer");
+    S_low = PyUnicode_InternFromString("low");
+    if (S_node == NULL || S_buffer == NULL || S_low == NULL)
+        return NULL;
     return PyModule_Create(&module);
 }

@@ -10,6 +10,7 @@ import pytest
 import lazyjit as lj
 from lazyjit import errors
 from lazyjit.backends.cpu import backend
+from lazyjit.engine import jit
 from lazyjit.engine.realize import plan_for
 from lazyjit.speedups import NATIVE
 from lazyjit.trace.graph import collect
@@ -21,6 +22,7 @@ MODES = ["python"] + (["C"] if NATIVE is not None else [])
 def mode(request, tmp_path, monkeypatch):
     if request.param == "python":
         monkeypatch.setattr(backend, "NATIVE", None)
+        monkeypatch.setattr(jit, "NATIVE", None)
     with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
         yield request.param
 
@@ -110,6 +112,26 @@ def test_eager_values_and_errors_name_the_users_line(mode):
     with pytest.raises(lj.LazyjitError) as info:
         lj.tensor(np.ones(3)) + lj.tensor(np.ones(4))
     assert "test_speedups.py" in str(info.value)
+
+
+def test_jit_arguments_of_every_kind(mode):
+    """Realized and pending tensors, NumPy arrays (contiguous or not, another byte
+    order), Python floats and ints and bools: the values of a jitted call, and a second
+    identical call served without tracing; an int beyond int64 is an error each time."""
+    f = lj.jit(lambda x, k: x * k + 1)
+    base = np.arange(6.0)
+    pending = lj.tensor(base) * 1.0
+    cases = [(lj.tensor(base), 2.0), (pending, 2), (base, 3), (base[::2], 2.0),
+             (base.astype(">f8"), 2.0), (base, True), (base, np.int8(2))]
+    for x, k in cases:
+        want = np.asarray(x, np.float64) * k + 1
+        traces = lj.stats()["traces"]
+        for _ in range(2):
+            np.testing.assert_array_equal(f(x, k).numpy(), want)
+        assert lj.stats()["traces"] - traces <= 1, (x, k)
+    for _ in range(2):
+        with pytest.raises(lj.LazyjitError, match="does not fit int64"):
+            f(base, 2 ** 70)
 
 
 def _nested_site():

@@ -44,6 +44,7 @@ from lazyjit.pytree import flatten, unflatten
 from lazyjit.engine.realize import backend_key, plan_for
 from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed,
                                 realize_pending, shapes_read_since)
+from lazyjit.speedups import NATIVE
 from lazyjit.stats import COUNTS, count
 from lazyjit.api.tensor import check_dtype, Tensor
 from lazyjit.api.weak import WeakFloat, WeakInt, WeakScalar
@@ -346,6 +347,13 @@ class Jitted:
         signature called before; None for anything else (:meth:`_call` decides).  An
         array of a dtype that must be converted (another byte order, an unsupported
         dtype) has a signature no call stored."""
+        if NATIVE is not None:  # the same loop in C (lazyjit.speedups)
+            found = NATIVE.jit_args(args, Tensor, _scalar)
+            if found is None:
+                return None
+            sig, arrays, low = found
+            entry = self._fast.get((sig, config._version, CONTEXT.epoch))
+            return None if entry is None else (entry, arrays, low)
         arrays = []
         sig = []
         low = None  # (see _wrap)
