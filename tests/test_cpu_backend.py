@@ -2,6 +2,7 @@
 across shapes and processes, safe failures, OpenMP on and off, buffer reuse."""
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -208,6 +209,20 @@ def test_column_split_does_not_change_a_sum(cpu, rng, monkeypatch):
         np.testing.assert_array_equal(r, results[0])
     np.testing.assert_allclose(results[0], x.astype(np.float64).sum(axis=0), rtol=1e-4,
                                atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [2, 4, 7])
+@pytest.mark.parametrize("last", [1024, 1025, 2048, 2049, 5000, 9999])
+def test_column_split_parts_are_balanced(threads, last, monkeypatch):
+    """A column split (one output row, few rows) gives each thread a part of about the
+    same width, none narrower than the minimum (1025 columns were split 1024 + 1)."""
+    kernels = importlib.import_module("lazyjit.backends.cpu.kernels")
+    monkeypatch.setattr(kernels, "MAX_THREADS", threads)
+    bs = kernels._column_block(1, last)
+    widths = [min(bs, last - k) for k in range(0, last, bs)]
+    assert len(widths) <= threads
+    assert len(widths) == 1 or (min(widths) >= 1024 and
+                                max(widths) - min(widths) <= len(widths))
 
 
 def test_new_batch_size_reuses_compiled_code(cpu, rng):

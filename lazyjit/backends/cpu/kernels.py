@@ -213,11 +213,12 @@ def _column_block(outer: int, last: int, min_block: int = 1024) -> int:
     as :func:`_block_size`, but when there are fewer rows than threads the columns are
     split so that each thread streams its own part of every row (each column is still
     summed over the rows in order: the result does not depend on the split)."""
-    bs = _block_size(outer, last)
-    if outer >= MAX_THREADS or bs < last:
-        return bs
-    parts = -(-MAX_THREADS // max(outer, 1))
-    return max(min_block, -(-last // parts), 1) if last > min_block else bs
+    if outer >= MAX_THREADS:
+        return _block_size(outer, last)
+    # (parts of about the same width, none narrower than min_block: 1025 columns were
+    # split as 1024 + 1, 5000 as 4096 + 904, leaving one thread most of the work)
+    parts = min(-(-MAX_THREADS // max(outer, 1)), last // min_block)
+    return -(-last // parts) if parts > 1 else max(last, 1)
 
 
 def elementwise(mod: Module, k: ir.Elementwise) -> None:
