@@ -11,8 +11,12 @@ runs the same loops in Python (``lazyjit.speedups``).
 """
 import os
 
-import numpy
 from setuptools import Extension, find_packages, setup
+
+try:  # (pyproject's build requirements bring it; an install without it goes on)
+    import numpy
+except ImportError:
+    numpy = None
 
 packages = find_packages(include=["lazyjit", "lazyjit.*"])
 package_dir = {}
@@ -23,6 +27,6 @@ if os.path.isdir("native"):
     package_data["lazyjit.native"] = ["*.h"]
 
 speedups = Extension("lazyjit._speedups", ["native/lj_speedups.c"],
-                     include_dirs=[numpy.get_include()], optional=True)
+                     include_dirs=[numpy.get_include()] if numpy else [], optional=True)
 setup(packages=packages, package_dir=package_dir, package_data=package_data,
-      ext_modules=[speedups] if os.path.isfile("native/lj_speedups.c") else [])
+      ext_modules=[speedups] if numpy and os.path.isfile("native/lj_speedups.c") else [])

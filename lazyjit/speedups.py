@@ -3,7 +3,8 @@
 ``NATIVE`` is the extension module, or None where it was not built (setup.py builds it
 when a C compiler and Python's headers are there; ``pip install -e .`` does).  It only
 runs loops that lazyjit's Python code runs otherwise, step for step: a program's call
-(:meth:`lazyjit.backends.cpu.backend.Program.run`) and a node's creation site
+(:meth:`lazyjit.backends.cpu.backend.Program.run`), a jitted call's arguments
+(:meth:`lazyjit.engine.jit.Jitted._lookup`) and a node's creation site
 (:func:`lazyjit.errors.creation_site`).  Results are the same either way; only the time
 per call differs.  ``LAZYJIT_SPEEDUPS=0`` in the environment leaves it unused (read at
 import).

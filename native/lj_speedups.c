@@ -1,15 +1,17 @@
 /* lazyjit._speedups: the hot paths of a call, in C (an optional CPython extension).
  *
  * Built by setup.py when a compiler and Python's headers are there; lazyjit runs the
- * same steps in Python without it (lj.stats()["native_dispatch"] says which).  Nothing
+ * same steps in Python without it (lazyjit.speedups.NATIVE says which).  Nothing
  * here decides anything: the Python callers keep every rule, these functions only do
  * the per-call loops they would otherwise run in the interpreter.
  *
- *   run(fn, B, P, inputs, blocks, order, outs, fresh)
+ *   run(fn, B, n_slots, P, inputs, blocks, order, outs, fresh)
  *       Program.run's middle (lazyjit/backends/cpu/backend.py): store the data pointers
  *       of ``inputs`` then, when ``fresh``, of ``blocks`` (in ``order``, or in their own
  *       order where it is None; a kept call's B points to them already) in the buffer
- *       table at address B, call the module's lj_run at address fn with the GIL released
+ *       table at address B (of n_slots entries: more pointers, or an array that is not
+ *       C-contiguous and aligned, raise as the Python loop does), call the module's
+ *       lj_run at address fn with the GIL released
  *       (its host steps call back into Python), and return its nonzero error code, or
  *       the outputs: per (passed, k, shape) of ``outs``, a read-only view of inputs[k]
  *       or blocks[k] itself (made read-only when ``fresh``), reshaped to ``shape``.
@@ -40,17 +42,32 @@ static int data_of(PyObject *a, void **out) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run: not an ndarray");
         return -1;
     }
+    if (!PyArray_IS_C_CONTIGUOUS((PyArrayObject *)a) || !PyArray_ISALIGNED((PyArrayObject *)a)) {
+        PyErr_SetString(PyExc_ValueError, "lazyjit._speedups.run: an array that is not "
+                        "C-contiguous and aligned");
+        return -1;
+    }
     *out = PyArray_DATA((PyArrayObject *)a);
     return 0;
 }
 
 static PyObject *output(PyObject *spec, PyObject *inputs, PyObject *blocks, int fresh) {
     /* spec: (passed, k, shape) */
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 3 ||
+        !PyTuple_Check(PyTuple_GET_ITEM(spec, 2))) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run: an output is not "
+                        "(passed, k, shape)");
+        return NULL;
+    }
     PyObject *a, *shape = PyTuple_GET_ITEM(spec, 2);
     Py_ssize_t k = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 1));
     int passed = PyTuple_GET_ITEM(spec, 0) == Py_True;
-    if (k < 0 && PyErr_Occurred())
+    if (k == -1 && PyErr_Occurred())
         return NULL;
+    if (k < 0 || k >= PyList_GET_SIZE(passed ? inputs : blocks)) {
+        PyErr_SetString(PyExc_IndexError, "lazyjit._speedups.run: output index");
+        return NULL;
+    }
     if (passed) {
         PyArrayObject *src = (PyArrayObject *)PyList_GET_ITEM(inputs, k);
         a = PyArray_View(src, NULL, NULL);
@@ -66,8 +83,14 @@ static PyObject *output(PyObject *spec, PyObject *inputs, PyObject *blocks, int 
     PyArrayObject *arr = (PyArrayObject *)a;
     Py_ssize_t nd = PyTuple_GET_SIZE(shape);
     int same = nd == PyArray_NDIM(arr);
-    for (Py_ssize_t i = 0; same && i < nd; i++)
-        same = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) == PyArray_DIM(arr, i);
+    for (Py_ssize_t i = 0; same && i < nd; i++) {
+        Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+        if (d == -1 && PyErr_Occurred()) {
+            Py_DECREF(a);
+            return NULL;
+        }
+        same = d == PyArray_DIM(arr, i);
+    }
     if (!same) {
         PyObject *r = PyArray_Reshape(arr, shape);
         Py_DECREF(a);
@@ -77,17 +100,22 @@ static PyObject *output(PyObject *spec, PyObject *inputs, PyObject *blocks, int 
 }
 
 static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run takes 8 arguments");
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run takes 9 arguments");
         return NULL;
     }
     lj_run_fn fn = (lj_run_fn)PyLong_AsVoidPtr(args[0]);
     void **B = (void **)PyLong_AsVoidPtr(args[1]);
-    const int64_t *P = (const int64_t *)PyLong_AsVoidPtr(args[2]);
-    PyObject *inputs = args[3], *blocks = args[4], *order = args[5], *outs = args[6];
-    int fresh = PyObject_IsTrue(args[7]);
+    Py_ssize_t n_slots = PyLong_AsSsize_t(args[2]);
+    const int64_t *P = (const int64_t *)PyLong_AsVoidPtr(args[3]);
+    PyObject *inputs = args[4], *blocks = args[5], *order = args[6], *outs = args[7];
+    int fresh = PyObject_IsTrue(args[8]);
     if (PyErr_Occurred())
         return NULL;
+    if (fn == NULL || B == NULL || P == NULL) {
+        PyErr_SetString(PyExc_ValueError, "lazyjit._speedups.run: a NULL address");
+        return NULL;
+    }
     if (!PyList_Check(inputs) || !PyTuple_Check(outs) ||
         !PyList_Check(blocks) ||
         (order != Py_None && !PyTuple_Check(order))) {
@@ -95,6 +123,13 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         return NULL;
     }
     Py_ssize_t n_in = PyList_GET_SIZE(inputs), i;
+    Py_ssize_t n_more = !fresh ? 0 : order == Py_None ? PyList_GET_SIZE(blocks)
+                                                     : PyTuple_GET_SIZE(order);
+    if (n_in + n_more > n_slots) {
+        PyErr_SetString(PyExc_IndexError, "lazyjit._speedups.run: more buffers than the "
+                        "table holds");
+        return NULL;
+    }
     for (i = 0; i < n_in; i++)
         if (data_of(PyList_GET_ITEM(inputs, i), &B[i]) < 0)
             return NULL;
@@ -247,12 +282,15 @@ static PyObject *creation_site(PyObject *self, PyObject *const *args, Py_ssize_t
     }
     PyObject *internal = args[0], *is_internal = args[1];
     Py_ssize_t max_frames = PyLong_AsSsize_t(args[2]);
-    if (max_frames < 0)
+    if (max_frames == -1 && PyErr_Occurred())
         return NULL;
+    if (max_frames < 1 || max_frames > 8) {
+        PyErr_SetString(PyExc_ValueError, "lazyjit._speedups.creation_site: max_frames "
+                        "must be 1 to 8");
+        return NULL;
+    }
     PyObject *frames[8];
     Py_ssize_t n = 0;
-    if (max_frames > 8)
-        max_frames = 8;
     PyFrameObject *f = PyEval_GetFrame();  /* (borrowed) the caller's frame */
     Py_XINCREF(f);
     while (f != NULL && n < max_frames) {

@@ -221,7 +221,7 @@ def test_column_split_parts_are_balanced(threads, last, monkeypatch):
     bs = kernels._column_block(1, last)
     widths = [min(bs, last - k) for k in range(0, last, bs)]
     assert len(widths) <= threads
-    assert len(widths) == 1 or (min(widths) >= 1024 and
+    assert len(widths) == 1 or (min(widths) >= 1024 - len(widths) and
                                 max(widths) - min(widths) <= len(widths))
 
 

@@ -12,6 +12,7 @@ from lazyjit import errors
 from lazyjit.backends.cpu import backend
 from lazyjit.engine import jit
 from lazyjit.engine.realize import plan_for
+from lazyjit.trace import node
 from lazyjit.speedups import NATIVE
 from lazyjit.trace.graph import collect
 
@@ -23,6 +24,7 @@ def mode(request, tmp_path, monkeypatch):
     if request.param == "python":
         monkeypatch.setattr(backend, "NATIVE", None)
         monkeypatch.setattr(jit, "NATIVE", None)
+        monkeypatch.setattr(node, "creation_site", errors.walk_stack)
     with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
         yield request.param
 
@@ -95,6 +97,22 @@ def test_large_program_and_donated_update(mode, rng):
         np.testing.assert_allclose(got, (expect * expect).sum(), rtol=1e-12)
         expect = expect * 0.5 + 1.0
     np.testing.assert_allclose(w.get_value(), expect, rtol=1e-12)
+
+
+def test_broken_input_contract_raises(mode):
+    """A program called with more inputs than its buffer table holds, or with an input
+    that is not C-contiguous, raises (an internal error, never memory written past the
+    table or a strided array read as a contiguous one)."""
+    x = lj.tensor(np.arange(8.0))
+    y = x * 2
+    plan = plan_for(collect([y.node]))
+    a = np.arange(8.0)
+    np.testing.assert_array_equal(plan.run([a])[0], a * 2)
+    with pytest.raises(IndexError):
+        plan.run([a] * (plan.n_slots + 1))
+    with pytest.raises(ValueError, match="contiguous"):
+        plan.run([np.arange(16.0)[::2]])
+    np.testing.assert_array_equal(plan.run([a + 1])[0], (a + 1) * 2)
 
 
 def test_kernel_error_is_raised_the_same(mode):

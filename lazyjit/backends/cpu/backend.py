@@ -170,8 +170,9 @@ class Program:
         if NATIVE is not None:  # the same steps as below, in C (lazyjit._speedups)
             if type(inputs) is not list:  # (what it takes)
                 inputs = list(inputs)
-            outs = NATIVE.run(self._addresses[0], address, self._addresses[1], inputs,
-                              blocks, self._order, self._outs, fresh)
+            outs = NATIVE.run(self._addresses[0], address, self.n_slots or 1,
+                              self._addresses[1], inputs, blocks, self._order, self._outs,
+                              fresh)
             err = outs if type(outs) is int else 0
         else:
             outs = None

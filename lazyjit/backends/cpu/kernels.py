@@ -215,8 +215,8 @@ def _column_block(outer: int, last: int, min_block: int = 1024) -> int:
     summed over the rows in order: the result does not depend on the split)."""
     if outer >= MAX_THREADS:
         return _block_size(outer, last)
-    # (parts of about the same width, none narrower than min_block: 1025 columns were
-    # split as 1024 + 1, 5000 as 4096 + 904, leaving one thread most of the work)
+    # (parts of about the same width, about min_block or wider: 1025 columns were split
+    # as 1024 + 1, 5000 as 4096 + 904, leaving one thread most of the work)
     parts = min(-(-MAX_THREADS // max(outer, 1)), last // min_block)
     return -(-last // parts) if parts > 1 else max(last, 1)
 
