@@ -136,8 +136,27 @@ LJ_FLOAT_OPS(double, float64, )
 #include <complex.h>
 #undef I
 #undef complex
+/* lj_cmul: NumPy's elementwise complex product (multiply, square, x**2), its SIMD loop:
+ * where the machine has FMA (x86-64-v3 and up) Re is fma(ar, br, -(ai*bi)) and Im
+ * fma(ar, bi, ai*br), each inner product rounded (bit for bit with NumPy 2.4 on 100,000
+ * random products of each dtype); the textbook product elsewhere.  lj_cmul_t: the
+ * textbook product of NumPy's scalar loops (integer powers, prod, which reduce and
+ * accumulate without the SIMD loop). */
+#ifdef __FMA__
+#define LJ_CMUL_RE(ar, br, aibi) __builtin_choose_expr(sizeof(ar) == 4, \
+    __builtin_fmaf(ar, br, -(aibi)), __builtin_fma(ar, br, -(aibi)))
+#define LJ_CMUL_IM(ar, bi, aibr) __builtin_choose_expr(sizeof(ar) == 4, \
+    __builtin_fmaf(ar, bi, aibr), __builtin_fma(ar, bi, aibr))
+#else
+#define LJ_CMUL_RE(ar, br, aibi) ((ar) * (br) - (aibi))
+#define LJ_CMUL_IM(ar, bi, aibr) ((ar) * (bi) + (aibr))
+#endif
 #define LJ_COMPLEX_OPS(C, R, S)                                                  \
 LJ_INLINE C lj_cmul##S(C a, C b) {                                              \
+    const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
+    return __builtin_complex(LJ_CMUL_RE(ar, br, ai * bi), LJ_CMUL_IM(ar, bi, ai * br)); \
+}                                                                                \
+LJ_INLINE C lj_cmul_t##S(C a, C b) {                                            \
     const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
     return __builtin_complex(ar * br - ai * bi, ar * bi + ai * br);              \
 }                                                                                \
@@ -159,10 +178,10 @@ LJ_INLINE C lj_cpow##S(C a, C b) {                                              
     if (bi == 0 && br > -100 && br < 100 && br == (R)(int)br) {                 \
         int n = (int)br, m = n < 0 ? -n : n;                                     \
         if (n == 1) return a;                                                    \
-        if (n == 2) return lj_cmul##S(a, a);                                     \
-        if (n == 3) return lj_cmul##S(lj_cmul##S(a, a), a);                      \
+        if (n == 2) return lj_cmul_t##S(a, a);                                     \
+        if (n == 3) return lj_cmul_t##S(lj_cmul_t##S(a, a), a);                      \
         C r = 1, x = a;                                                          \
-        while (m) { if (m & 1) r = lj_cmul##S(r, x); m >>= 1; if (m) x = lj_cmul##S(x, x); } \
+        while (m) { if (m & 1) r = lj_cmul_t##S(r, x); m >>= 1; if (m) x = lj_cmul_t##S(x, x); } \
         return n < 0 ? lj_cdiv##S(1, r) : r;                                     \
     }                                                                            \
     return cpow##S(a, b);                                                        \

@@ -270,3 +270,43 @@ def test_cuda_refuses_complex_in_a_loop_body():
                          outputs_info=lj.tensor(np.array(0.0)))
         with pytest.raises(TypeError, match="cuda backend does not take complex"):
             out.numpy()
+
+
+def _numpy_multiplies_with_fma() -> bool:
+    """Whether this machine's NumPy takes its FMA complex-multiply loop (x86-64 with
+    FMA, NumPy 2), the product lazyjit's cpu modules then use too."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            fma = " fma " in f.read()
+    except OSError:
+        return False
+    return fma and int(np.__version__.split(".")[0]) >= 2
+
+
+@pytest.mark.skipif(not _numpy_multiplies_with_fma(), reason="NumPy's product differs here")
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_products_are_numpys_bit_for_bit(dtype):
+    """Products found by a differential hunt: ``x * x``, ``square`` and ``x ** 2`` are
+    NumPy's elementwise (FMA) product, as ``x * y`` is (``x * x`` gave NaN + inf j where
+    NumPy overflows to -inf + inf j); integer powers and ``prod`` its textbook product
+    (``prod`` overflowed to NaN - inf j, NumPy's is NaN + NaN j).  Not bit for bit, and
+    in the README: ``cumprod`` and ``prod`` over outer axes (NumPy's accumulate takes the
+    textbook product, its outer reduction the FMA one), and ``reciprocal``."""
+    rng = np.random.default_rng(3)
+    a, b = [(rng.standard_normal(1001) + 1j * rng.standard_normal(1001)).astype(dtype)
+            for _ in range(2)]
+    x, y = lj.tensor(a), lj.tensor(b)
+    big = np.array([1e30 + 1e30j, 2e20 + 3e20j], "complex64")
+    ones = (1 + 0.01 * a).reshape(91, 11)
+    with np.errstate(all="ignore"):
+        pairs = [(x * y, a * b), (x * x, a * a), (lj.square(x), np.square(a)),
+                 (x ** 2, a ** 2), (x ** 3, a ** 3), (x ** 7, a ** 7),
+                 (lj.tensor(big) * lj.tensor(big), big * big),
+                 (lj.prod(lj.tensor(ones)), np.prod(ones)),
+                 (lj.prod(lj.full(100, 3 + 1j, dtype)), np.prod(np.full(100, 3 + 1j, dtype)))]
+        for got, want in pairs:
+            np.testing.assert_array_equal(got.numpy(), want)
+    # (over an outer axis NumPy multiplies rows with its elementwise, FMA, product: an
+    # ulp or two from the textbook one of the reduction)
+    np.testing.assert_allclose(lj.prod(lj.tensor(ones), axis=0).numpy(),
+                               np.prod(ones, axis=0), rtol=4 * np.finfo(dtype).eps)

@@ -202,3 +202,21 @@ def test_a_literal_given_a_value_is_never_folded_as_a_constant(backend):
     a = lj.shared(np.array(1.0))
     s = lj.scalar("s")
     assert lj.function([s], a * s)(4.0) == 4.0
+
+
+def test_power_by_a_half_and_by_two_are_numpys(backend):
+    """``x ** 0.5`` gave 0 and inf for -0. and -inf (C's pow) where NumPy gives -0. and
+    NaN (``ndarray.__pow__``, and ``np.power`` with that scalar, take sqrt); a complex
+    ``z ** 2`` now is NumPy's square, ``np.power(z, 2)`` its power."""
+    a = np.array([-0.0, -np.inf, 4.0, np.nan, -2.0, np.inf, 0.0, 2.5])
+    z = a[2:] + 1j * a[:-2][::-1]
+    x, c = lj.tensor(a), lj.tensor(z)
+    with np.errstate(all="ignore"):
+        for got, want in [(x ** 0.5, a ** 0.5), (lj.power(x, 0.5), np.power(a, 0.5)),
+                          (x ** 2, a ** 2), (x.astype("float32") ** 0.5,
+                                             a.astype("float32") ** 0.5),
+                          (c ** 0.5, z ** 0.5), (c ** 2, z ** 2)]:
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+            np.testing.assert_array_equal(np.signbit(got.numpy().real),
+                                          np.signbit(want.real))

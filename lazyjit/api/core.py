@@ -626,6 +626,8 @@ def power(a, b) -> Tensor:
         ``LazyjitError`` at this line) for a Python or NumPy integer exponent or a
         computed tensor, else when the value is computed (a run-time check).
     """
+    if type(a) is Tensor and type(b) is float and b == 0.5 and a.dtype.kind == "f":
+        return sqrt(a)  # (NumPy's float loop with this scalar: sqrt(-0.) is -0., not 0.)
     out = elementwise("pow", a, b)
     if out.dtype.kind not in "iu":
         return out
@@ -736,6 +738,19 @@ def astype(x, dtype, *, copy: bool = True, device=None) -> Tensor:
     if dt == x.dtype:
         return _snapshot(x) if copy else x
     return Tensor(apply("cast", (x.node,), dt.str))
+
+
+def power_operator(a, b) -> Tensor:
+    """``a ** b`` for a tensor ``a``: :func:`power`, except that a float or complex
+    ``a`` to a Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, as
+    NumPy's ``ndarray.__pow__`` does (its values differ from ``np.power``'s: complex
+    products, ``(-0.) ** 0.5`` is -0., ``(-inf) ** 0.5`` NaN)."""
+    if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fc":
+        if b == 2:
+            return a * a
+        if b == 0.5:
+            return sqrt(a)
+    return power(a, b)
 
 
 def square(x) -> Tensor:

@@ -29,6 +29,7 @@ _BINARY = {
 for _name, _fn in _BINARY.items():
     setattr(Tensor, f"__{_name}__", _binop(_fn))
     setattr(Tensor, f"__r{_name}__", _binop(_fn, reflected=True))
+Tensor.__pow__ = _binop(F.power_operator)  # (NumPy's ndarray.__pow__: x ** 2, x ** 0.5)
 
 for _name, _fn in {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
                    "gt": F.greater, "ge": F.greater_equal}.items():

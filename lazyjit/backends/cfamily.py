@@ -279,6 +279,8 @@ def combine(op: str, dt: np.dtype, a: str, b: str) -> str:
     if op == "sum":
         return f"({a} + {b})" if dt.kind != "b" else f"({a} | {b})"
     if op == "prod":
+        if dt.kind == "c":  # (NumPy's reduce: the textbook product, not C's Annex G one)
+            return f"lj_cmul_t{'f' if dt == _C64 else ''}({a}, {b})"
         return f"({a} * {b})" if dt.kind != "b" else f"({a} & {b})"
     cmp = ">" if op == "max" else "<"
     if dt.kind == "f":
