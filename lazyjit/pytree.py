@@ -19,12 +19,13 @@ def _flatten(x: Any, is_leaf: Callable, leaves: list) -> Any:
     if isinstance(x, dict):
         keys = sorted(x)
         return ("d", tuple(keys), tuple(_flatten(x[k], is_leaf, leaves) for k in keys))
-    return ("c", x)
+    return ("c", type(x), x)  # (its type too: np.float32(2.5) == np.float64(2.5), 1 == True)
 
 
 def flatten(tree: Any, is_leaf: Callable) -> tuple[list, Any]:
     """Return ``(leaves, treedef)``; ``is_leaf(x)`` decides what is a leaf.  Non-leaf,
-    non-container values are kept in the treedef (they must be hashable)."""
+    non-container values are kept in the treedef with their type (they must be
+    hashable): two treedefs are equal only where those values are of one type."""
     leaves: list = []
     return leaves, _flatten(tree, is_leaf, leaves)
 
@@ -39,7 +40,7 @@ def _unflatten(d: Any, it: Iterator) -> Any:
         return [_unflatten(v, it) for v in d[1]]
     if kind == "d":
         return {k: _unflatten(v, it) for k, v in zip(d[1], d[2])}
-    return d[1]
+    return d[2]
 
 
 def unflatten(treedef: Any, leaves) -> Any:

@@ -198,3 +198,21 @@ def test_weak_scalars_in_scalar_arithmetic(backend):
 def test_python_scalars_are_weak(dtype, fn, want):
     """NEP 50 / Array API: a Python scalar does not widen a tensor's dtype (no compute)."""
     assert fn(lj.ones((2,), dtype)).dtype == np.dtype(want)
+
+
+def test_equal_values_of_other_types_trace_apart(backend):
+    """A new user found ``np.float32(2.5)`` then ``np.float64(2.5)`` served by one trace
+    (equal values, equal hashes: the float32 result, where NumPy's is float64); so were
+    static arguments 2 and 2.0, and True and np.int64(1).  Each type now has its own."""
+    k = lj.jit(lambda x, a: a * x)
+    x32, x8 = np.ones(2, np.float32), np.ones(2, np.int8)
+    for x, scalars in [(x32, [np.float32(2.5), np.float64(2.5)]),
+                       (x8, [np.int32(3), np.int64(3), np.int8(3)]),
+                       (x8, [True, np.int64(1)])]:
+        for a in scalars:
+            got = k(x, a)
+            assert got.dtype == (a * x).dtype, (x.dtype, type(a))
+            np.testing.assert_array_equal(got.numpy(), a * x)
+    s = lj.jit(lambda x, a: x * a, static_argnums=1)
+    for a in (2, 2.0, np.float32(2.0)):
+        assert s(x8, a).dtype == (x8 * a).dtype, type(a)

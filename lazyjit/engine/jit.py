@@ -298,13 +298,16 @@ class Jitted:
 
     def _split(self, args, kwargs):
         """``(dynamic args, dynamic kwargs, static)``: ``static``, the static arguments
-        as ``(position, value)`` then ``(name, value)`` pairs (part of the cache key)."""
+        as ``(position, type, value)`` then ``(name, type, value)`` (part of the cache
+        key)."""
         if not self.static_argnums and not self.static_argnames:
             return args, kwargs, ()
         dyn = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
-        static = tuple((i, a) for i, a in enumerate(args) if i in self.static_argnums)
+        # (each value with its type: 2 == 2.0 and np.float32(2.5) == np.float64(2.5), but
+        # a trace for one is not the trace for the other)
+        static = tuple((i, type(a), a) for i, a in enumerate(args) if i in self.static_argnums)
         if kwargs and self.static_argnames:
-            static += tuple((k, kwargs[k]) for k in sorted(kwargs)
+            static += tuple((k, type(kwargs[k]), kwargs[k]) for k in sorted(kwargs)
                             if k in self.static_argnames)
             kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         return dyn, kwargs, static
@@ -470,10 +473,10 @@ class Jitted:
                       for i, (x, p) in enumerate(zip(leaves, params))]
         dyn, kwargs = unflatten(tree, params)
         full, it = [], iter(dyn)
-        static_map = dict(static)
+        static_map = {k: v for k, _, v in static}
         for i in range(len(args)):
             full.append(static_map[i] if i in static_map else next(it))
-        kwargs.update((k, v) for k, v in static if isinstance(k, str))
+        kwargs.update((k, v) for k, v in static_map.items() if isinstance(k, str))
         STATE.recording.append({})
         try:
             out = self.fn(*full, **kwargs)
