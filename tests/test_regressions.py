@@ -220,3 +220,11 @@ def test_power_by_a_half_and_by_two_are_numpys(backend):
             np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
             np.testing.assert_array_equal(np.signbit(got.numpy().real),
                                           np.signbit(want.real))
+
+
+def test_sign_of_negative_zero_is_positive_zero(backend):
+    """``sign(-0.)`` is +0. in NumPy; the C form returned its operand (-0.)."""
+    a = np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf], np.float32)
+    got = lj.sign(lj.tensor(a)).numpy()
+    np.testing.assert_array_equal(got, np.sign(a))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.sign(a)))

@@ -207,7 +207,8 @@ register(OpDef("imag", "elementwise", lambda x, arg: np.imag(x), c={"c": "cimag{
 register(OpDef("conj", "elementwise", lambda x, arg: np.conj(x), c={"c": "conj{s}({0})"},
                **_rules(lambda g, out, x, arg: (F.conj(g),)),
                doc="the complex conjugate (cotangent conj(g))"))
-_unary("sign", np.sign, {"f": "({0} > 0 ? 1 : ({0} < 0 ? -1 : {0}))",
+# (sign(-0.) is +0., as NumPy's; NaN stays NaN)
+_unary("sign", np.sign, {"f": "({0} > 0 ? 1 : ({0} < 0 ? -1 : ({0} == 0 ? 0 : {0})))",
                          "i": "(({0} > 0) - ({0} < 0))", "u": "({0} > 0)"},
        lambda g, out, x, arg: (None,))
 _unary("floor", np.floor, {"f": "floor{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},
