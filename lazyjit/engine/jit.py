@@ -174,6 +174,41 @@ def _low(args) -> int | None:
     return low
 
 
+def _signature(args: tuple) -> tuple | None:
+    """``(signature, arrays, low)`` of a jitted call's positional ``args`` for its fast
+    path (see :meth:`Jitted._lookup`; ``lazyjit._speedups.jit_args`` is the same loop in
+    C): per argument ``(shape, dtype)``, or the type of a Python float or int; the plan's
+    input arrays; the oldest node the tensor arguments read (None without one).  None
+    where an argument is anything else."""
+    arrays = []
+    sig = []
+    low = None  # (see _wrap)
+    for a in args:
+        kind = type(a)
+        if kind is Tensor:
+            node = a.node
+            a = node.buffer
+            if a is None:
+                return None
+            if low is None or node.low < low:
+                low = node.low
+        elif kind is np.ndarray:
+            flags = a.flags
+            if not (flags.c_contiguous and flags.aligned):
+                return None
+        elif kind is float or kind is int:  # a weak runtime scalar: keyed by its type
+            if kind is int and not -2**63 <= a < 2**63:
+                return None
+            arrays.append(_scalar(a))
+            sig.append(kind)
+            continue
+        else:
+            return None
+        arrays.append(a)
+        sig.append((a.shape, a.dtype))
+    return tuple(sig), arrays, low
+
+
 # what a call returns when it must trace again (a function's own result may be None)
 _RETRACE = object()
 
@@ -350,40 +385,11 @@ class Jitted:
         signature called before; None for anything else (:meth:`_call` decides).  An
         array of a dtype that must be converted (another byte order, an unsupported
         dtype) has a signature no call stored."""
-        if NATIVE is not None:  # the same loop in C (lazyjit.speedups)
-            found = NATIVE.jit_args(args, Tensor, _scalar)
-            if found is None:
-                return None
-            sig, arrays, low = found
-            entry = self._fast.get((sig, config._version, CONTEXT.epoch))
-            return None if entry is None else (entry, arrays, low)
-        arrays = []
-        sig = []
-        low = None  # (see _wrap)
-        for a in args:
-            kind = type(a)
-            if kind is Tensor:
-                node = a.node
-                a = node.buffer
-                if a is None:
-                    return None
-                if low is None or node.low < low:
-                    low = node.low
-            elif kind is np.ndarray:
-                flags = a.flags
-                if not (flags.c_contiguous and flags.aligned):
-                    return None
-            elif kind is float or kind is int:  # a weak runtime scalar: keyed by its type
-                if kind is int and not -2**63 <= a < 2**63:
-                    return None
-                arrays.append(_scalar(a))
-                sig.append(kind)
-                continue
-            else:
-                return None
-            arrays.append(a)
-            sig.append((a.shape, a.dtype))
-        entry = self._fast.get((tuple(sig), config._version, CONTEXT.epoch))
+        found = _signature(args) if NATIVE is None else NATIVE.jit_args(args, Tensor, _scalar)
+        if found is None:
+            return None
+        sig, arrays, low = found
+        entry = self._fast.get((sig, config._version, CONTEXT.epoch))
         return None if entry is None else (entry, arrays, low)
 
     def precompile(self, *arrays: np.ndarray) -> None:
