@@ -18,6 +18,9 @@
 #ifdef LJ_EMULATE
 #include "lazyjit_cuda_emu.h"
 #else
+#ifdef LJ_COMPLEX  /* (first: its <cmath> defines INFINITY and NAN as its own) */
+#include <cuda/std/complex>
+#endif
 typedef signed char int8_t;
 typedef unsigned char uint8_t;
 typedef short int16_t;
@@ -27,8 +30,10 @@ typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
 
+#ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
 #define NAN __int_as_float(0x7fc00000)  /* (the quiet NaN C and NumPy make) */
+#endif
 #define LJ_KERNEL extern "C" __global__ void __launch_bounds__(LJ_THREADS)
 #define LJ_THREADS 256  /* threads per block of every launch (lazyjit/backends/cuda/device.py) */
 
@@ -59,6 +64,39 @@ static __device__ __forceinline__ T lj_shfl_down_##T(T v, int d) { \
 /* store error code c in the call's error word unless an earlier failure stored one (the
  * first failing step wins, as the C modules stop at the first) */
 static __device__ __forceinline__ void lj_fail(int32_t* E, int32_t c) { atomicCAS(E, 0, c); }
+
+#ifdef LJ_COMPLEX
+/* complex64 and complex128 (a module with complex values defines LJ_COMPLEX: libcu++'s
+ * header takes NVRTC about 2 s): libcu++'s cuda::std::complex under C99's names, as
+ * lazyjit_rt.h's C modules have them (crealf, cexpf, casinhf, ...), compared with an int
+ * as C compares (z == 0, z != 0, !z), and shuffled a part at a time */
+typedef cuda::std::complex<float> lj_cfloat;
+typedef cuda::std::complex<double> lj_cdouble;
+#define LJ_CFN(C, R, S, f) \
+static __device__ __forceinline__ C c##f##S(C z) { return cuda::std::f(z); }
+#define LJ_CTYPE(C, R, S) \
+static __device__ __forceinline__ C lj_complex##S(R re, R im) { return C(re, im); } \
+static __device__ __forceinline__ R creal##S(C z) { return z.real(); } \
+static __device__ __forceinline__ R cimag##S(C z) { return z.imag(); } \
+static __device__ __forceinline__ R cabs##S(C z) { return cuda::std::abs(z); } \
+static __device__ __forceinline__ C conj##S(C z) { return cuda::std::conj(z); } \
+static __device__ __forceinline__ C cpow##S(C a, C b) { return cuda::std::pow(a, b); } \
+LJ_CFN(C, R, S, exp) LJ_CFN(C, R, S, log) LJ_CFN(C, R, S, sqrt) \
+LJ_CFN(C, R, S, sin) LJ_CFN(C, R, S, cos) LJ_CFN(C, R, S, tan) \
+LJ_CFN(C, R, S, sinh) LJ_CFN(C, R, S, cosh) LJ_CFN(C, R, S, tanh) \
+LJ_CFN(C, R, S, asin) LJ_CFN(C, R, S, acos) LJ_CFN(C, R, S, atan) \
+LJ_CFN(C, R, S, asinh) LJ_CFN(C, R, S, acosh) LJ_CFN(C, R, S, atanh) \
+static __device__ __forceinline__ bool operator==(C a, int b) { \
+    return a.real() == (R)b && a.imag() == 0; } \
+static __device__ __forceinline__ bool operator!=(C a, int b) { return !(a == b); } \
+static __device__ __forceinline__ bool operator!(C a) { return a == 0; } \
+static __device__ __forceinline__ C lj_shfl_down_##C(C v, int d) { \
+    return C(__shfl_down_sync(0xffffffffu, v.real(), d), \
+             __shfl_down_sync(0xffffffffu, v.imag(), d)); }
+LJ_CTYPE(lj_cfloat, float, f)
+LJ_CTYPE(lj_cdouble, double, )
+#define LJ_HAS_COMPLEX 1
+#endif
 #endif
 
 /* the accumulator types of reductions (lazyjit/backends/cuda/render.py: acc_ctype) */
@@ -70,5 +108,10 @@ LJ_SHFL(int64_t)
 LJ_SHFL(uint64_t)
 
 #include "lazyjit_rt.h"
+
+#ifdef LJ_EMULATE  /* (complex: C99's, from lazyjit_rt.h) */
+LJ_SHFL(lj_cfloat)
+LJ_SHFL(lj_cdouble)
+#endif
 
 #endif

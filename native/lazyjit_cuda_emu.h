@@ -69,7 +69,7 @@ static void lj_fiber_main(void) {
 /* a shuffle's values: two slot arrays used in turn, so that one barrier per shuffle
  * suffices (a thread writes the array of shuffle k + 2 only after the barrier of k + 1,
  * which every thread reaches after its read of shuffle k); the turn is per thread */
-static uint64_t lj_emu_slots[2][LJ_MAX_THREADS];
+static uint64_t lj_emu_slots[2][2 * LJ_MAX_THREADS];  /* (16 bytes a thread: complex128) */
 static uint8_t lj_emu_turn[LJ_MAX_THREADS];
 
 #define LJ_SHFL(T) \

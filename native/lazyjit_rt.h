@@ -124,70 +124,107 @@ LJ_INLINE T lj_logaddexp##S(T a, T b) {                                         
 LJ_FLOAT_OPS(float, float32, f)
 LJ_FLOAT_OPS(double, float64, )
 
-#ifndef __CUDACC__
-/* complex64 and complex128 (C99's float _Complex, double _Complex; the cuda backend does
- * not take them yet).  <complex.h>'s macros I and complex are undefined at once: generated
- * code may name a variable I.  lj_cpow is NumPy's complex power: 1 for b == 0, 0 for
+/* complex64 and complex128 are lj_cfloat and lj_cdouble, made of their two parts by
+ * lj_complexf(re, im) and lj_complex(re, im), with C99's function names (crealf, cexpf,
+ * ...): in C, C99's float _Complex and double _Complex (<complex.h>, whose macros I and
+ * complex are undefined at once: generated code may name a variable I); in CUDA C++,
+ * libcu++'s cuda::std::complex (lazyjit_cuda.h, in a module defining LJ_COMPLEX).
+ * lj_cpow is NumPy's complex power: 1 for b == 0, 0 for
  * a == 0 and Re(b) > 0 (else NaN), a, a*a and a*a*a for b = 1, 2, 3, repeated squaring
  * for other integer b with |b| < 100, else
  * C's cpow.  Products and quotients are NumPy's too (C's Annex G ones differ at infinities
  * and NaN): the textbook product, and Smith's quotient (R. L. Smith, "Algorithm 116:
- * Complex division", CACM 5(8), 1962), a zero divisor dividing each part by |0|. */
+ * Complex division", CACM 5(8), 1962), a zero divisor dividing each part by |0|.  C99
+ * has no complex log1p, expm1, log2, log10, exp2 or sign: lj_clog1p ... lj_csign are
+ * NumPy's definitions (log(hypot(x + 1, y)) + i atan2(y, x + 1); expm1(x) cos(y) -
+ * 2 sin(y/2)^2 + i exp(x) sin(y); each part of log(z) times log_b(e); exp of each part
+ * times ln 2; z / |z|, 0 at 0 and NaN for NaN, and by parts where |z| is infinite). */
+#ifndef __CUDACC__
 #include <complex.h>
 #undef I
 #undef complex
+typedef float _Complex lj_cfloat;
+typedef double _Complex lj_cdouble;
+#define lj_complexf(re, im) __builtin_complex((float)(re), (float)(im))
+#define lj_complex(re, im) __builtin_complex((double)(re), (double)(im))
+#define LJ_HAS_COMPLEX 1
+#endif
+#ifdef LJ_HAS_COMPLEX
 /* lj_cmul: NumPy's elementwise complex product (multiply, square, x**2), its SIMD loop:
- * where the machine has FMA (x86-64-v3 and up) Re is fma(ar, br, -(ai*bi)) and Im
- * fma(ar, bi, ai*br), each inner product rounded (bit for bit with NumPy 2.4 on 100,000
- * random products of each dtype); the textbook product elsewhere.  lj_cmul_t: the
- * textbook product of NumPy's scalar loops (integer powers, prod, which reduce and
+ * where the machine has FMA (x86-64-v3 and up, and every GPU) Re is fma(ar, br, -(ai*bi))
+ * and Im fma(ar, bi, ai*br), each inner product rounded (bit for bit with NumPy 2.4 on
+ * 100,000 random products of each dtype); the textbook product elsewhere.  lj_cmul_t:
+ * the textbook product of NumPy's scalar loops (integer powers, prod, which reduce and
  * accumulate without the SIMD loop). */
-#ifdef __FMA__
-#define LJ_CMUL_RE(ar, br, aibi) __builtin_choose_expr(sizeof(ar) == 4, \
-    __builtin_fmaf(ar, br, -(aibi)), __builtin_fma(ar, br, -(aibi)))
-#define LJ_CMUL_IM(ar, bi, aibr) __builtin_choose_expr(sizeof(ar) == 4, \
-    __builtin_fmaf(ar, bi, aibr), __builtin_fma(ar, bi, aibr))
+#if defined(__FMA__) || defined(__CUDACC__)
+#define LJ_CMUL_RE(S, ar, br, aibi) fma##S(ar, br, -(aibi))
+#define LJ_CMUL_IM(S, ar, bi, aibr) fma##S(ar, bi, aibr)
 #else
-#define LJ_CMUL_RE(ar, br, aibi) ((ar) * (br) - (aibi))
-#define LJ_CMUL_IM(ar, bi, aibr) ((ar) * (bi) + (aibr))
+#define LJ_CMUL_RE(S, ar, br, aibi) ((ar) * (br) - (aibi))
+#define LJ_CMUL_IM(S, ar, bi, aibr) ((ar) * (bi) + (aibr))
 #endif
 #define LJ_COMPLEX_OPS(C, R, S)                                                  \
 LJ_INLINE C lj_cmul##S(C a, C b) {                                              \
     const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
-    return __builtin_complex(LJ_CMUL_RE(ar, br, ai * bi), LJ_CMUL_IM(ar, bi, ai * br)); \
+    return lj_complex##S(LJ_CMUL_RE(S, ar, br, ai * bi), LJ_CMUL_IM(S, ar, bi, ai * br)); \
 }                                                                                \
 LJ_INLINE C lj_cmul_t##S(C a, C b) {                                            \
     const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
-    return __builtin_complex(ar * br - ai * bi, ar * bi + ai * br);              \
+    return lj_complex##S(ar * br - ai * bi, ar * bi + ai * br);                  \
 }                                                                                \
 LJ_INLINE C lj_cdiv##S(C a, C b) {                                              \
     const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
     const R abr = fabs##S(br), abi = fabs##S(bi);                                \
     if (abr >= abi) {                                                            \
-        if (abr == 0 && abi == 0) return __builtin_complex(ar / abr, ai / abi);  \
+        if (abr == 0 && abi == 0) return lj_complex##S(ar / abr, ai / abi);      \
         const R rat = bi / br, scl = (R)1 / (br + bi * rat);                     \
-        return __builtin_complex((ar + ai * rat) * scl, (ai - ar * rat) * scl);  \
+        return lj_complex##S((ar + ai * rat) * scl, (ai - ar * rat) * scl);      \
     }                                                                            \
     const R rat = br / bi, scl = (R)1 / (bi + br * rat);                         \
-    return __builtin_complex((ar * rat + ai) * scl, (ai * rat - ar) * scl);      \
+    return lj_complex##S((ar * rat + ai) * scl, (ai * rat - ar) * scl);          \
 }                                                                                \
 LJ_INLINE C lj_cpow##S(C a, C b) {                                              \
     const R br = creal##S(b), bi = cimag##S(b);                                  \
-    if (br == 0 && bi == 0) return 1;                                            \
-    if (a == 0) return br > 0 ? (C)0 : __builtin_complex((R)NAN, (R)NAN);        \
+    if (br == 0 && bi == 0) return lj_complex##S(1, 0);                          \
+    if (creal##S(a) == 0 && cimag##S(a) == 0)                                    \
+        return br > 0 ? lj_complex##S(0, 0) : lj_complex##S(NAN, NAN);           \
     if (bi == 0 && br > -100 && br < 100 && br == (R)(int)br) {                 \
         int n = (int)br, m = n < 0 ? -n : n;                                     \
         if (n == 1) return a;                                                    \
-        if (n == 2) return lj_cmul_t##S(a, a);                                     \
-        if (n == 3) return lj_cmul_t##S(lj_cmul_t##S(a, a), a);                      \
-        C r = 1, x = a;                                                          \
+        if (n == 2) return lj_cmul_t##S(a, a);                                   \
+        if (n == 3) return lj_cmul_t##S(lj_cmul_t##S(a, a), a);                  \
+        C r = lj_complex##S(1, 0), x = a;                                        \
         while (m) { if (m & 1) r = lj_cmul_t##S(r, x); m >>= 1; if (m) x = lj_cmul_t##S(x, x); } \
-        return n < 0 ? lj_cdiv##S(1, r) : r;                                     \
+        return n < 0 ? lj_cdiv##S(lj_complex##S(1, 0), r) : r;                   \
     }                                                                            \
     return cpow##S(a, b);                                                        \
+}                                                                                \
+LJ_INLINE C lj_clog1p##S(C z) {                                                 \
+    const R x = creal##S(z) + 1, y = cimag##S(z);                                \
+    return lj_complex##S(log##S(hypot##S(x, y)), atan2##S(y, x));                \
+}                                                                                \
+LJ_INLINE C lj_cexpm1##S(C z) {                                                 \
+    const R x = creal##S(z), y = cimag##S(z), h = sin##S(y / 2);                 \
+    return lj_complex##S(expm1##S(x) * cos##S(y) - 2 * h * h, exp##S(x) * sin##S(y)); \
+}                                                                                \
+LJ_INLINE C lj_clogk##S(C z, R k) {  /* log2, log10: each part of log times 1/ln b */ \
+    const C l = clog##S(z);                                                      \
+    return lj_complex##S(creal##S(l) * k, cimag##S(l) * k);                      \
+}                                                                                \
+LJ_INLINE C lj_cexp2##S(C z) {                                                  \
+    const R k = (R)0.693147180559945309417232121458176568;                       \
+    return cexp##S(lj_complex##S(creal##S(z) * k, cimag##S(z) * k));             \
+}                                                                                \
+LJ_INLINE C lj_csign##S(C z) {  /* z / |z|, 0 at 0, by parts at infinities */   \
+    const R x = creal##S(z), y = cimag##S(z), a = hypot##S(x, y);                \
+    if (a != a || (isinf(x) && isinf(y))) return lj_complex##S(NAN, NAN);        \
+    if (isinf(a))                                                                \
+        return lj_complex##S(isinf(x) ? (x > 0 ? 1 : -1) : 0, isinf(y) ? (y > 0 ? 1 : -1) : 0); \
+    if (a == 0) return lj_complex##S(0, 0);                                      \
+    return lj_complex##S(x / a, y / a);                                          \
 }
-LJ_COMPLEX_OPS(float _Complex, float, f)
-LJ_COMPLEX_OPS(double _Complex, double, )
+LJ_COMPLEX_OPS(lj_cfloat, float, f)
+LJ_COMPLEX_OPS(lj_cdouble, double, )
 #endif
 
 /* Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011;

@@ -29,7 +29,7 @@ BACKENDS = ["numpy", "ir", "cpu"]
 # kernels' index arithmetic, reductions and barriers are checked on every change)
 CUDA_TABLES = {"test_ops", "test_grad", "test_forward", "test_scan", "test_random",
                "test_nn", "test_nn_basic", "test_nn_functional", "test_cuda",
-               "test_float16", "test_linalg", "test_loops"}
+               "test_float16", "test_linalg", "test_loops", "test_complex", "test_fft"}
 # the third-party packages each backend imports (top-level names): the only modules
 # whose absence skips a backend's tests
 DEPENDENCIES: dict[str, tuple[str, ...]] = {

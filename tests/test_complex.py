@@ -21,7 +21,7 @@ _SPECIAL = np.array([0, -0.0 + 0j, complex(0, -0.0), 1j, -1, np.inf, complex(0, 
                      complex(np.inf, np.nan), complex(np.nan, 1), complex(-np.inf, 2),
                      complex(1e300, 1e300), 0.5 - 2j])
 
-# the complex-only primitives' cases of tests/test_ops.py's table (not on cuda)
+# the complex-only primitives' cases of tests/test_ops.py's table
 OP_CASES = {op: [Case(op, getattr(lj, op), getattr(np, op), values=(_Z,),
                       extra={"complex": True}),
                  Case(f"{op}-64", getattr(lj, op), getattr(np, op),
@@ -30,7 +30,8 @@ OP_CASES = {op: [Case(op, getattr(lj, op), getattr(np, op), values=(_Z,),
 
 UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
          "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "abs", "negative", "conj",
-         "real", "imag", "angle", "isnan", "isinf", "isfinite", "square", "reciprocal"]
+         "real", "imag", "angle", "isnan", "isinf", "isfinite", "square", "reciprocal",
+         "log1p", "expm1", "log2", "log10", "exp2", "sign"]
 BINARY = ["add", "subtract", "multiply", "true_divide", "power", "equal", "not_equal"]
 
 
@@ -45,8 +46,6 @@ def _cases(dtype):
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_elementwise_matches_numpy(backend, dtype):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
     cases = _cases(dtype)
     outs = [getattr(lj, f)(*[lj.tensor(a) for a in args]) for f, args in cases]
     lj.realize(*outs)  # (one trace for the table)
@@ -56,10 +55,8 @@ def test_elementwise_matches_numpy(backend, dtype):
 
 
 @pytest.mark.parametrize("f", ["exp", "log", "sqrt", "abs", "tanh", "angle", "isfinite",
-                               "multiply", "true_divide"])
+                               "multiply", "true_divide", "log1p", "expm1", "sign"])
 def test_special_values(backend, f):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
     z = _SPECIAL
     args = (z,) if f not in ("multiply", "true_divide") else (z, z[::-1])
     with np.errstate(all="ignore"):
@@ -73,8 +70,6 @@ def test_special_values(backend, f):
 
 
 def test_promotion_and_scalars(backend):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
     f32 = lj.tensor(_X.astype(np.float32))
     f16 = lj.tensor(_X.astype(np.float16))
     i8 = lj.tensor(np.arange(3, dtype=np.int8))
@@ -96,8 +91,6 @@ def test_promotion_and_scalars(backend):
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_reductions_and_matmul(backend, dtype):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
     z, w = _Z.astype(dtype), _W.astype(dtype)
     a, b = lj.tensor(z), lj.tensor(w)
     got = [a.sum(), a.sum(axis=0), a.prod(axis=1), lj.mean(a, axis=1), lj.var(a),
@@ -118,7 +111,7 @@ def test_reductions_and_matmul(backend, dtype):
 def test_refused(backend):
     z = lj.tensor(_Z)
     for fn in (lambda: z < z, lambda: lj.maximum(z, z), lambda: lj.max(z), lambda: lj.sort(z),
-               lambda: lj.argmax(z), lambda: lj.floor(z), lambda: z // 2, lambda: lj.log1p(z),
+               lambda: lj.argmax(z), lambda: lj.floor(z), lambda: z // 2, lambda: lj.cbrt(z),
                lambda: lj.linalg.inv(z[:, :3]), lambda: lj.grad(lambda u: u.sum())(z)):
         with pytest.raises(TypeError):
             fn()
@@ -138,6 +131,9 @@ LOSSES = {
                                             + m.log(w) + m.arcsinh(z) + m.arccos(w))),
     "reductions": lambda m, z, w, x: m.real(m.mean(z * w)) + m.imag(m.prod(z[0]))
     + m.var(w, axis=0).sum(),
+    "logs_exps": lambda m, z, w, x: m.sum(m.real(m.log1p(z) * m.expm1(w) + m.log2(z * w))
+                                          + m.imag(m.log10(w) + m.exp2(z))),
+    "sign": lambda m, z, w, x: m.sum(m.real(m.sign(z) * w) + m.imag(m.sign(w * x))),
 }
 
 
@@ -194,19 +190,15 @@ def check_second_order(f, args) -> None:
 
 @pytest.mark.parametrize("name", list(LOSSES))
 def test_gradients_both_modes(backend, name):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
     check_real_loss(LOSSES[name], (_Z, _W, _X), tol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["abs2", "real_exp", "mixed", "pow"])
+@pytest.mark.parametrize("name", ["abs2", "real_exp", "mixed", "pow", "sign"])
 def test_second_order(name):
     check_second_order(LOSSES[name], (_Z[:1, :2], _W[:1, :2], _X[:1, :2]))
 
 
 def test_nan_functions_and_refusals_of_composites(backend):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
     z = _SPECIAL[:10]
     t = lj.tensor(z)
     got = [lj.nan_to_num(t), lj.nansum(t[[0, 1, 3, 8]]), lj.nanmean(t[[0, 3, 8]])]
@@ -220,17 +212,8 @@ def test_nan_functions_and_refusals_of_composites(backend):
             fn()
 
 
-def test_cuda_refuses_complex():
-    z = lj.tensor(_Z)
-    with lj.config(backend="cuda", cuda_emulate=True):
-        with pytest.raises(TypeError, match="cuda backend does not take complex"):
-            (z * 2).numpy()
-
-
 def test_found_by_review(backend):
     """Cases a review found wrong, each now NumPy's value or a clear error."""
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors (test_refused)")
     z = lj.tensor(np.array([1 + 2j, complex(0, -0.0)]))
     assert_same(z - 0, np.array([1 + 2j, complex(0, -0.0)]))
     assert_same(z - complex(0, -0.0), np.array([1 + 2j, complex(0, -0.0)]) - complex(0, -0.0))
@@ -263,13 +246,16 @@ def test_found_by_review(backend):
             fn()
 
 
-def test_cuda_refuses_complex_in_a_loop_body():
-    x = lj.tensor(np.array([3.0, 4.0]))
-    with lj.config(backend="cuda", cuda_emulate=True):
-        out, _ = lj.scan(lambda a, c: c + lj.abs(a * (1 + 1j)), sequences=x,
-                         outputs_info=lj.tensor(np.array(0.0)))
-        with pytest.raises(TypeError, match="cuda backend does not take complex"):
-            out.numpy()
+def test_in_a_loop_body(backend):
+    """A complex step of a scan (the cuda backend runs its kernels per step)."""
+    x = np.array([3.0, 4.0, -1.5])
+    out, _ = lj.scan(lambda a, c: c * 1j + lj.exp(a * (1 + 1j)), sequences=lj.tensor(x),
+                     outputs_info=lj.tensor(np.array(0.5 + 0j)))
+    c, expected = 0.5 + 0j, []
+    for a in x:
+        c = c * 1j + np.exp(a * (1 + 1j))
+        expected.append(c)
+    assert_same(out, np.array(expected))
 
 
 def _numpy_multiplies_with_fma() -> bool:

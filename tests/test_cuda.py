@@ -7,6 +7,8 @@ verdicts and the code cache.
 """
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -16,7 +18,7 @@ import pytest
 
 import lazyjit as lj
 from lazyjit.backends import cuda
-from lazyjit.backends.cuda import emulate, nvrtc
+from lazyjit.backends.cuda import emulate, nvrtc, render
 
 EMULATED = cuda.gpu_count() == 0
 
@@ -156,3 +158,28 @@ def cuda_source(fn, *arrays) -> str:
     from lazyjit.trace.graph import collect
     out = fn(*(lj.tensor(a) for a in arrays))
     return backend.generate(collect([out.node]))[0]
+
+
+def test_complex_modules_include_libcudacxx_through_a_private_precompiled_header():
+    """Only a module with complex values includes libcu++ (``LJ_COMPLEX``); with NVRTC
+    12.8 and later, the first such module of each architecture makes a precompiled
+    header in a folder only this process's user may write, and the next modules use it
+    (a header that did not fit would make NVRTC warn: an error here)."""
+    real = '#include "lazyjit_cuda.h"\nLJ_KERNEL k0(void* const* B, const int64_t* P, ' \
+        'int32_t* E) { ((double*)B[0])[threadIdx.x] = 1.0; }\n'
+    mod = render.Module(funcs=["LJ_KERNEL k0(...) { double x; }"])
+    assert "LJ_COMPLEX" not in render.render(mod)
+    mod.funcs.append("LJ_KERNEL k1(...) { lj_cfloat z; }")
+    assert render.render(mod).startswith("#define LJ_COMPLEX 1\n")
+    sources = [f"#define LJ_COMPLEX 1\n{real}".replace(
+        "((double*)B[0])[threadIdx.x] = 1.0;",
+        f"((lj_cdouble*)B[0])[threadIdx.x] = cexp(lj_complex({k}.0, 1.0));") for k in range(2)]
+    for arch in nvrtc.CHECK_ARCHS:
+        for s in sources:
+            assert len(nvrtc.compile_image(s, arch)) > 0
+    assert len(nvrtc.compile_image(real, "sm_90")) > 0
+    if nvrtc.version() >= (12, 8):
+        assert {arch for arch, _ in nvrtc._PCH} == set(nvrtc.CHECK_ARCHS)
+        folder = os.path.dirname(next(iter(nvrtc._PCH.values())))
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+        assert os.stat(folder).st_uid == os.getuid()

@@ -18,7 +18,7 @@ _X = _R.standard_normal((3, 5, 6))
 _Z = _X + 1j * _R.standard_normal((3, 5, 6))
 
 
-# the fft primitive's cases of tests/test_ops.py's table (not on cuda)
+# the fft primitive's cases of tests/test_ops.py's table
 OP_CASES = {"fft": [Case(f"fft-{f}", getattr(lj.fft, f), getattr(np.fft, f), values=(a,),
                          extra={"complex": True})
                     for f, a in (("fft", _Z), ("ifft", _Z[0]), ("rfft", _X[:, 0]),
@@ -48,8 +48,6 @@ def _cases():
 
 
 def test_values_match_numpy(backend):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors")
     cases = _cases()
     outs = [getattr(lj.fft, f)(*[lj.tensor(a) for a in args], **kw) for f, args, kw in cases]
     lj.realize(*outs)
@@ -115,8 +113,6 @@ LOSSES = {
 
 @pytest.mark.parametrize("name", list(LOSSES))
 def test_gradients_both_modes(backend, name):
-    if backend == "cuda":
-        pytest.skip("the cuda backend refuses complex tensors")
     check_real_loss(LOSSES[name], (_Z[:2, 0], _X[:2, 0]))
 
 

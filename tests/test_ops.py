@@ -705,8 +705,6 @@ def _accum_tol(case, expected):
 @pytest.mark.parametrize("group", GROUPS.values(), ids=GROUPS.keys())
 def test_op(group, backend, rng):
     """The cases of a group against NumPy; their values are computed in one realize."""
-    if backend == "cuda" and any(c.extra.get("complex") for c in group):
-        pytest.skip("the cuda backend refuses complex tensors (tests/test_complex.py)")
     checks, rejected = [], []
     for case in group:
         arrays = case.inputs(rng)

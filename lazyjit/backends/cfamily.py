@@ -32,7 +32,7 @@ from lazyjit.schedule.views import View
 CTYPE = {"bool": "uint8_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
          "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t",
          "uint64": "uint64_t", "float16": "lj_half", "float32": "float",
-         "float64": "double", "complex64": "float _Complex", "complex128": "double _Complex"}
+         "float64": "double", "complex64": "lj_cfloat", "complex128": "lj_cdouble"}
 HALF = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _C64 = np.dtype(np.complex64)
@@ -66,12 +66,18 @@ def store_expr(expr: str, dtype: np.dtype) -> str:
     return f"lj_f2h({expr})" if np.dtype(dtype) == HALF else expr
 
 
+def complex_maker(dtype: np.dtype) -> str:
+    """The function of the preludes making a complex ``dtype`` value of its two parts
+    (``native/lazyjit_rt.h``: C99's ``__builtin_complex``; CUDA C++: a constructor)."""
+    return "lj_complexf" if np.dtype(dtype) == _C64 else "lj_complex"
+
+
 def literal(value, dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
-    if dtype.kind == "c":  # (C99 complex: GCC's __builtin_complex of two reals)
+    if dtype.kind == "c":  # (lj_complex(re, im): each prelude's, of two reals)
         part = np.dtype(np.float32 if dtype == _C64 else np.float64)
         value = complex(value)
-        return f"__builtin_complex(({ctype(part)}){literal(value.real, part)}, " \
+        return f"{complex_maker(dtype)}(({ctype(part)}){literal(value.real, part)}, " \
                f"({ctype(part)}){literal(value.imag, part)})"
     if dtype.kind == "f":
         v = float(value)
@@ -97,7 +103,7 @@ def const_param(table, value, dtype: np.dtype) -> str:
     if dtype.kind == "c":  # the real and the imaginary part, each as a double's bits
         part = np.dtype(np.float32 if dtype == _C64 else np.float64)
         value = complex(value)
-        return f"__builtin_complex({const_param(table, value.real, part)}, " \
+        return f"{complex_maker(dtype)}({const_param(table, value.real, part)}, " \
                f"{const_param(table, value.imag, part)})"
     if dtype.kind == "f":
         bits = int(np.array(value, np.float64).view(np.int64))
@@ -114,6 +120,10 @@ def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
     tmpl = opdef.c
     in_dt = np.dtype(srcs_dtypes[-1] if opdef.name == "where" else srcs_dtypes[0])
     out_dt = np.dtype(out_dtype)
+    if opdef.name == "cast" and in_dt.kind == "c" and out_dt.kind not in "cb":
+        # (to a real type: the real part, as NumPy's astype; C++ has no such conversion)
+        args = [f"creal{'f' if in_dt == _C64 else ''}({args[0]})"]
+        in_dt = np.dtype(np.float32 if in_dt == _C64 else np.float64)
     if opdef.name == "cast" and out_dt == HALF and in_dt != HALF:
         return _to_half(args[0], in_dt)
     if isinstance(tmpl, dict):  # keyed by operand kind; ">k" keys by result kind

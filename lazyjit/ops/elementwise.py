@@ -71,6 +71,12 @@ def _fc(fn: str) -> dict:
     return {"*": fn + "{s}({0})", "c": "c" + fn + "{s}({0})"}
 
 
+def _fn(fn: str, complex_form: str) -> dict:
+    """The template of C's real function ``fn`` and of a complex form of lazyjit_rt.h's
+    (NumPy's formula where C99 has none)."""
+    return {"*": fn + "{s}({0})", "c": complex_form}
+
+
 def _rules(vjp):
     return {"vjp": vjp, "jvp": diagonal_jvp(vjp) if vjp is not None else None}
 
@@ -97,8 +103,10 @@ SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
 # float functions; ints and bools are first cast to NumPy's result dtype
 _unary("exp", np.exp, _fc("exp"), lambda g, out, x, arg: (g * out,))
 _unary("log", np.log, _fc("log"), lambda g, out, x, arg: (g / x,))
-_unary("log1p", np.log1p, "log1p{s}({0})", lambda g, out, x, arg: (g / (x + 1),))
-_unary("expm1", np.expm1, "expm1{s}({0})", lambda g, out, x, arg: (g * (out + 1),))
+_unary("log1p", np.log1p, _fn("log1p", "lj_clog1p{s}({0})"),
+       lambda g, out, x, arg: (g / (x + 1),))
+_unary("expm1", np.expm1, _fn("expm1", "lj_cexpm1{s}({0})"),
+       lambda g, out, x, arg: (g * (out + 1),))
 _unary("sqrt", np.sqrt, _fc("sqrt"), _sqrt_vjp, doc="derivative taken as 0 for x <= 0")
 _unary("sin", np.sin, _fc("sin"), lambda g, out, x, arg: (g * F.cos(x),))
 _unary("cos", np.cos, _fc("cos"), lambda g, out, x, arg: (-g * F.sin(x),))
@@ -163,9 +171,12 @@ _unary("arcsinh", np.arcsinh, _fc("asinh"),
 _unary("arccosh", np.arccosh, _fc("acosh"), _arccosh_vjp, doc="derivative taken as 0 for x <= 1")
 _unary("arctanh", np.arctanh, _fc("atanh"), _arctanh_vjp,
        doc="derivative taken as 0 for |x| >= 1")
-_unary("log2", np.log2, "log2{s}({0})", lambda g, out, x, arg: (g / (x * LN2),))
-_unary("log10", np.log10, "log10{s}({0})", lambda g, out, x, arg: (g / (x * LN10),))
-_unary("exp2", np.exp2, "exp2{s}({0})", lambda g, out, x, arg: (g * out * LN2,))
+_unary("log2", np.log2, _fn("log2", "lj_clogk{s}({0}, 1.442695040888963407359924681001892137)"),
+       lambda g, out, x, arg: (g / (x * LN2),))
+_unary("log10", np.log10, _fn("log10", "lj_clogk{s}({0}, 0.434294481903251827651128918916605082)"),
+       lambda g, out, x, arg: (g / (x * LN10),))
+_unary("exp2", np.exp2, _fn("exp2", "lj_cexp2{s}({0})"),
+       lambda g, out, x, arg: (g * out * LN2,))
 _unary("cbrt", np.cbrt, "cbrt{s}({0})", _cbrt_vjp, doc="derivative taken as 0 at 0")
 
 # functions that keep integer dtypes
@@ -208,9 +219,28 @@ register(OpDef("conj", "elementwise", lambda x, arg: np.conj(x), c={"c": "conj{s
                **_rules(lambda g, out, x, arg: (F.conj(g),)),
                doc="the complex conjugate (cotangent conj(g))"))
 # (sign(-0.) is +0., as NumPy's; NaN stays NaN)
-_unary("sign", np.sign, {"f": "({0} > 0 ? 1 : ({0} < 0 ? -1 : ({0} == 0 ? 0 : {0})))",
-                         "i": "(({0} > 0) - ({0} < 0))", "u": "({0} > 0)"},
-       lambda g, out, x, arg: (None,))
+def _sign_vjp(g, out, x, arg):
+    if x.dtype.kind != "c":
+        return (None,)
+    # z / |z| (not holomorphic): i conj(z) Im(g z) / |z|^3, 0 at 0
+    r = F.abs(x)
+    nz = r != 0
+    return (F.where(nz, F.conj(x) * (1j * F.imag(g * x) / F.where(nz, r * r * r, 1.0)), 0.0),)
+
+
+def _sign_jvp(ts, out, x, arg):
+    if ts[0] is None or x.dtype.kind != "c":
+        return None
+    r = F.abs(x)
+    nz = r != 0
+    return F.where(nz, x * (1j * F.imag(F.conj(x) * ts[0]) / F.where(nz, r * r * r, 1.0)), 0.0)
+
+
+register(OpDef("sign", "elementwise", lambda x, arg: np.sign(x),
+               c={"f": "({0} > 0 ? 1 : ({0} < 0 ? -1 : ({0} == 0 ? 0 : {0})))",
+                  "i": "(({0} > 0) - ({0} < 0))", "u": "({0} > 0)", "c": "lj_csign{s}({0})"},
+               vjp=_sign_vjp, jvp=_sign_jvp, float_only=True,
+               doc="of complex z, z / |z| (NumPy 2), 0 at 0; derivative 0 for real x"))
 _unary("floor", np.floor, {"f": "floor{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},
        lambda g, out, x, arg: (None,))
 _unary("ceil", np.ceil, {"f": "ceil{s}({0})", "i": "{0}", "u": "{0}", "b": "{0}"},

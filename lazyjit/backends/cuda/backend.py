@@ -35,25 +35,7 @@ def generate(trace: Trace) -> tuple[str, list[int]]:
     return render(mod), list(mod.params)
 
 
-def _refuse_complex(trace: Trace) -> None:
-    """Raise where a node of the trace, or of a loop body in it, is complex: the CUDA C
-    renderer has no complex type yet (never a kernel that drops imaginary parts)."""
-    stack, seen = list(trace.nodes), set()
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if n.dtype.kind == "c":
-            raise op_error("cuda", f"{n.op} of {n.dtype}: the cuda backend does not take "
-                           "complex tensors yet (the cpu, ir and numpy backends do)",
-                           cls=TypeError)
-        stack.extend(n.src)
-        stack.extend(getattr(n.arg, "outputs", ()))  # (a scan's body)
-
-
 def compile(trace: Trace):  # noqa: A001 - the backend interface name
-    _refuse_complex(trace)
     prog = lower(trace, target())
     mod = render_program(prog)
     source = render(mod)

@@ -7,8 +7,8 @@ parameter table (:class:`.render.Launch`).  Buffers are blocks of cupy's memory 
 addressed as the interpreter's (:mod:`lazyjit.backends.ir`) blocks are; host steps run
 on cupy: GEMM through cuBLAS (``cupy.matmul``; float16 in float32, rounded once, as the
 interpreter's GEMM, which it is), and,
-for now, sort, the window ops and the linalg ops by their NumPy references through host
-memory.
+for now, sort, the window ops, the linalg ops and FFTs by their NumPy references (pocketfft)
+through host memory.
 
 Inputs may be NumPy arrays (copied to the device) or cupy arrays; outputs are copied to
 NumPy arrays, the call's one synchronization (tensors keep host values today).
@@ -141,9 +141,14 @@ class Executor(ir_backend.Executor):
         srcs = [cp.asnumpy(self.view(table, v)) for v in (k.a, k.b) if v is not None]
         self.view(table, k.dst)[...] = cp.asarray(REGISTRY[k.op].ref(*srcs, k.arg))
 
+    def fft(self, k: ir.FFT, table) -> None:
+        src = cp.asnumpy(self.view(table, k.a))
+        self.view(table, k.dst)[...] = cp.asarray(REGISTRY["fft"].ref(src, k.arg))
+
     def branch(self, k: ir.If, table) -> None:
         self.steps(k.then if self.view(table, k.cond).item() else k.orelse, table)
 
 
 _HOST = {ir.Gemm: ir_backend.Executor.gemm, ir.Sort: Executor.sort, ir.Window: Executor.window,
-         ir.Linalg: Executor.linalg, ir.If: Executor.branch, ir.Loop: Executor.loop}
+         ir.Linalg: Executor.linalg, ir.FFT: Executor.fft, ir.If: Executor.branch,
+         ir.Loop: Executor.loop}

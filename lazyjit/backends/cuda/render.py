@@ -32,7 +32,7 @@ from lazyjit.backends.cfamily import (Body, arg_reduction, combine, compute_ctyp
 from lazyjit.schedule import ir
 from lazyjit.schedule.views import View
 
-HOST_STEPS = (ir.Gemm, ir.Sort, ir.Window, ir.Linalg, ir.If, ir.Loop)
+HOST_STEPS = (ir.Gemm, ir.Sort, ir.Window, ir.Linalg, ir.FFT, ir.If, ir.Loop)
 
 # the type a reduction accumulates in and exchanges by warp shuffles (32 or 64 bits)
 _ACC = {"bool": "int32_t", "int8": "int32_t", "int16": "int32_t", "uint8": "uint32_t",
@@ -216,9 +216,13 @@ def _indexed(mod: Module, base: View, idx: View, axis: int) -> tuple[list[str], 
              f"  const int64_t A = {A}, N = {N}, C = {C}, I = {n_idx};"], [A, n_idx, C])
 
 
-def _bits(dt: np.dtype) -> str:
-    """The unsigned integer type of ``dt``'s size (to store a zero of any type)."""
-    return f"uint{8 * np.dtype(dt).itemsize}_t"
+def _zero(dt: np.dtype, lhs: str) -> str:
+    """The statement storing a zero of ``dt`` at ``lhs``: through the unsigned integer
+    of its size (float16's storage is a struct in CUDA C), a complex as a complex."""
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        return f"{lhs} = ({ctype(dt)})0;"
+    return f"*(uint{8 * dt.itemsize}_t*)&{lhs} = 0;"
 
 
 def gather(mod: Module, k: ir.Gather) -> None:
@@ -234,7 +238,7 @@ def gather(mod: Module, k: ir.Gather) -> None:
                 "    const int64_t c = w % C, ai = w / C, a = ai / I, i = ai % I;",
                 "    int64_t j = ix[i]; if (j < 0) j += N;",
                 f"    if ({int(k.checked)} && (j < 0 || j >= N)) {{",
-                f"      lj_fail(E, 1); *({_bits(dst.dtype)}*)&out[w] = 0; continue;",
+                f"      lj_fail(E, 1); {_zero(dst.dtype, 'out[w]')} continue;",
                 "    }",
                 "    out[w] = x[(a * N + j) * C + c];", "  }"], work)
 
@@ -299,5 +303,10 @@ def render_program(prog: ir.Program) -> Module:
 
 
 def render(mod: Module) -> str:
-    """The module's CUDA source (emulation appends its launcher: :mod:`.emulate`)."""
-    return '#include "lazyjit_cuda.h"\n\n' + "\n".join(mod.funcs)
+    """The module's CUDA source (emulation appends its launcher: :mod:`.emulate`); one
+    with complex values defines ``LJ_COMPLEX`` (``native/lazyjit_cuda.h`` then includes
+    libcu++'s complex type, which only such modules pay for)."""
+    body = "\n".join(mod.funcs)
+    uses_complex = any(ctype(np.dtype(d)) in body for d in ("complex64", "complex128"))
+    return ("#define LJ_COMPLEX 1\n" if uses_complex else "") + \
+        '#include "lazyjit_cuda.h"\n\n' + body
