@@ -2,9 +2,11 @@
    NumPy ships, called through its LAPACKE "_work" functions (ILP64: 64-bit integers; no
    NaN pre-check, so NaN inputs behave as in NumPy, which calls the same routines).
 
-   Type-generic: included once per dtype with LJ_T (the C type), LJ_P (the LAPACK prefix,
-   s or d) and LJ_BASE (the first of its 7 entries in lj_lapack[], the table of LAPACKE
-   pointers each module is given at load: potrf gesv getrf syevd gesdd geqrf orgqr).
+   Type-generic: included once per dtype with LJ_T (the C type), LJ_R (its real type),
+   LJ_P (the LAPACK prefix, s, d, c or z) and LJ_BASE (the first of its entries in
+   lj_lapack[], the table of LAPACKE pointers each module is given at load: potrf gesv
+   getrf syevd gesdd geqrf orgqr; for c and z, which define LJ_COMPLEX_LA and LJ_ABS,
+   potrf gesv getrf, and solve and slogdet only).
    Matrices are row-major and contiguous, batched over a leading count; every function
    returns 0, LJ_LA_FAIL (LAPACK reported a matrix it cannot factor, or an error),
    LJ_LA_NOMEM or LJ_LA_NOLAPACK (no LAPACKE pointer). */
@@ -75,15 +77,22 @@ static int LJ_LA(slogdet)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   for (int64_t b = 0; b < batch && !rc; b++) {
     memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof(LJ_T));
     int64_t info = n ? getrf(LJ_ROW_MAJOR, n, n, lu, n, piv) : 0;
-    LJ_T sign = 1, logdet = 0;
+    LJ_T sign = 1;
+    LJ_R logdet = 0;
     if (info < 0) { rc = LJ_LA_FAIL; break; }
     if (info > 0) { sign = 0; logdet = -INFINITY; }
     else
       for (int64_t i = 0; i < n; i++) {
         LJ_T d = lu[i * n + i];
         if (piv[i] != i + 1) sign = -sign;
+#ifdef LJ_COMPLEX_LA  /* (NumPy's: the product of d / |d|, the sum of log |d|) */
+        const LJ_R ad = LJ_ABS(d);
+        sign = sign * (d / ad);
+#else
         if (d < 0) { sign = -sign; d = -d; }
-        logdet += sizeof(LJ_T) == 4 ? logf((float)d) : log((double)d);
+        const LJ_R ad = d;
+#endif
+        logdet += sizeof(LJ_R) == 4 ? logf((float)ad) : log((double)ad);
       }
     o[2 * b] = sign; o[2 * b + 1] = logdet;
   }
@@ -91,6 +100,7 @@ static int LJ_LA(slogdet)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   return rc;
 }
 
+#ifndef LJ_COMPLEX_LA  /* (complex: solve and slogdet only, so far) */
 /* o[b] = (n + 1) x n: the ascending eigenvalues, then the eigenvectors as columns, of each
    symmetric n x n matrix of a (its lower triangle read) */
 static int LJ_LA(eigh)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
@@ -193,3 +203,4 @@ static int LJ_LA(qr)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t m, int64_t n
 }
 
 #undef LJ_LA
+#endif

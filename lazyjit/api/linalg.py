@@ -65,9 +65,13 @@ class SVDResult(NamedTuple):
     Vh: Tensor
 
 
+# the functions that take complex matrices (through the LU primitives solve and slogdet)
+_COMPLEX = ("solve", "inv", "slogdet", "det")
+
+
 def _no_half(x: Tensor, name: str) -> None:
-    """Refuse float16 (as NumPy does) and complex matrices (not supported yet)."""
-    if x.dtype.kind == "c":
+    """Refuse float16 (as NumPy does) and complex matrices where not supported yet."""
+    if x.dtype.kind == "c" and name not in _COMPLEX:
         raise op_error(f"linalg.{name}", "complex arrays are not supported yet",
                        (x.node,), cls=TypeError)
     if x.dtype == np.float16:
@@ -86,15 +90,17 @@ def _float(x, name: str, square: bool = True) -> Tensor:
         raise op_error(name, f"last 2 dimensions of the array must be square, got {shape}",
                        (x.node,))
     _no_half(x, name)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         x = astype(x, np.float64)
     return x
 
 
 def _op(name: str, *xs: Tensor, arg=None) -> Tensor:
-    """The primitive ``name`` computed in float64, as NumPy's ``linalg`` computes float32
-    too, its result rounded to the first operand's dtype."""
-    out = Tensor(apply(name, tuple(astype(x, np.float64).node for x in xs), arg))
+    """The primitive ``name`` computed in float64 (complex128 for complex operands), as
+    NumPy's ``linalg`` computes float32 too, its result rounded to the first operand's
+    dtype."""
+    wide = np.complex128 if xs[0].dtype.kind == "c" else np.float64
+    out = Tensor(apply(name, tuple(astype(x, wide).node for x in xs), arg))
     return astype(out, xs[0].dtype)
 
 
@@ -128,7 +134,7 @@ def solve(a, b) -> Tensor:
     a = _float(a, "solve")
     b = asarray(b)
     _no_half(b, "solve")
-    dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64)
+    dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind in "fc" else np.float64)
     a, b = astype(a, dtype), astype(b, dtype)
     n = a.shape[-1]
     vector = b.ndim == 1
@@ -154,7 +160,8 @@ def slogdet(a) -> SlogdetResult:
     """``(sign, logabsdet)`` of each matrix of ``a`` ``(..., n, n)``, as
     ``np.linalg.slogdet``: LU (``getrf``); a singular matrix gives ``(0, -inf)``."""
     out = _op("slogdet", _float(a, "slogdet"))
-    return SlogdetResult(out[..., 0], out[..., 1])
+    logdet = out[..., 1]
+    return SlogdetResult(out[..., 0], logdet.real if logdet.dtype.kind == "c" else logdet)
 
 
 def det(a) -> Tensor:
@@ -303,7 +310,7 @@ def lstsq(a, b, rcond=None) -> tuple:
         raise op_error("lstsq", f"a must be 2-dimensional, got shape {a.shape}", (a.node,))
     b = asarray(b)
     _no_half(b, "lstsq")
-    dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind == "f" else np.float64)
+    dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind in "fc" else np.float64)
     a, b = astype(a, np.float64), astype(b, np.float64)  # (NumPy computes in double)
     m, n = a.shape
     eps = np.finfo(np.float64).eps

@@ -1,6 +1,7 @@
 """Dense linear algebra primitives: factorizations and solves batched over leading axes.
 
-Each op works on the last two axes of contiguous float32 or float64 operands (the API,
+Each op works on the last two axes of contiguous float32 or float64 operands (and
+complex128 for ``solve`` and ``slogdet``; the API,
 :mod:`lazyjit.api.linalg`, promotes integers to float64 and rejects float16 as NumPy
 does, and computes float32 in float64 as NumPy does), with the same batch dims for every
 operand.  The cpu backend calls the LAPACK that NumPy ships (through LAPACKE, as BLAS is
@@ -30,7 +31,9 @@ Derivatives, written with the public functions (so they can be differentiated ag
   modes; the gradient is the symmetric one (for perturbations that keep ``a``
   symmetric), as JAX's and PyTorch's;
 * ``solve`` and ``slogdet``: Giles 2008, "Collected matrix derivative results", both
-  modes;
+  modes; for complex matrices (these two take them), with JAX's convention: ``solve``
+  and ``log det`` are holomorphic, so their rules keep plain transposes, and ``slogdet``'s
+  sign ``exp(i Im log det)`` and ``log|det| = Re log det`` go through ``log det``'s;
 * ``eigh``: Giles 2008 (both modes), the symmetric gradient; it divides by the
   differences of eigenvalues: where two are equal, a term is 0 if what it divides is
   exactly 0 (a loss that ignores the choice of vectors in their eigenspace), else NaN
@@ -52,6 +55,8 @@ import numpy as np
 from lazyjit.ops.registry import F, OpDef, apply, register
 
 LINALG_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# the ops defined for complex matrices too (LU: gesv, getrf)
+COMPLEX_LINALG = ("solve", "slogdet")
 SVD_MODES, QR_MODES = ("reduced", "complete", "values"), ("reduced", "complete")
 # what a compiled kernel reports when LAPACK fails (NumPy's LinAlgError messages)
 LINALG_FAILURES = {"cholesky": "Matrix is not positive definite", "solve": "Singular matrix",
@@ -130,7 +135,7 @@ def _matrix(x, name: str, square: bool = True) -> tuple[int, int]:
         raise ValueError(f"{name} needs its matrix sizes when the graph is built, got {x.shape}")
     if square and m != n:
         raise ValueError(f"{name} needs square matrices, got shape {x.shape}")
-    if x.dtype not in LINALG_DTYPES:
+    if x.dtype not in LINALG_DTYPES and (x.dtype.kind != "c" or name not in COMPLEX_LINALG):
         raise TypeError(f"{name} computes in float32 or float64, got {x.dtype}")
     return m, n
 
@@ -262,12 +267,20 @@ def _inverse(a):
 
 
 def _slogdet_vjp(g, out, a, arg):
-    return (g[..., 1][..., None, None] * _t(_inverse(a)),)
+    k = g[..., 1]
+    if a.dtype.kind == "c":  # (log|det a| = Re h and sign = exp(i Im h), h = log det a:
+        # the cotangent of h, then h's holomorphic rule; the stored log's imaginary part
+        # is a constant 0)
+        k = F.real(k) + 1j * F.imag(g[..., 0] * out[..., 0])
+    return (k[..., None, None] * _t(_inverse(a)),)
 
 
 def _slogdet_jvp(ts, out, a, arg):
     (t,) = ts
     dl = F.trace(_solve(a, t), 0, -2, -1)  # d log|det a| = tr(a^-1 da)
+    if a.dtype.kind == "c":  # d log det a = dl: d log|det| = Re dl, d sign = sign i Im dl
+        return F.stack([out[..., 0] * (1j * F.imag(dl)), F.real(dl).astype(a.dtype)],
+                       axis=-1)
     return F.stack([F.zeros_like(dl), dl], axis=-1)
 
 

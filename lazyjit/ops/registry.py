@@ -55,7 +55,8 @@ COMPLEX_OPS = frozenset((
     "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
     "abs", "eq", "ne", "isnan", "isinf", "where", "cast", "stop_gradient", "logical_not",
     "logical_and", "logical_or", "logical_xor", "real", "imag", "conj", "sum", "prod",
-    "matmul", "gemm", "fft", "log1p", "expm1", "log2", "log10", "exp2", "sign"))
+    "matmul", "gemm", "fft", "log1p", "expm1", "log2", "log10", "exp2", "sign", "solve",
+    "slogdet"))
 _ANY_DTYPE = frozenset(("leaf", "movement", "index", "concat", "select", "loop", "branch",
                         "check", "deferred"))
 

@@ -14,16 +14,22 @@ from lazyjit.backends.cfamily import ctype
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.schedule import ir
 
-_PREFIX = {"float32": ("s", 0), "float64": ("d", 7)}
+# per dtype: (LAPACK prefix, first table entry, real type, complex |.|)
+_PREFIX = {"float32": ("s", 0, "float", ""), "float64": ("d", 7, "double", ""),
+           "complex64": ("c", 14, "float", "cabsf"), "complex128": ("z", 17, "double", "cabs")}
 _HELPER = r"""#ifndef LJ_HAVE_LINALG_$P
 #define LJ_HAVE_LINALG_$P
 #define LJ_T $T
+#define LJ_R $R
 #define LJ_P $P
 #define LJ_BASE $BASE
-#include "lazyjit_linalg.h"
+$COMPLEX#include "lazyjit_linalg.h"
 #undef LJ_T
+#undef LJ_R
 #undef LJ_P
 #undef LJ_BASE
+#undef LJ_COMPLEX_LA
+#undef LJ_ABS
 #endif
 """
 _MODES = {"reduced": 0, "complete": 1, "values": 2}
@@ -34,9 +40,10 @@ def render(mod: K.Module, k: ir.Linalg) -> None:
     program's error numbers (``3 + code``: LAPACK failed, ``4 + code``: no LAPACK)."""
     a, b, dst = k.a, k.b, k.dst
     T = ctype(dst.dtype)
-    prefix, base = _PREFIX[dst.dtype.name]
+    prefix, base, real, cabs = _PREFIX[dst.dtype.name]
+    extra = f"#define LJ_COMPLEX_LA 1\n#define LJ_ABS {cabs}\n" if cabs else ""
     mod.helpers.setdefault(_HELPER.replace("$P", prefix).replace("$T", T).replace(
-        "$BASE", str(base)), None)
+        "$BASE", str(base)).replace("$R", real).replace("$COMPLEX", extra), None)
     m, n = a.shape[-2:]
     batch = math.prod(a.shape[:-2])
     args = [f"(const {T}*)B[{a.slot}] + {mod.p(a.offset)}"]

@@ -5,10 +5,11 @@ functions the generated code calls back in Python.  One layout, read by the comp
 kernels (which call its entries by slot).  A NULL entry fails the kernel that needs it,
 with a message naming what is missing; nothing else is computed in its place."""
 
-# the LAPACKE functions the linalg kernels call, per dtype prefix (s, then d), in the
-# order native/lazyjit_linalg.h reads them
+# the LAPACKE functions the linalg kernels call, per dtype prefix (s, d, then c and z:
+# complex), in the order native/lazyjit_linalg.h reads them
 LAPACK_NAMES = tuple(f"{p}{f}" for p in "sd"
-                     for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr"))
+                     for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr")) \
+    + tuple(f"{p}{f}" for p in "cz" for f in ("potrf", "gesv", "getrf"))
 # CBLAS's complex GEMMs (complex64, complex128): alpha and beta passed by address
 COMPLEX_GEMMS = ("cgemm", "zgemm")
 # the host functions: the fft kernel's callback (lazyjit.backends.cpu.fft)
