@@ -6,7 +6,7 @@
    LJ_P (the LAPACK prefix, s, d, c or z) and LJ_BASE (the first of its entries in
    lj_lapack[], the table of LAPACKE pointers each module is given at load: potrf gesv
    getrf syevd gesdd geqrf orgqr; for c and z, which define LJ_COMPLEX_LA and LJ_ABS,
-   potrf gesv getrf, and solve and slogdet only).
+   potrf gesv getrf, and cholesky, solve and slogdet only).
    Matrices are row-major and contiguous, batched over a leading count; every function
    returns 0, LJ_LA_FAIL (LAPACK reported a matrix it cannot factor, or an error),
    LJ_LA_NOMEM or LJ_LA_NOLAPACK (no LAPACKE pointer). */
@@ -34,7 +34,8 @@ typedef int64_t (*LJ_LA(geqrf_t))(int, int64_t, int64_t, LJ_T*, int64_t, LJ_T*, 
 typedef int64_t (*LJ_LA(orgqr_t))(int, int64_t, int64_t, int64_t, LJ_T*, int64_t, const LJ_T*,
                                    LJ_T*, int64_t);
 
-/* o = the lower Cholesky factor of each n x n matrix of a (its lower triangle read) */
+/* o = the lower Cholesky factor of each n x n (symmetric or Hermitian) matrix of a (its
+   lower triangle read) */
 static int LJ_LA(cholesky)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   LJ_LA(potrf_t) potrf = (LJ_LA(potrf_t))lj_lapack[LJ_BASE + 0];
   if (!potrf) return LJ_LA_NOLAPACK;
@@ -100,7 +101,7 @@ static int LJ_LA(slogdet)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   return rc;
 }
 
-#ifndef LJ_COMPLEX_LA  /* (complex: solve and slogdet only, so far) */
+#ifndef LJ_COMPLEX_LA  /* (complex: cholesky, solve and slogdet only, so far) */
 /* o[b] = (n + 1) x n: the ascending eigenvalues, then the eigenvectors as columns, of each
    symmetric n x n matrix of a (its lower triangle read) */
 static int LJ_LA(eigh)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {

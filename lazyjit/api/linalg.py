@@ -65,8 +65,9 @@ class SVDResult(NamedTuple):
     Vh: Tensor
 
 
-# the functions that take complex matrices (through the LU primitives solve and slogdet)
-_COMPLEX = ("solve", "inv", "slogdet", "det")
+# the functions that take complex matrices (through the primitives cholesky, solve and
+# slogdet)
+_COMPLEX = ("cholesky", "solve", "inv", "slogdet", "det")
 
 
 def _no_half(x: Tensor, name: str) -> None:

@@ -1,7 +1,7 @@
 """Dense linear algebra primitives: factorizations and solves batched over leading axes.
 
 Each op works on the last two axes of contiguous float32 or float64 operands (and
-complex128 for ``solve`` and ``slogdet``; the API,
+complex128 for ``cholesky``, ``solve`` and ``slogdet``; the API,
 :mod:`lazyjit.api.linalg`, promotes integers to float64 and rejects float16 as NumPy
 does, and computes float32 in float64 as NumPy does), with the same batch dims for every
 operand.  The cpu backend calls the LAPACK that NumPy ships (through LAPACKE, as BLAS is
@@ -29,7 +29,8 @@ Derivatives, written with the public functions (so they can be differentiated ag
 
 * ``cholesky``: Murray 2016, "Differentiation of the Cholesky decomposition", both
   modes; the gradient is the symmetric one (for perturbations that keep ``a``
-  symmetric), as JAX's and PyTorch's;
+  symmetric; Hermitian for complex ``a``, with conjugate transposes), as JAX's and
+  PyTorch's;
 * ``solve`` and ``slogdet``: Giles 2008, "Collected matrix derivative results", both
   modes; for complex matrices (these two take them), with JAX's convention: ``solve``
   and ``log det`` are holomorphic, so their rules keep plain transposes, and ``slogdet``'s
@@ -56,7 +57,7 @@ from lazyjit.ops.registry import F, OpDef, apply, register
 
 LINALG_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # the ops defined for complex matrices too (LU: gesv, getrf)
-COMPLEX_LINALG = ("solve", "slogdet")
+COMPLEX_LINALG = ("cholesky", "solve", "slogdet")
 SVD_MODES, QR_MODES = ("reduced", "complete", "values"), ("reduced", "complete")
 # what a compiled kernel reports when LAPACK fails (NumPy's LinAlgError messages)
 LINALG_FAILURES = {"cholesky": "Matrix is not positive definite", "solve": "Singular matrix",
@@ -192,8 +193,14 @@ def _eye(n: int, like):
     return F.asarray(np.eye(n, dtype=like.dtype))
 
 
+def _h(x):
+    """The conjugate transpose (the transpose of a real matrix)."""
+    return F.conj(_t(x)) if x.dtype.kind == "c" else _t(x)
+
+
 def _sym(x):
-    return (x + _t(x)) * 0.5
+    """The symmetric (Hermitian, for complex ``x``) part of ``x``."""
+    return (x + _h(x)) * 0.5
 
 
 def _phi(x, n: int):
@@ -238,16 +245,20 @@ def _diag_embed(v, n: int):
 # ---- derivative rules -----------------------------------------------------------------
 
 def _cholesky_vjp(g, L, a, arg):
+    # (complex: on the conjugate of JAX's cotangent, the gradient of the real inner
+    # product, with conjugate transposes; then conjugated back)
     n = a.shape[-1]
-    x = _solve(_t(L), _phi(_mm(_t(L), g), n))  # L^-T Phi(L^T g)
-    return (_sym(_t(_solve(_t(L), _t(x)))),)  # sym(x L^-1)
+    c = F.conj(g) if g.dtype.kind == "c" else g
+    x = _solve(_h(L), _phi(_mm(_h(L), c), n))  # L^-H Phi(L^H g)
+    ga = _sym(_h(_solve(_h(L), _h(x))))  # sym(x L^-1)
+    return (F.conj(ga) if ga.dtype.kind == "c" else ga,)
 
 
 def _cholesky_jvp(ts, L, a, arg):
     (t,) = ts
     n = a.shape[-1]
     y = _solve(L, _sym(t))  # L^-1 t
-    return _mm(L, _phi(_t(_solve(L, _t(y))), n))  # L Phi(L^-1 t L^-T)
+    return _mm(L, _phi(_h(_solve(L, _h(y))), n))  # L Phi(L^-1 t L^-H)
 
 
 def _solve_vjp(g, x, a, b, arg):
