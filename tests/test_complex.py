@@ -138,6 +138,8 @@ LOSSES = {
     + m.sum(m.imag(m.linalg.inv(w[:, 1:]))) + m.abs(
         m.linalg.det(z[:, 1:] * x[:, :3])) + m.imag(m.linalg.slogdet(w[:, :3])[0])
     + m.linalg.slogdet(z[:, :3] + w[:, 1:])[1],
+    "norms": lambda m, z, w, x: m.linalg.norm(z) + m.sum(m.linalg.norm(w, 1, axis=1))
+    + m.linalg.norm(z * w, np.inf) + m.sum(m.linalg.norm(w, 3, axis=0)),
     "cholesky": lambda m, z, w, x: m.sum(m.real(m.linalg.cholesky(
         z @ m.conj(w).T + w @ m.conj(z).T + 9 * m.eye(z.shape[0])) * (1 + 2j))),
 }
@@ -207,7 +209,7 @@ def test_second_order(name):
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_linalg_matches_numpy(backend, dtype):
     """solve, inv, det, slogdet and cholesky of complex matrices (LAPACK's gesv, getrf
-    and potrf on cpu), batched and broadcast, a singular matrix included."""
+    and potrf on cpu), batched and broadcast, a singular matrix included; norms (real)."""
     a = (_R.standard_normal((2, 3, 3)) + 1j * _R.standard_normal((2, 3, 3))).astype(dtype)
     b = _W[:, :2].astype(dtype)
     sing = np.array([[1, 1j], [1j, -1]], dtype)
@@ -217,11 +219,13 @@ def test_linalg_matches_numpy(backend, dtype):
            lj.linalg.inv(A), lj.linalg.det(A), *lj.linalg.slogdet(A),
            *lj.linalg.slogdet(lj.tensor(sing)), lj.linalg.det(lj.tensor(sing)),
            lj.linalg.solve(A, _X[:, :2]), lj.linalg.cholesky(lj.tensor(h)),
-           lj.linalg.cholesky(lj.tensor(h), upper=True)]
+           lj.linalg.cholesky(lj.tensor(h), upper=True), lj.linalg.norm(A),
+           lj.linalg.norm(A, 1, axis=(1, 2)), lj.linalg.vector_norm(A, ord=0, axis=1)]
     expected = [np.linalg.solve(a, b), np.linalg.solve(a[0], b[:, 0]), np.linalg.inv(a),
                 np.linalg.det(a), *np.linalg.slogdet(a), *np.linalg.slogdet(sing),
                 np.linalg.det(sing), np.linalg.solve(a, _X[:, :2]), np.linalg.cholesky(h),
-                np.linalg.cholesky(h, upper=True)]
+                np.linalg.cholesky(h, upper=True), np.linalg.norm(a),
+                np.linalg.norm(a, 1, axis=(1, 2)), np.linalg.vector_norm(a, ord=0, axis=1)]
     lj.realize(*got)
     for g, e in zip(got, expected):
         assert_same(g, e, rtol=1e-5 if dtype == "complex64" else 1e-10)
@@ -241,7 +245,7 @@ def test_nan_functions_and_refusals_of_composites(backend):
         expected = [np.nan_to_num(z), np.nansum(z[[0, 1, 3, 8]]), np.nanmean(z[[0, 3, 8]])]
     for g, e in zip(got, expected):
         assert_same(g, e)
-    for fn in (lambda: lj.median(t), lambda: lj.round(t), lambda: lj.linalg.norm(t),
+    for fn in (lambda: lj.median(t), lambda: lj.round(t), lambda: lj.linalg.norm(lj.tensor(_Z), 2),
                lambda: lj.linalg.qr(lj.eye(2) * 1j)):
         with pytest.raises(TypeError):
             fn()

@@ -351,17 +351,18 @@ def matrix_power(a, n: int) -> Tensor:
 
 
 def _vector_norm(x: Tensor, axes: tuple, ord) -> Tensor:
-    ax = abs(x)
+    ax = abs(x)  # (of complex x: real, and so is every norm)
     if ord == np.inf:
         return _max(ax, axis=axes)
     if ord == -np.inf:
         return _min(ax, axis=axes)
     if ord == 0:
-        return astype(_sum(x != 0, axis=axes), x.dtype)
+        return astype(_sum(x != 0, axis=axes), ax.dtype)
     if ord == 1:
         return _sum(ax, axis=axes)
     if ord is None or ord == 2:
-        s = _sum(x * x, axis=axes)
+        v = ax if x.dtype.kind == "c" else x
+        s = _sum(v * v, axis=axes)
         zero = s == 0  # (the gradient at 0 is 0, a subgradient, not 0 * inf)
         return where(zero, 0, where(zero, 1, s) ** 0.5)
     if isinstance(ord, str):
@@ -374,7 +375,8 @@ def _matrix_norm(x: Tensor, r: int, c: int, ord) -> Tensor:
         return _vector_norm(x, (r, c), 2)
     empty = x.shape[r] == 0 or x.shape[c] == 0
     if empty and ord in ("nuc", 2, 1, np.inf):  # (NumPy: 0 for an empty matrix)
-        return zeros(tuple(d for i, d in enumerate(x.shape) if i not in (r, c)), x.dtype)
+        return zeros(tuple(d for i, d in enumerate(x.shape) if i not in (r, c)),
+                     abs(x).dtype)
     if ord in ("nuc", 2, -2):
         s = svdvals(moveaxis(x, (r, c), (-2, -1)))
         return _sum(s, axis=-1) if ord == "nuc" else \
@@ -396,10 +398,11 @@ def _keep(out: Tensor, ndim: int, axes: tuple) -> Tensor:
 
 
 def _norm_input(x) -> Tensor:
+    """``x`` as floats (integers and bools as float64); complex stays complex (its norms
+    are of ``abs(x)``: the 2-, nuclear and spectral norms of complex matrices need the
+    complex SVD, which raises)."""
     x = asarray(x)
-    if x.dtype.kind == "c":
-        _no_half(x, "norm")
-    return astype(x, np.float64) if x.dtype.kind != "f" else x
+    return astype(x, np.float64) if x.dtype.kind not in "fc" else x
 
 
 def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
@@ -407,7 +410,8 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
     ``ord`` None: the 2-norm of the flattened array), a vector norm along one axis
     (``ord``: ``None``/2, 1, ``inf``, ``-inf``, 0, any other p), or a matrix norm over two
     axes (``"fro"``, ``"nuc"``, 1, -1, 2, -2, ``inf``, ``-inf``).  The 2-norm's gradient
-    at zero is zero (a subgradient)."""
+    at zero is zero (a subgradient).  Complex ``x`` has real norms (of ``abs(x)``), but
+    for the matrix norms 2, -2 and ``"nuc"`` (complex SVD: not yet, a ``TypeError``)."""
     x = _norm_input(x)
     if axis is None:
         if ord is None or x.ndim == 1:
