@@ -67,7 +67,7 @@ static __device__ __forceinline__ void lj_fail(int32_t* E, int32_t c) { atomicCA
 
 #ifdef LJ_COMPLEX
 /* complex64 and complex128 (a module with complex values defines LJ_COMPLEX: libcu++'s
- * header takes NVRTC about 2 s): libcu++'s cuda::std::complex under C99's names, as
+ * header takes NVRTC 1.5-2 s): libcu++'s cuda::std::complex under C99's names, as
  * lazyjit_rt.h's C modules have them (crealf, cexpf, casinhf, ...), compared with an int
  * as C compares (z == 0, z != 0, !z), and shuffled a part at a time */
 typedef cuda::std::complex<float> lj_cfloat;

@@ -138,7 +138,8 @@ LJ_FLOAT_OPS(double, float64, )
  * has no complex log1p, expm1, log2, log10, exp2 or sign: lj_clog1p ... lj_csign are
  * NumPy's definitions (log(hypot(x + 1, y)) + i atan2(y, x + 1); expm1(x) cos(y) -
  * 2 sin(y/2)^2 + i exp(x) sin(y); each part of log(z) times log_b(e); exp of each part
- * times ln 2; z / |z|, 0 at 0 and NaN for NaN, and by parts where |z| is infinite). */
+ * times ln 2; z / |z|, 0 at 0 and NaN for NaN, where |z| overflows (sign(x), 0) for an
+ * infinite x, else (0, sign(y)), as NumPy 2.4). */
 #ifndef __CUDACC__
 #include <complex.h>
 #undef I
@@ -151,12 +152,13 @@ typedef double _Complex lj_cdouble;
 #endif
 #ifdef LJ_HAS_COMPLEX
 /* lj_cmul: NumPy's elementwise complex product (multiply, square, x**2), its SIMD loop:
- * where the machine has FMA (x86-64-v3 and up, and every GPU) Re is fma(ar, br, -(ai*bi))
+ * where the machine has FMA (x86-64-v3 and up, every GPU and its emulation) Re is
+ * fma(ar, br, -(ai*bi))
  * and Im fma(ar, bi, ai*br), each inner product rounded (bit for bit with NumPy 2.4 on
  * 100,000 random products of each dtype); the textbook product elsewhere.  lj_cmul_t:
  * the textbook product of NumPy's scalar loops (integer powers, prod, which reduce and
  * accumulate without the SIMD loop). */
-#if defined(__FMA__) || defined(__CUDACC__)
+#if defined(__FMA__) || defined(__CUDACC__) || defined(LJ_EMULATE)  /* (emulated: as a GPU) */
 #define LJ_CMUL_RE(S, ar, br, aibi) fma##S(ar, br, -(aibi))
 #define LJ_CMUL_IM(S, ar, bi, aibr) fma##S(ar, bi, aibr)
 #else
@@ -218,8 +220,8 @@ LJ_INLINE C lj_cexp2##S(C z) {                                                  
 LJ_INLINE C lj_csign##S(C z) {  /* z / |z|, 0 at 0, by parts at infinities */   \
     const R x = creal##S(z), y = cimag##S(z), a = hypot##S(x, y);                \
     if (a != a || (isinf(x) && isinf(y))) return lj_complex##S(NAN, NAN);        \
-    if (isinf(a))                                                                \
-        return lj_complex##S(isinf(x) ? (x > 0 ? 1 : -1) : 0, isinf(y) ? (y > 0 ? 1 : -1) : 0); \
+    if (isinf(a))  /* (an infinite part, or |z| past the largest finite value) */  \
+        return isinf(x) ? lj_complex##S(x > 0 ? 1 : -1, 0) : lj_complex##S(0, y > 0 ? 1 : -1); \
     if (a == 0) return lj_complex##S(0, 0);                                      \
     return lj_complex##S(x / a, y / a);                                          \
 }

@@ -183,3 +183,7 @@ def test_complex_modules_include_libcudacxx_through_a_private_precompiled_header
         folder = os.path.dirname(next(iter(nvrtc._PCH.values())))
         assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
         assert os.stat(folder).st_uid == os.getuid()
+        for k in [k for k in nvrtc._PCH if k[0] == "sm_90"]:  # (removed by a cleaner)
+            os.remove(nvrtc._PCH[k])
+        assert len(nvrtc.compile_image(sources[0].replace("1.0)", "2.0)"), "sm_90")) > 0
+        assert len(nvrtc.compile_image(sources[1].replace("1.0)", "2.0)"), "sm_90")) > 0

@@ -222,10 +222,13 @@ register(OpDef("conj", "elementwise", lambda x, arg: np.conj(x), c={"c": "conj{s
 def _sign_vjp(g, out, x, arg):
     if x.dtype.kind != "c":
         return (None,)
-    # z / |z| (not holomorphic): i conj(z) Im(g z) / |z|^3, 0 at 0
+    # z / |z| (not holomorphic): i conj(s) Im(g s) / |z| with s = z / |z| (no |z|^3 to
+    # overflow or underflow), 0 at 0
     r = F.abs(x)
     nz = r != 0
-    return (F.where(nz, F.conj(x) * (1j * F.imag(g * x) / F.where(nz, r * r * r, 1.0)), 0.0),)
+    rs = F.where(nz, r, 1.0)
+    s = x / rs
+    return (F.where(nz, F.conj(s) * (1j * F.imag(g * s) / rs), 0.0),)
 
 
 def _sign_jvp(ts, out, x, arg):
@@ -233,7 +236,9 @@ def _sign_jvp(ts, out, x, arg):
         return None
     r = F.abs(x)
     nz = r != 0
-    return F.where(nz, x * (1j * F.imag(F.conj(x) * ts[0]) / F.where(nz, r * r * r, 1.0)), 0.0)
+    rs = F.where(nz, r, 1.0)
+    s = x / rs
+    return F.where(nz, s * (1j * F.imag(F.conj(s) * ts[0]) / rs), 0.0)
 
 
 register(OpDef("sign", "elementwise", lambda x, arg: np.sign(x),

@@ -170,12 +170,16 @@ def _options(source: str) -> tuple[list[str], str]:
         raise ImportError("lazyjit: complex tensors on the cuda backend need libcu++'s "
                           "headers: pip install 'lazyjit[cuda]' (or nvidia-cuda-cccl-cu12 "
                           "alone)")
-    try:
-        with open(os.path.join(inc, "cuda", "std", "__cccl", "version.h")) as f:
-            stamp = f.read()
-    except OSError:
-        stamp = ""
-    return [f"-I{inc}"], inc + "\0" + stamp
+    stamp = [os.path.realpath(inc)]  # (the folder a link names; the version; sizes, times)
+    for part in (("__cccl", "version.h"), ("complex",)):
+        path = os.path.join(inc, "cuda", "std", *part)
+        try:
+            st = os.stat(path)
+            with open(path) as f:
+                stamp += [f.read(), f"{st.st_size} {st.st_mtime_ns}"]
+        except OSError:
+            stamp.append("-")
+    return [f"-I{inc}"], "\0".join(stamp)
 
 
 def key(source: str, arch: str, headers: list[tuple[str, str]]) -> str:
@@ -199,28 +203,53 @@ def compile_image(source: str, arch: str, counter: str = "compiles",
     options = [f"-arch={arch}", *OPTIONS, *_options(source)[0]]
     if "#define LJ_COMPLEX" not in source or version() < (12, 8):
         return _compile(source, arch, counter, headers, options)
-    prefix = "\0".join([*options, *(t for _, t in headers)])
-    k = (arch, xxhash.xxh3_128_hexdigest(prefix.encode()))
-    with _PCH_LOCKS[k]:  # (one compile makes each precompiled header; then any number use it)
-        if k in _PCH:
-            return _compile(source, arch, counter, headers,
-                            [*options, f"--use-pch={_PCH[k]}", "--pch-messages=false"])
-        if not _PCH_DIR:
-            _PCH_DIR.append(tempfile.mkdtemp(prefix="lazyjit-pch-"))
-            atexit.register(shutil.rmtree, _PCH_DIR[0], True)
-        path = os.path.join(_PCH_DIR[0], f"{arch}-{k[1]}.pch")
-        return _compile(source, arch, counter, headers,
-                        [*options, f"--create-pch={path}", "--pch-messages=false"],
-                        lambda ok: _PCH.__setitem__(k, path) if ok else None)
+    return _compile_with_pch(source, arch, counter, headers, options)
 
 
 # Precompiled headers (NVRTC >= 12.8) of modules with complex values, whose libcu++
-# prefix takes NVRTC about 1.5 s a compile and 0.2 s from a precompiled header: one per
-# architecture and header text, made by this process in a folder of its own (mkdtemp:
-# no other user writes there), used by this process only, removed at its exit
+# prefix takes NVRTC 1.5-2 s a compile and 0.2 s from a precompiled header (about 75 MB
+# each): one per architecture and header text, made by this process in a folder of its
+# own (mkdtemp: no other user writes there), used by this process only, removed at its
+# exit (by the process that made it, not a forked child)
 _PCH_DIR: list[str] = []
 _PCH: dict[tuple[str, str], str] = {}
 _PCH_LOCKS: collections.defaultdict = collections.defaultdict(threading.Lock)
+_PCH_LOCK = threading.Lock()  # guards _PCH_DIR and _PCH_LOCKS
+
+
+def _remove_pch_dir(folder: str, pid: int) -> None:
+    if os.getpid() == pid:
+        shutil.rmtree(folder, True)
+
+
+def _compile_with_pch(source: str, arch: str, counter: str,
+                      headers: list[tuple[str, str]], options: list[str]) -> bytes:
+    """:func:`compile_image` of a module with complex values: the first of each
+    architecture and header text makes the precompiled header, the next use it; one
+    that cannot be used (removed meanwhile) is dropped, and the module compiled without."""
+    prefix = "\0".join([*options, *(t for _, t in headers)])
+    k = (arch, xxhash.xxh3_128_hexdigest(prefix.encode()))
+    with _PCH_LOCK:
+        lock = _PCH_LOCKS[k]
+        if not _PCH_DIR:
+            _PCH_DIR.append(tempfile.mkdtemp(prefix="lazyjit-pch-"))
+            atexit.register(_remove_pch_dir, _PCH_DIR[0], os.getpid())
+    quiet = "--pch-messages=false"
+    with lock:  # (one compile makes each precompiled header; then any number use it)
+        path = _PCH.get(k)
+        if path is None:
+            path = os.path.join(_PCH_DIR[0], f"{arch}-{k[1]}.pch")
+            return _compile(source, arch, counter, headers,
+                            [*options, f"--create-pch={path}", quiet],
+                            lambda ok: _PCH.__setitem__(k, path) if ok else None)
+        if os.path.isfile(path):
+            try:
+                return _compile(source, arch, counter, headers,
+                                [*options, f"--use-pch={path}", quiet])
+            except CudaCompileError:
+                pass  # (without the header, below: its error, if the source has one)
+        _PCH.pop(k, None)
+    return _compile(source, arch, counter, headers, options)
 
 
 def _compile(source: str, arch: str, counter: str, headers: list[tuple[str, str]],
