@@ -6,7 +6,7 @@
    LJ_P (the LAPACK prefix, s, d, c or z) and LJ_BASE (the first of its entries in
    lj_lapack[], the table of LAPACKE pointers each module is given at load: potrf gesv
    getrf syevd gesdd geqrf orgqr; for c and z, which define LJ_COMPLEX_LA and LJ_ABS,
-   potrf gesv getrf, and cholesky, solve and slogdet only).
+   potrf gesv getrf heevd, and cholesky, solve, slogdet and eigh only).
    Matrices are row-major and contiguous, batched over a leading count; every function
    returns 0, LJ_LA_FAIL (LAPACK reported a matrix it cannot factor, or an error),
    LJ_LA_NOMEM or LJ_LA_NOLAPACK (no LAPACKE pointer). */
@@ -101,7 +101,7 @@ static int LJ_LA(slogdet)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   return rc;
 }
 
-#ifndef LJ_COMPLEX_LA  /* (complex: cholesky, solve and slogdet only, so far) */
+#ifndef LJ_COMPLEX_LA  /* (complex: cholesky, solve, slogdet and eigh, below) */
 /* o[b] = (n + 1) x n: the ascending eigenvalues, then the eigenvectors as columns, of each
    symmetric n x n matrix of a (its lower triangle read) */
 static int LJ_LA(eigh)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
@@ -204,4 +204,38 @@ static int LJ_LA(qr)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t m, int64_t n
 }
 
 #undef LJ_LA
+#else
+typedef int64_t (*LJ_LA(heevd_t))(int, char, char, int64_t, LJ_T*, int64_t, LJ_R*, LJ_T*,
+                                   int64_t, LJ_R*, int64_t, int64_t*, int64_t);
+
+/* eigh of Hermitian matrices (heevd, the lower triangle read): as the real one, the real
+   eigenvalues stored as complex numbers in row 0 */
+static int LJ_LA(eigh)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
+  LJ_LA(heevd_t) heevd = (LJ_LA(heevd_t))lj_lapack[LJ_BASE + 3];
+  if (!heevd) return LJ_LA_NOLAPACK;
+  if (!n) return 0;
+  LJ_T q; LJ_R rq; int64_t iq;
+  LJ_R* w = (LJ_R*)malloc((size_t)n * sizeof(LJ_R));
+  if (!w) return LJ_LA_NOMEM;
+  memcpy(o + n, a, (size_t)(n * n) * sizeof(LJ_T));  /* (a query: the workspace sizes) */
+  if (heevd(LJ_ROW_MAJOR, 'V', 'L', n, o + n, n, w, &q, -1, &rq, -1, &iq, -1)) {
+    free(w);
+    return LJ_LA_FAIL;
+  }
+  int64_t lwork = (int64_t)__real__ q + 1, lrwork = (int64_t)rq + 1, liwork = iq + 1;
+  LJ_T* work = (LJ_T*)malloc((size_t)lwork * sizeof(LJ_T));
+  LJ_R* rwork = (LJ_R*)malloc((size_t)lrwork * sizeof(LJ_R));
+  int64_t* iwork = (int64_t*)malloc((size_t)liwork * sizeof(int64_t));
+  int rc = work && rwork && iwork ? 0 : LJ_LA_NOMEM;
+  for (int64_t b = 0; b < batch && !rc; b++) {
+    LJ_T* ob = o + b * (n + 1) * n;
+    memcpy(ob + n, a + b * n * n, (size_t)(n * n) * sizeof(LJ_T));
+    if (heevd(LJ_ROW_MAJOR, 'V', 'L', n, ob + n, n, w, work, lwork, rwork, lrwork, iwork,
+              liwork))
+      rc = LJ_LA_FAIL;
+    for (int64_t i = 0; i < n; i++) ob[i] = w[i];
+  }
+  free(w); free(work); free(rwork); free(iwork);
+  return rc;
+}
 #endif

@@ -166,9 +166,17 @@ LOSSES = {
     + m.linalg.slogdet(z[:, :3] + w[:, 1:])[1],
     "norms": lambda m, z, w, x: m.linalg.norm(z) + m.sum(m.linalg.norm(w, 1, axis=1))
     + m.linalg.norm(z * w, np.inf) + m.sum(m.linalg.norm(w, 3, axis=0)),
+    "eigh": lambda m, z, w, x: _eigh_loss(m, m.linalg.eigh(z @ m.conj(z).T + w @ m.conj(w).T),
+                                          x),
     "cholesky": lambda m, z, w, x: m.sum(m.real(m.linalg.cholesky(
         z @ m.conj(w).T + w @ m.conj(z).T + 9 * m.eye(z.shape[0])) * (1 + 2j))),
 }
+
+
+def _eigh_loss(m, e, x):
+    """Eigenvalues, and the eigenvectors' moduli (independent of their phases)."""
+    k = e[0].shape[-1]
+    return m.sum(e[0] * m.arange(1, k + 1)) + m.sum(m.abs(e[1]) ** 2 * x[:, :k])
 
 
 def _fd_grad(f, args, eps=1e-6):
@@ -230,7 +238,8 @@ def test_gradients_both_modes(backend, name):
     check_real_loss(LOSSES[name], (_Z, _W, _X), tol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["abs2", "real_exp", "mixed", "pow", "sign", "cholesky"])
+@pytest.mark.parametrize("name", ["abs2", "real_exp", "mixed", "pow", "sign", "cholesky",
+                                  "eigh"])
 def test_second_order(name):
     check_second_order(LOSSES[name], (_Z[:1, :2], _W[:1, :2], _X[:1, :2]))
 
@@ -249,17 +258,31 @@ def test_linalg_matches_numpy(backend, dtype):
            *lj.linalg.slogdet(lj.tensor(sing)), lj.linalg.det(lj.tensor(sing)),
            lj.linalg.solve(A, _X[:, :2]), lj.linalg.cholesky(lj.tensor(h)),
            lj.linalg.cholesky(lj.tensor(h), upper=True), lj.linalg.norm(A),
-           lj.linalg.norm(A, 1, axis=(1, 2)), lj.linalg.vector_norm(A, ord=0, axis=1)]
+           lj.linalg.norm(A, 1, axis=(1, 2)), lj.linalg.vector_norm(A, ord=0, axis=1),
+           lj.linalg.eigvalsh(lj.tensor(h)), lj.linalg.eigvalsh(lj.tensor(h), UPLO="U"),
+           lj.abs(lj.linalg.eigh(lj.tensor(h), UPLO="U")[1])]
     expected = [np.linalg.solve(a, b), np.linalg.solve(a[0], b[:, 0]), np.linalg.inv(a),
                 np.linalg.det(a), *np.linalg.slogdet(a), *np.linalg.slogdet(sing),
                 np.linalg.det(sing), np.linalg.solve(a, _X[:, :2]), np.linalg.cholesky(h),
                 np.linalg.cholesky(h, upper=True), np.linalg.norm(a),
-                np.linalg.norm(a, 1, axis=(1, 2)), np.linalg.vector_norm(a, ord=0, axis=1)]
+                np.linalg.norm(a, 1, axis=(1, 2)), np.linalg.vector_norm(a, ord=0, axis=1),
+                np.linalg.eigvalsh(h), np.linalg.eigvalsh(h, UPLO="U"),
+                np.abs(np.linalg.eigh(h, UPLO="U")[1])]
     lj.realize(*got)
     for g, e in zip(got, expected):
         assert_same(g, e, rtol=1e-5 if dtype == "complex64" else 1e-10)
     with pytest.raises(np.linalg.LinAlgError):
         lj.linalg.inv(lj.tensor(sing)).numpy()
+
+
+def test_eigh_gradient_of_a_phase_dependent_loss_is_nan():
+    """Re((1+2j) V[1, 0]) depends on the phase LAPACK picked for the first eigenvector:
+    it has no derivative (NaN, never a made-up number); |V[1, 0]| has one."""
+    h = _Z[:, :3] @ _Z[:, :3].conj().T + np.eye(3)
+    g = lj.grad(lambda a: lj.real(lj.linalg.eigh(a)[1][1, 0] * (1 + 2j)))(lj.tensor(h))
+    assert np.isnan(g.numpy()).all()
+    g = lj.grad(lambda a: lj.abs(lj.linalg.eigh(a)[1][1, 0]))(lj.tensor(h))
+    assert np.isfinite(g.numpy()).all()
 
 
 def test_second_order_linalg():

@@ -67,7 +67,7 @@ class SVDResult(NamedTuple):
 
 # the functions that take complex matrices (through the primitives cholesky, solve and
 # slogdet)
-_COMPLEX = ("cholesky", "solve", "inv", "slogdet", "det")
+_COMPLEX = ("cholesky", "solve", "inv", "slogdet", "det", "eigh", "eigvalsh")
 
 
 def _no_half(x: Tensor, name: str) -> None:
@@ -179,12 +179,19 @@ def eigh(a, UPLO: str = "L") -> EighResult:
     eigenvalues' eigenspaces); at repeated eigenvalues the gradient is NaN unless the
     loss does not depend on the eigenvectors.  The gradient is the symmetric one (for
     perturbations that keep ``a`` symmetric, as JAX's and PyTorch's): for a
-    non-symmetric ``a`` it is not the derivative of reading one triangle."""
+    non-symmetric ``a`` it is not the derivative of reading one triangle.  Complex
+    Hermitian ``a`` (``heevd``) has real eigenvalues and eigenvectors unique up to a
+    phase each: the gradient of a loss that depends on those phases does not exist and
+    is NaN (where a diagonal entry of ``V^H dL/dV`` has an imaginary part above 1e-4 of
+    the largest entry), as PyTorch refuses it; the others have JAX's."""
     a = _float(a, "eigh")
     if UPLO not in ("L", "U"):
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
-    out = _op("eigh", a if UPLO == "L" else matrix_transpose(a))
-    return EighResult(out[..., 0, :], out[..., 1:, :])
+    if UPLO == "U":  # (the lower triangle of a^H is the Hermitian matrix a's upper one gives)
+        a = matrix_transpose(a).conj() if a.dtype.kind == "c" else matrix_transpose(a)
+    out = _op("eigh", a)
+    w = out[..., 0, :]
+    return EighResult(w.real if w.dtype.kind == "c" else w, out[..., 1:, :])
 
 
 def eigvalsh(a, UPLO: str = "L") -> Tensor:

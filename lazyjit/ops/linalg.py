@@ -1,7 +1,7 @@
 """Dense linear algebra primitives: factorizations and solves batched over leading axes.
 
 Each op works on the last two axes of contiguous float32 or float64 operands (and
-complex128 for ``cholesky``, ``solve`` and ``slogdet``; the API,
+complex128 for ``cholesky``, ``solve``, ``slogdet`` and ``eigh``; the API,
 :mod:`lazyjit.api.linalg`, promotes integers to float64 and rejects float16 as NumPy
 does, and computes float32 in float64 as NumPy does), with the same batch dims for every
 operand.  The cpu backend calls the LAPACK that NumPy ships (through LAPACKE, as BLAS is
@@ -35,7 +35,8 @@ Derivatives, written with the public functions (so they can be differentiated ag
   modes; for complex matrices (these two take them), with JAX's convention: ``solve``
   and ``log det`` are holomorphic, so their rules keep plain transposes, and ``slogdet``'s
   sign ``exp(i Im log det)`` and ``log|det| = Re log det`` go through ``log det``'s;
-* ``eigh``: Giles 2008 (both modes), the symmetric gradient; it divides by the
+* ``eigh``: Giles 2008 (both modes), the symmetric gradient (Hermitian, for complex
+  matrices, with NaN for a loss that depends on the eigenvectors' phases); it divides by the
   differences of eigenvalues: where two are equal, a term is 0 if what it divides is
   exactly 0 (a loss that ignores the choice of vectors in their eigenspace), else NaN
   (the derivative does not exist), never a made-up number;
@@ -57,7 +58,7 @@ from lazyjit.ops.registry import F, OpDef, apply, register
 
 LINALG_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # the ops defined for complex matrices too (LU: gesv, getrf)
-COMPLEX_LINALG = ("cholesky", "solve", "slogdet")
+COMPLEX_LINALG = ("cholesky", "solve", "slogdet", "eigh")
 SVD_MODES, QR_MODES = ("reduced", "complete", "values"), ("reduced", "complete")
 # what a compiled kernel reports when LAPACK fails (NumPy's LinAlgError messages)
 LINALG_FAILURES = {"cholesky": "Matrix is not positive definite", "solve": "Singular matrix",
@@ -299,19 +300,39 @@ def _eigh_vjp(g, out, a, arg):
     n = a.shape[-1]
     w, v = out[..., 0, :], out[..., 1:, :]
     gw, gv = g[..., 0, :], g[..., 1:, :]
+    if a.dtype.kind == "c":
+        return (_eigh_vjp_complex(w, v, gw, gv, n),)
     x = _mm(_t(v), gv)
     inner = _over_gaps((x - _t(x)) * 0.5, w, _unused(gv)) + _diag_embed(gw, n)
     return (_mm(_mm(v, inner), _t(v)),)
+
+
+def _eigh_vjp_complex(w, v, gw, gv, n):
+    """The real rule on the gradient (the conjugate of JAX's cotangent), with conjugate
+    transposes, conjugated back; the eigenvalues are real (their cotangents' imaginary
+    parts, of stored zeros, ignored).  A diagonal entry of ``X = V^H gV`` with an
+    imaginary part is a loss that depends on the eigenvectors' phases: NaN there."""
+    w, gw = F.real(w), F.real(gw)
+    x = _mm(_h(v), F.conj(gv))
+    off = 1 - _eye(n, x)
+    inner = _over_gaps((x - _h(x)) * 0.5 * off, w, _unused(gv)) + _diag_embed(gw, n)
+    ga = F.conj(_mm(_mm(v, inner), _h(v)))
+    phase = F.abs(F.imag(F.diagonal(x, 0, -2, -1)))
+    scale = F.max(F.abs(x), axis=(-2, -1))
+    bad = F.any(phase > 1e-4 * scale[..., None], axis=-1)[..., None, None]
+    return F.where(bad, np.nan, ga)
 
 
 def _eigh_jvp(ts, out, a, arg):
     (t,) = ts
     n = a.shape[-1]
     w, v = out[..., 0, :], out[..., 1:, :]
-    m = _mm(_mm(_t(v), _sym(t)), v)
+    m = _mm(_mm(_h(v), _sym(t)), v)
     off = m * (1 - _eye(n, m))
-    return F.concatenate([F.diagonal(m, 0, -2, -1)[..., None, :], _mm(v, _over_gaps(off, w))],
-                         axis=-2)
+    dw = F.diagonal(m, 0, -2, -1)
+    if a.dtype.kind == "c":  # (the eigenvalues real; the vectors' phases held: V^H dV has
+        w, dw = F.real(w), F.real(dw).astype(a.dtype)  # a zero diagonal, as JAX's)
+    return F.concatenate([dw[..., None, :], _mm(v, _over_gaps(off, w))], axis=-2)
 
 
 def _svd_checked(a, mode):

@@ -16,7 +16,7 @@ from lazyjit.schedule import ir
 
 # per dtype: (LAPACK prefix, first table entry, real type, complex |.|)
 _PREFIX = {"float32": ("s", 0, "float", ""), "float64": ("d", 7, "double", ""),
-           "complex64": ("c", 14, "float", "cabsf"), "complex128": ("z", 17, "double", "cabs")}
+           "complex64": ("c", 14, "float", "cabsf"), "complex128": ("z", 18, "double", "cabs")}
 _HELPER = r"""#ifndef LJ_HAVE_LINALG_$P
 #define LJ_HAVE_LINALG_$P
 #define LJ_T $T
