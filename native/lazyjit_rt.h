@@ -217,6 +217,24 @@ LJ_INLINE C lj_cexp2##S(C z) {                                                  
     const R k = (R)0.693147180559945309417232121458176568;                       \
     return cexp##S(lj_complex##S(creal##S(z) * k, cimag##S(z) * k));             \
 }                                                                                \
+LJ_INLINE R lj_cabs##S(C z) {  /* NumPy's: l sqrt(1 + (s/l)^2), s <= l the parts' moduli */ \
+    const R x = fabs##S(creal##S(z)), y = fabs##S(cimag##S(z));                   \
+    if (isinf(x) || isinf(y)) return INFINITY;                                   \
+    if (x != x || y != y) return NAN;                                            \
+    const R l = x > y ? x : y, s = x > y ? y : x;                                \
+    if (l == 0) return 0;                                                        \
+    const R r = s / l;                                                           \
+    return l * sqrt##S(LJ_CMUL_IM(S, r, r, 1));  /* (fma(r, r, 1) as NumPy's) */ \
+}                                                                                \
+LJ_INLINE C lj_crecip##S(C z) {  /* NumPy's reciprocal (Smith's, no zero case) */ \
+    const R x = creal##S(z), y = cimag##S(z);                                    \
+    if (fabs##S(y) <= fabs##S(x)) {                                              \
+        const R r = y / x, d = x + y * r;                                        \
+        return lj_complex##S(1 / d, -r / d);                                     \
+    }                                                                            \
+    const R r = x / y, d = x * r + y;                                            \
+    return lj_complex##S(r / d, -1 / d);                                         \
+}                                                                                \
 LJ_INLINE C lj_csign##S(C z) {  /* z / |z|, 0 at 0, by parts at infinities */   \
     const R x = creal##S(z), y = cimag##S(z), a = hypot##S(x, y);                \
     if (a != a || (isinf(x) && isinf(y))) return lj_complex##S(NAN, NAN);        \

@@ -741,15 +741,19 @@ def astype(x, dtype, *, copy: bool = True, device=None) -> Tensor:
 
 
 def power_operator(a, b) -> Tensor:
-    """``a ** b`` for a tensor ``a``: :func:`power`, except that a float or complex
-    ``a`` to a Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, as
-    NumPy's ``ndarray.__pow__`` does (its values differ from ``np.power``'s: complex
-    products, ``(-0.) ** 0.5`` is -0., ``(-inf) ** 0.5`` NaN)."""
+    """``a ** b`` for a tensor ``a``: :func:`power`, except that a float ``a`` to a
+    Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, and a complex
+    ``a`` to the int 2, the float 0.5 or the int -1 is :func:`square`, :func:`sqrt` or
+    :func:`reciprocal`, as NumPy 2's ``ndarray.__pow__`` does (its values differ from
+    ``np.power``'s: complex products, ``(-0.) ** 0.5`` is -0., ``(-inf) ** 0.5`` NaN)."""
     if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fc":
-        if b == 2:
+        # (complex: only the int exponents 2 and -1 take the fast path, as in NumPy 2)
+        if b == 2 and (type(b) is int or a.dtype.kind == "f"):
             return a * a
         if b == 0.5:
             return sqrt(a)
+        if b == -1 and type(b) is int and a.dtype.kind == "c":
+            return reciprocal(a)
     return power(a, b)
 
 
@@ -763,8 +767,12 @@ def square(x) -> Tensor:
 
 def reciprocal(x) -> Tensor:
     """``1 / x``; integers give float64 (NumPy's integer reciprocal, which truncates, is
-    not provided)."""
-    return 1.0 / asarray(x)
+    not provided); complex ``x`` by NumPy's own reciprocal loop (of ``0j``, NaN in both
+    parts, where ``1 / 0j`` has an infinite real part)."""
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        return Tensor(apply("reciprocal", (x.node,)))
+    return 1.0 / x
 
 
 def stop_gradient(x) -> Tensor:

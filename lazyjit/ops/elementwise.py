@@ -179,6 +179,11 @@ _unary("exp2", np.exp2, _fn("exp2", "lj_cexp2{s}({0})"),
        lambda g, out, x, arg: (g * out * LN2,))
 _unary("cbrt", np.cbrt, "cbrt{s}({0})", _cbrt_vjp, doc="derivative taken as 0 at 0")
 
+_unary("reciprocal", np.reciprocal, {"*": "(1 / {0})", "c": "lj_crecip{s}({0})"},
+       lambda g, out, x, arg: (-g * out * out,),
+       doc="1 / x (NumPy's loop: of complex 0, NaN in both parts, where 1 / 0j has an "
+           "infinite real part)")
+
 # functions that keep integer dtypes
 _unary("neg", np.negative, "(-{0})", lambda g, out, x, arg: (-g,))
 
@@ -204,7 +209,7 @@ def _real_valued(vjp):
 
 
 register(OpDef("abs", "elementwise", lambda x, arg: np.abs(x),
-               c={"f": "fabs{s}({0})", "c": "cabs{s}({0})", "i": "({0} < 0 ? -{0} : {0})",
+               c={"f": "fabs{s}({0})", "c": "lj_cabs{s}({0})", "i": "({0} < 0 ? -{0} : {0})",
                   "u": "{0}", "b": "{0}"}, vjp=_abs_vjp, jvp=_real_valued(_abs_vjp),
                doc="derivative sign(x): 0 at 0; of complex z, conj(z) / |z| (0 at 0)"))
 register(OpDef("real", "elementwise", lambda x, arg: np.real(x), c={"c": "creal{s}({0})"},

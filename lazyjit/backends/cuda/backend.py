@@ -39,8 +39,23 @@ def generate(trace: Trace) -> tuple[str, list[int]]:
 # NumPy on 20,000 values: hundreds of ulp for log and sqrt, up to 1e13 ulp for tan and
 # tanh, overflow or 1e8 ulp for the inverse functions at large or tiny |z|, the same for
 # non-integer powers): refused on cuda, where lazyjit has no CUDA form of its own yet
+# (powers to a constant integer exponent are NumPy's products: they run)
 INACCURATE = frozenset(("log", "sqrt", "tan", "tanh", "arcsin", "arccos", "arctan",
                         "arcsinh", "arccosh", "arctanh", "log1p", "log2", "log10", "pow"))
+
+
+def _integer_power(n) -> bool:
+    """Whether ``n`` is ``pow`` to a constant integer exponent of magnitude below 100
+    (``lj_cpow``'s repeated squaring: NumPy's product, never libcu++'s ``pow``)."""
+    if n.op != "pow":
+        return False
+    e = n.src[1]
+    while e.op in ("reshape", "expand", "cast") and e.src:
+        e = e.src[0]
+    if e.op != "const":
+        return False
+    v = complex(e.const_value)
+    return v.imag == 0 and v.real == int(v.real) and abs(v.real) < 100
 
 
 def refuse_inaccurate(trace: Trace) -> None:
@@ -53,7 +68,7 @@ def refuse_inaccurate(trace: Trace) -> None:
         if n in seen:
             continue
         seen.add(n)
-        if n.op in INACCURATE and n.dtype.kind == "c":
+        if n.op in INACCURATE and n.dtype.kind == "c" and not _integer_power(n):
             where = f"\n(built at)\n{format_site(n.site)}" if n.site else ""
             raise NotImplementedError(
                 f"lazyjit: complex {n.op} on the cuda backend: libcu++'s is not accurate "
