@@ -367,9 +367,9 @@ def _vector_norm(x: Tensor, axes: tuple, ord) -> Tensor:
         return astype(_sum(x != 0, axis=axes), ax.dtype)
     if ord == 1:
         return _sum(ax, axis=axes)
-    if ord is None or ord == 2:
-        v = ax if x.dtype.kind == "c" else x
-        s = _sum(v * v, axis=axes)
+    if ord is None or ord == 2:  # (complex: re^2 + im^2, as NumPy, NaN for inf + nan j)
+        s = _sum(x.real * x.real + x.imag * x.imag if x.dtype.kind == "c" else x * x,
+                 axis=axes)
         zero = s == 0  # (the gradient at 0 is 0, a subgradient, not 0 * inf)
         return where(zero, 0, where(zero, 1, s) ** 0.5)
     if isinstance(ord, str):

@@ -42,8 +42,15 @@ def _scan_along(x, axis, dtype, combine, name: str) -> Tensor:
     axis = C._axes(axis, x.ndim, name)[0]
     x = C.astype(x, _acc_dtype(x, dtype))
     rows = S.moveaxis(x, axis, 0)
+    n = rows.shape[0]
+    if type(n) is int and n >= 1:  # from the first row, as NumPy's accumulate: not from
+        if n == 1:  # 0 or 1 (0 + -0. is +0., (1+0j) * (inf+1j) is inf+nanj)
+            return S.moveaxis(rows, 0, axis)
+        rest, _ = scan(lambda row, acc: combine(acc, row), sequences=rows[1:],
+                       outputs_info=rows[0], name=name)
+        return S.moveaxis(S.concatenate([rows[:1], rest]), 0, axis)
     start = C.zeros(rows.shape[1:], x.dtype) if combine is C.add else \
-        C.ones(rows.shape[1:], x.dtype)
+        C.ones(rows.shape[1:], x.dtype)  # (an empty or symbolic axis)
     out, _ = scan(lambda row, acc: combine(acc, row), sequences=rows, outputs_info=start,
                   name=name)
     return S.moveaxis(out, 0, axis)
