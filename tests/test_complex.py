@@ -26,7 +26,7 @@ OP_CASES = {op: [Case(op, getattr(lj, op), getattr(np, op), values=(_Z,),
                       extra={"complex": True}),
                  Case(f"{op}-64", getattr(lj, op), getattr(np, op),
                       values=(_W.astype(np.complex64),), extra={"complex": True})]
-            for op in ("real", "imag", "conj")}
+            for op in ("real", "imag", "conj", "reciprocal")}
 
 UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
          "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "abs", "negative", "conj",

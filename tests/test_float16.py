@@ -137,8 +137,10 @@ def test_every_elementwise_op_against_numpy(backend, rng):
     tested = {name.split("-")[0] for name, _, _ in cases} | {
         "invert", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"}
     elementwise = {n for n, d in REGISTRY.items() if d.kind == "elementwise"}
-    # (philox: random bits, uint; real, imag, conj: complex only, tests/test_complex.py)
-    assert elementwise - tested <= {"philox", "real", "imag", "conj"}, elementwise - tested
+    # (philox: random bits, uint; real, imag, conj, reciprocal: complex only (float
+    # reciprocal is 1 / x), tests/test_complex.py)
+    assert elementwise - tested <= {"philox", "real", "imag", "conj", "reciprocal"}, \
+        elementwise - tested
     _check_all(cases)
 
 
