@@ -113,6 +113,9 @@ LOSSES = {
 
 @pytest.mark.parametrize("name", list(LOSSES))
 def test_gradients_both_modes(backend, name):
+    if backend == "cuda" and name not in ("fft", "rfft"):
+        pytest.skip("FFTs are NumPy host steps on emulated cuda: two losses check the "
+                    "kernels around them (CI's time)")
     check_real_loss(LOSSES[name], (_Z[:2, 0], _X[:2, 0]))
 
 
