@@ -10,6 +10,8 @@ fails on any machine.  With ``cuda_emulate`` the module runs on the CPU
 """
 from __future__ import annotations
 
+import importlib.util
+
 from lazyjit.backends.cuda import device, emulate, gpu_count, nvrtc
 from lazyjit.backends.cuda.render import render, render_program
 from lazyjit.config import config
@@ -89,7 +91,9 @@ def compile(trace: Trace):  # noqa: A001 - the backend interface name
             plan = emulate.Plan(prog, mod, source)
         else:
             if gpu_count() == 0:
-                raise op_error("cuda", "cupy sees no CUDA GPU here: LAZYJIT_FLAGS=backend="
+                why = "cupy sees no CUDA GPU here" if importlib.util.find_spec("cupy") \
+                    else "cupy is not installed (pip install 'lazyjit[cuda]')"
+                raise op_error("cuda", f"{why}: LAZYJIT_FLAGS=backend="
                                "cuda,cuda_emulate=true runs the CUDA kernels on the CPU")
             plan = device.Plan(prog, mod, source)
     finally:
