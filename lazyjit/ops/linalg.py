@@ -194,9 +194,14 @@ def _eye(n: int, like):
     return F.asarray(np.eye(n, dtype=like.dtype))
 
 
+def _conj(x):
+    """The complex conjugate (a real tensor itself)."""
+    return F.conj(x) if x.dtype.kind == "c" else x
+
+
 def _h(x):
     """The conjugate transpose (the transpose of a real matrix)."""
-    return F.conj(_t(x)) if x.dtype.kind == "c" else _t(x)
+    return _conj(_t(x))
 
 
 def _sym(x):
@@ -249,10 +254,10 @@ def _cholesky_vjp(g, L, a, arg):
     # (complex: on the conjugate of JAX's cotangent, the gradient of the real inner
     # product, with conjugate transposes; then conjugated back)
     n = a.shape[-1]
-    c = F.conj(g) if g.dtype.kind == "c" else g
+    c = _conj(g)
     x = _solve(_h(L), _phi(_mm(_h(L), c), n))  # L^-H Phi(L^H g)
     ga = _sym(_h(_solve(_h(L), _h(x))))  # sym(x L^-1)
-    return (F.conj(ga) if ga.dtype.kind == "c" else ga,)
+    return (_conj(ga),)
 
 
 def _cholesky_jvp(ts, L, a, arg):
