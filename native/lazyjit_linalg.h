@@ -6,7 +6,7 @@
    LJ_P (the LAPACK prefix, s, d, c or z) and LJ_BASE (the first of its entries in
    lj_lapack[], the table of LAPACKE pointers each module is given at load: potrf gesv
    getrf syevd gesdd geqrf orgqr; for c and z, which define LJ_COMPLEX_LA and LJ_ABS,
-   potrf gesv getrf heevd, and cholesky, solve, slogdet and eigh only).
+   potrf gesv getrf heevd gesdd geqrf ungqr).
    Matrices are row-major and contiguous, batched over a leading count; every function
    returns 0, LJ_LA_FAIL (LAPACK reported a matrix it cannot factor, or an error),
    LJ_LA_NOMEM or LJ_LA_NOLAPACK (no LAPACKE pointer). */
@@ -28,8 +28,13 @@ typedef int64_t (*LJ_LA(gesv_t))(int, int64_t, int64_t, LJ_T*, int64_t, int64_t*
 typedef int64_t (*LJ_LA(getrf_t))(int, int64_t, int64_t, LJ_T*, int64_t, int64_t*);
 typedef int64_t (*LJ_LA(syevd_t))(int, char, char, int64_t, LJ_T*, int64_t, LJ_T*, LJ_T*,
                                    int64_t, int64_t*, int64_t);
+#ifdef LJ_COMPLEX_LA  /* (complex: real singular values, and a real workspace) */
+typedef int64_t (*LJ_LA(gesdd_t))(int, char, int64_t, int64_t, LJ_T*, int64_t, LJ_R*, LJ_T*,
+                                   int64_t, LJ_T*, int64_t, LJ_T*, int64_t, LJ_R*, int64_t*);
+#else
 typedef int64_t (*LJ_LA(gesdd_t))(int, char, int64_t, int64_t, LJ_T*, int64_t, LJ_T*, LJ_T*,
                                    int64_t, LJ_T*, int64_t, LJ_T*, int64_t, int64_t*);
+#endif
 typedef int64_t (*LJ_LA(geqrf_t))(int, int64_t, int64_t, LJ_T*, int64_t, LJ_T*, LJ_T*, int64_t);
 typedef int64_t (*LJ_LA(orgqr_t))(int, int64_t, int64_t, int64_t, LJ_T*, int64_t, const LJ_T*,
                                    LJ_T*, int64_t);
@@ -101,7 +106,7 @@ static int LJ_LA(slogdet)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   return rc;
 }
 
-#ifndef LJ_COMPLEX_LA  /* (complex: cholesky, solve, slogdet and eigh, below) */
+#ifndef LJ_COMPLEX_LA  /* (complex: eigh through heevd, below) */
 /* o[b] = (n + 1) x n: the ascending eigenvalues, then the eigenvectors as columns, of each
    symmetric n x n matrix of a (its lower triangle read) */
 static int LJ_LA(eigh)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
@@ -126,84 +131,6 @@ static int LJ_LA(eigh)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   return rc;
 }
 
-/* the SVD of each m x n matrix of a: mode 0 (reduced) U m x k, s, Vh k x n; mode 1
-   (complete) U m x m, s, Vh n x n; mode 2 s alone; packed one after the other in o */
-static int LJ_LA(svd)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t m, int64_t n, int mode) {
-  LJ_LA(gesdd_t) gesdd = (LJ_LA(gesdd_t))lj_lapack[LJ_BASE + 4];
-  if (!gesdd) return LJ_LA_NOLAPACK;
-  int64_t k = m < n ? m : n;
-  int64_t uc = mode == 0 ? k : mode == 1 ? m : 0, vr = mode == 0 ? k : mode == 1 ? n : 0;
-  int64_t size = m * uc + k + vr * n;
-  char jobz = mode == 0 ? 'S' : mode == 1 ? 'A' : 'N';
-  if (!k) {  /* an empty matrix: NumPy's complete factors are identities */
-    memset(o, 0, (size_t)(batch * size) * sizeof(LJ_T));
-    for (int64_t b = 0; b < batch && mode == 1; b++) {
-      for (int64_t i = 0; i < m; i++) o[b * size + i * m + i] = 1;
-      for (int64_t i = 0; i < n; i++) o[b * size + m * m + i * n + i] = 1;
-    }
-    return 0;
-  }
-  LJ_T* x = (LJ_T*)malloc((size_t)(m * n) * sizeof(LJ_T));
-  int64_t* iwork = (int64_t*)malloc((size_t)(8 * k) * sizeof(int64_t));
-  LJ_T q, *work = 0;
-  int rc = x && iwork ? 0 : LJ_LA_NOMEM;
-  int64_t ldu = lj_la_max1(uc), ldvt = lj_la_max1(n), lwork = 0;
-  if (!rc) {
-    memcpy(x, a, (size_t)(m * n) * sizeof(LJ_T));
-    LJ_T* u = o + 0; LJ_T* s = o + m * uc; LJ_T* vt = s + k;
-    if (gesdd(LJ_ROW_MAJOR, jobz, m, n, x, n, s, u, ldu, vt, ldvt, &q, -1, iwork))
-      rc = LJ_LA_FAIL;
-    lwork = (int64_t)q + 1;
-  }
-  if (!rc && !(work = (LJ_T*)malloc((size_t)lwork * sizeof(LJ_T)))) rc = LJ_LA_NOMEM;
-  for (int64_t b = 0; b < batch && !rc; b++) {
-    LJ_T* u = o + b * size; LJ_T* s = u + m * uc; LJ_T* vt = s + k;
-    memcpy(x, a + b * m * n, (size_t)(m * n) * sizeof(LJ_T));
-    if (gesdd(LJ_ROW_MAJOR, jobz, m, n, x, n, s, u, ldu, vt, ldvt, work, lwork, iwork))
-      rc = LJ_LA_FAIL;
-  }
-  free(x); free(iwork); free(work);
-  return rc;
-}
-
-/* the QR factorization of each m x n matrix of a: mode 0 (reduced) Q m x k, R k x n;
-   mode 1 (complete) Q m x m, R m x n; packed one after the other in o */
-static int LJ_LA(qr)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t m, int64_t n, int mode) {
-  LJ_LA(geqrf_t) geqrf = (LJ_LA(geqrf_t))lj_lapack[LJ_BASE + 5];
-  LJ_LA(orgqr_t) orgqr = (LJ_LA(orgqr_t))lj_lapack[LJ_BASE + 6];
-  if (!geqrf || !orgqr) return LJ_LA_NOLAPACK;
-  int64_t k = m < n ? m : n, qc = mode == 1 ? m : k, rr = mode == 1 ? m : k;
-  int64_t size = m * qc + rr * n;
-  memset(o, 0, (size_t)(batch * size) * sizeof(LJ_T));
-  if (!m) return 0;
-  LJ_T* x = (LJ_T*)malloc((size_t)(m * n) * sizeof(LJ_T) + 1);
-  LJ_T* tau = (LJ_T*)malloc((size_t)k * sizeof(LJ_T) + 1);
-  LJ_T q1 = 0, q2 = 0, *work = 0;
-  int rc = x && tau ? 0 : LJ_LA_NOMEM;
-  if (!rc && n && (geqrf(LJ_ROW_MAJOR, m, n, x, lj_la_max1(n), tau, &q1, -1) ||
-                   orgqr(LJ_ROW_MAJOR, m, qc, k, o, lj_la_max1(qc), tau, &q2, -1)))
-    rc = LJ_LA_FAIL;
-  int64_t lwork = (int64_t)(q1 > q2 ? q1 : q2) + 1;
-  if (!rc && !(work = (LJ_T*)malloc((size_t)lwork * sizeof(LJ_T)))) rc = LJ_LA_NOMEM;
-  for (int64_t b = 0; b < batch && !rc; b++) {
-    LJ_T* qm = o + b * size; LJ_T* r = qm + m * qc;
-    if (!n) {  /* Q of an m x 0 matrix: the identity's first qc columns */
-      for (int64_t i = 0; i < m && i < qc; i++) qm[i * qc + i] = 1;
-      continue;
-    }
-    memcpy(x, a + b * m * n, (size_t)(m * n) * sizeof(LJ_T));
-    if (geqrf(LJ_ROW_MAJOR, m, n, x, n, tau, work, lwork)) { rc = LJ_LA_FAIL; break; }
-    for (int64_t i = 0; i < k; i++)
-      for (int64_t j = i; j < n; j++) r[i * n + j] = x[i * n + j];
-    for (int64_t i = 0; i < m; i++)
-      for (int64_t j = 0; j < k; j++) qm[i * qc + j] = x[i * n + j];
-    if (orgqr(LJ_ROW_MAJOR, m, qc, k, qm, qc, tau, work, lwork)) rc = LJ_LA_FAIL;
-  }
-  free(x); free(tau); free(work);
-  return rc;
-}
-
-#undef LJ_LA
 #else
 typedef int64_t (*LJ_LA(heevd_t))(int, char, char, int64_t, LJ_T*, int64_t, LJ_R*, LJ_T*,
                                    int64_t, LJ_R*, int64_t, int64_t*, int64_t);
@@ -239,3 +166,103 @@ static int LJ_LA(eigh)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t n) {
   return rc;
 }
 #endif
+
+/* the SVD of each m x n matrix of a: mode 0 (reduced) U m x k, s, Vh k x n; mode 1
+   (complete) U m x m, s, Vh n x n; mode 2 s alone; packed one after the other in o */
+static int LJ_LA(svd)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t m, int64_t n, int mode) {
+  LJ_LA(gesdd_t) gesdd = (LJ_LA(gesdd_t))lj_lapack[LJ_BASE + 4];
+  if (!gesdd) return LJ_LA_NOLAPACK;
+  int64_t k = m < n ? m : n;
+  int64_t uc = mode == 0 ? k : mode == 1 ? m : 0, vr = mode == 0 ? k : mode == 1 ? n : 0;
+  int64_t size = m * uc + k + vr * n;
+  char jobz = mode == 0 ? 'S' : mode == 1 ? 'A' : 'N';
+  if (!k) {  /* an empty matrix: NumPy's complete factors are identities */
+    memset(o, 0, (size_t)(batch * size) * sizeof(LJ_T));
+    for (int64_t b = 0; b < batch && mode == 1; b++) {
+      for (int64_t i = 0; i < m; i++) o[b * size + i * m + i] = 1;
+      for (int64_t i = 0; i < n; i++) o[b * size + m * m + i * n + i] = 1;
+    }
+    return 0;
+  }
+  LJ_T* x = (LJ_T*)malloc((size_t)(m * n) * sizeof(LJ_T));
+  int64_t* iwork = (int64_t*)malloc((size_t)(8 * k) * sizeof(int64_t));
+#ifdef LJ_COMPLEX_LA  /* (the singular values in a real array, then stored as complex;
+                         zgesdd's real workspace: LAPACK's documented size) */
+  int64_t mx = m > n ? m : n;
+  int64_t lrwork = mode == 2 ? 7 * k : (5 * k * k + 5 * k > 2 * mx * k + 2 * k * k + k ?
+                                        5 * k * k + 5 * k : 2 * mx * k + 2 * k * k + k);
+  LJ_R* sv = (LJ_R*)malloc((size_t)k * sizeof(LJ_R));
+  LJ_R* rwork = (LJ_R*)malloc((size_t)lrwork * sizeof(LJ_R));
+#define LJ_GESDD(u, vt, work, lwork) \
+  gesdd(LJ_ROW_MAJOR, jobz, m, n, x, n, sv, u, ldu, vt, ldvt, work, lwork, rwork, iwork)
+  int rc = x && iwork && sv && rwork ? 0 : LJ_LA_NOMEM;
+#else
+#define LJ_GESDD(u, vt, work, lwork) \
+  gesdd(LJ_ROW_MAJOR, jobz, m, n, x, n, s, u, ldu, vt, ldvt, work, lwork, iwork)
+  int rc = x && iwork ? 0 : LJ_LA_NOMEM;
+#endif
+  LJ_T q, *work = 0;
+  int64_t ldu = lj_la_max1(uc), ldvt = lj_la_max1(n), lwork = 0;
+  if (!rc) {
+    memcpy(x, a, (size_t)(m * n) * sizeof(LJ_T));
+    LJ_T* u = o + 0; LJ_T* s = o + m * uc; LJ_T* vt = s + k;
+    (void)s;
+    if (LJ_GESDD(u, vt, &q, -1)) rc = LJ_LA_FAIL;
+    lwork = (int64_t)q + 1;
+  }
+  if (!rc && !(work = (LJ_T*)malloc((size_t)lwork * sizeof(LJ_T)))) rc = LJ_LA_NOMEM;
+  for (int64_t b = 0; b < batch && !rc; b++) {
+    LJ_T* u = o + b * size; LJ_T* s = u + m * uc; LJ_T* vt = s + k;
+    memcpy(x, a + b * m * n, (size_t)(m * n) * sizeof(LJ_T));
+    if (LJ_GESDD(u, vt, work, lwork)) rc = LJ_LA_FAIL;
+#ifdef LJ_COMPLEX_LA
+    for (int64_t i = 0; i < k; i++) s[i] = sv[i];
+#endif
+  }
+#undef LJ_GESDD
+#ifdef LJ_COMPLEX_LA
+  free(sv); free(rwork);
+#endif
+  free(x); free(iwork); free(work);
+  return rc;
+}
+
+/* the QR factorization of each m x n matrix of a: mode 0 (reduced) Q m x k, R k x n;
+   mode 1 (complete) Q m x m, R m x n; packed one after the other in o */
+static int LJ_LA(qr)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t m, int64_t n, int mode) {
+  LJ_LA(geqrf_t) geqrf = (LJ_LA(geqrf_t))lj_lapack[LJ_BASE + 5];
+  LJ_LA(orgqr_t) orgqr = (LJ_LA(orgqr_t))lj_lapack[LJ_BASE + 6];
+  if (!geqrf || !orgqr) return LJ_LA_NOLAPACK;
+  int64_t k = m < n ? m : n, qc = mode == 1 ? m : k, rr = mode == 1 ? m : k;
+  int64_t size = m * qc + rr * n;
+  memset(o, 0, (size_t)(batch * size) * sizeof(LJ_T));
+  if (!m) return 0;
+  LJ_T* x = (LJ_T*)malloc((size_t)(m * n) * sizeof(LJ_T) + 1);
+  LJ_T* tau = (LJ_T*)malloc((size_t)k * sizeof(LJ_T) + 1);
+  LJ_T q1 = 0, q2 = 0, *work = 0;
+  int rc = x && tau ? 0 : LJ_LA_NOMEM;
+  if (!rc && n && (geqrf(LJ_ROW_MAJOR, m, n, x, lj_la_max1(n), tau, &q1, -1) ||
+                   orgqr(LJ_ROW_MAJOR, m, qc, k, o, lj_la_max1(qc), tau, &q2, -1)))
+    rc = LJ_LA_FAIL;
+  int64_t lq1 = (int64_t)q1, lq2 = (int64_t)q2;  /* (complex: the real parts) */
+  int64_t lwork = (lq1 > lq2 ? lq1 : lq2) + 1;
+  if (!rc && !(work = (LJ_T*)malloc((size_t)lwork * sizeof(LJ_T)))) rc = LJ_LA_NOMEM;
+  for (int64_t b = 0; b < batch && !rc; b++) {
+    LJ_T* qm = o + b * size; LJ_T* r = qm + m * qc;
+    if (!n) {  /* Q of an m x 0 matrix: the identity's first qc columns */
+      for (int64_t i = 0; i < m && i < qc; i++) qm[i * qc + i] = 1;
+      continue;
+    }
+    memcpy(x, a + b * m * n, (size_t)(m * n) * sizeof(LJ_T));
+    if (geqrf(LJ_ROW_MAJOR, m, n, x, n, tau, work, lwork)) { rc = LJ_LA_FAIL; break; }
+    for (int64_t i = 0; i < k; i++)
+      for (int64_t j = i; j < n; j++) r[i * n + j] = x[i * n + j];
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < k; j++) qm[i * qc + j] = x[i * n + j];
+    if (orgqr(LJ_ROW_MAJOR, m, qc, k, qm, qc, tau, work, lwork)) rc = LJ_LA_FAIL;
+  }
+  free(x); free(tau); free(work);
+  return rc;
+}
+
+#undef LJ_LA

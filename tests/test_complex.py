@@ -41,7 +41,7 @@ ON_CUDA_REFUSED = {"log", "sqrt", "tan", "tanh", "arcsin", "arccos", "arctan", "
                    "arccosh", "arctanh", "log1p", "log2", "log10", "power"}
 # the losses below that compute one of them, and those made of linalg host steps
 LOSSES_REFUSED_ON_CUDA = {"mixed", "pow", "trig", "logs_exps"}
-HOST_STEPS_ON_CUDA = {"linalg", "eigh", "cholesky", "norms"}
+HOST_STEPS_ON_CUDA = {"linalg", "eigh", "cholesky", "norms", "svd", "qr", "pinv"}
 
 
 def _refused(backend, fn) -> bool:
@@ -139,7 +139,7 @@ def test_refused(backend):
     z = lj.tensor(_Z)
     for fn in (lambda: z < z, lambda: lj.maximum(z, z), lambda: lj.max(z), lambda: lj.sort(z),
                lambda: lj.argmax(z), lambda: lj.floor(z), lambda: z // 2, lambda: lj.cbrt(z),
-               lambda: lj.linalg.svd(z), lambda: lj.grad(lambda u: u.sum())(z)):
+               lambda: lj.grad(lambda u: u.sum())(z)):
         with pytest.raises(TypeError):
             fn()
 
@@ -171,7 +171,32 @@ LOSSES = {
                                           x),
     "cholesky": lambda m, z, w, x: m.sum(m.real(m.linalg.cholesky(
         z @ m.conj(w).T + w @ m.conj(z).T + 9 * m.eye(z.shape[0])) * (1 + 2j))),
+    "svd": lambda m, z, w, x: _svd_loss(m, z, w, x),
+    "qr": lambda m, z, w, x: _qr_loss(m, z, w, x),
+    "pinv": lambda m, z, w, x: m.sum(m.real(m.linalg.pinv(z) * w.T))
+    + m.linalg.norm(z * x, 2) + m.linalg.norm(w, "nuc")
+    + m.sum(m.imag(m.linalg.lstsq(z.T, w[0])[0])),
 }
+
+
+def _svd_loss(m, z, w, x):
+    """Singular values, and what does not depend on the vectors' phases: ``|U|``, ``|Vh|``,
+    ``U @ Vh``; wide (``z``) and tall (``z.T``) matrices, and the values alone."""
+    u, s, vh = m.linalg.svd(z, full_matrices=False)
+    u2, s2, vh2 = m.linalg.svd(z.T * x.T, full_matrices=False)
+    return (m.sum(s * m.arange(1, s.shape[-1] + 1)) + m.sum(m.abs(u) ** 2 * x[:, :u.shape[1]])
+            + m.sum(m.real((u @ vh) * m.conj(w))) + m.sum(m.imag((u2 * s2) @ vh2 * w.T))
+            + m.sum(m.abs(vh2[:, :2]) ** 2)
+            + m.sum(m.linalg.svd(w, compute_uv=False) ** 2 * m.arange(min(w.shape))))
+
+
+def _qr_loss(m, z, w, x):
+    """Q and R of a tall matrix, and the complete ones of a square one."""
+    q, r = m.linalg.qr(z.T + 2 * w.T)
+    k = min(z.shape)
+    q2, r2 = m.linalg.qr(z[:, :k], mode="complete")
+    return (m.sum(m.real(q * (1 + 2j) * w.T)) + m.sum(m.imag(r * z[:, :r.shape[1]]))
+            + m.sum(m.real(q2 @ r2 * w[:, -k:])) + m.sum(m.abs(r2) ** 2 * x[:, :k]))
 
 
 def _eigh_loss(m, e, x):
@@ -243,15 +268,17 @@ def test_gradients_both_modes(backend, name):
 
 
 @pytest.mark.parametrize("name", ["abs2", "real_exp", "mixed", "pow", "sign", "cholesky",
-                                  "eigh"])
+                                  "eigh", "svd", "qr"])
 def test_second_order(name):
-    check_second_order(LOSSES[name], (_Z[:1, :2], _W[:1, :2], _X[:1, :2]))
+    size = (2, 3) if name in ("svd", "qr") else (1, 2)  # (both kinds of matrix: m < n, m > n)
+    check_second_order(LOSSES[name], tuple(v[:size[0], :size[1]] for v in (_Z, _W, _X)))
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_linalg_matches_numpy(backend, dtype):
-    """solve, inv, det, slogdet and cholesky of complex matrices (LAPACK's gesv, getrf
-    and potrf on cpu), batched and broadcast, a singular matrix included; norms (real)."""
+    """solve, inv, det, slogdet, cholesky, eigh, svd and qr of complex matrices (LAPACK's
+    gesv, getrf, potrf, heevd, gesdd, geqrf and ungqr on cpu), batched and broadcast, a
+    singular matrix included; norms (real); what is built on the SVD."""
     if backend == "cuda" and dtype == "complex64":
         pytest.skip("NumPy host steps on emulated cuda: complex128 covers them (CI's time)")
     a = (_R.standard_normal((2, 3, 3)) + 1j * _R.standard_normal((2, 3, 3))).astype(dtype)
@@ -266,14 +293,15 @@ def test_linalg_matches_numpy(backend, dtype):
            lj.linalg.cholesky(lj.tensor(h), upper=True), lj.linalg.norm(A),
            lj.linalg.norm(A, 1, axis=(1, 2)), lj.linalg.vector_norm(A, ord=0, axis=1),
            lj.linalg.eigvalsh(lj.tensor(h)), lj.linalg.eigvalsh(lj.tensor(h), UPLO="U"),
-           lj.abs(lj.linalg.eigh(lj.tensor(h), UPLO="U")[1])]
+           lj.abs(lj.linalg.eigh(lj.tensor(h), UPLO="U")[1]),
+           *_svd_family(lj, a, b)]
     expected = [np.linalg.solve(a, b), np.linalg.solve(a[0], b[:, 0]), np.linalg.inv(a),
                 np.linalg.det(a), *np.linalg.slogdet(a), *np.linalg.slogdet(sing),
                 np.linalg.det(sing), np.linalg.solve(a, _X[:, :2]), np.linalg.cholesky(h),
                 np.linalg.cholesky(h, upper=True), np.linalg.norm(a),
                 np.linalg.norm(a, 1, axis=(1, 2)), np.linalg.vector_norm(a, ord=0, axis=1),
                 np.linalg.eigvalsh(h), np.linalg.eigvalsh(h, UPLO="U"),
-                np.abs(np.linalg.eigh(h, UPLO="U")[1])]
+                np.abs(np.linalg.eigh(h, UPLO="U")[1]), *_svd_family(np, a, b)]
     lj.realize(*got)
     for g, e in zip(got, expected):
         assert_same(g, e, rtol=1e-5 if dtype == "complex64" else 1e-10)
@@ -281,14 +309,39 @@ def test_linalg_matches_numpy(backend, dtype):
         lj.linalg.inv(lj.tensor(sing)).numpy()
 
 
-def test_eigh_gradient_of_a_phase_dependent_loss_is_nan():
-    """Re((1+2j) V[1, 0]) depends on the phase LAPACK picked for the first eigenvector:
-    it has no derivative (NaN, never a made-up number); |V[1, 0]| has one."""
+@pytest.mark.parametrize("vectors", [lambda a: lj.linalg.eigh(a)[1],
+                                     lambda a: lj.linalg.svd(a)[0],
+                                     lambda a: lj.linalg.svd(a)[2]], ids=["eigh", "U", "Vh"])
+def test_gradient_of_a_phase_dependent_loss_is_nan(vectors):
+    """Re((1+2j) V[1, 0]) depends on the phase LAPACK picked for the first eigenvector
+    (singular vector): it has no derivative (NaN, never a made-up number); |V[1, 0]|
+    has one."""
     h = _Z[:, :3] @ _Z[:, :3].conj().T + np.eye(3)
-    g = lj.grad(lambda a: lj.real(lj.linalg.eigh(a)[1][1, 0] * (1 + 2j)))(lj.tensor(h))
+    g = lj.grad(lambda a: lj.real(vectors(a)[1, 0] * (1 + 2j)))(lj.tensor(h))
     assert np.isnan(g.numpy()).all()
-    g = lj.grad(lambda a: lj.abs(lj.linalg.eigh(a)[1][1, 0]))(lj.tensor(h))
+    g = lj.grad(lambda a: lj.abs(vectors(a)[1, 0]))(lj.tensor(h))
     assert np.isfinite(g.numpy()).all()
+
+
+def _svd_family(m, a, b):
+    """Values of the SVD and QR that do not depend on the vectors' phases, and of what is
+    built on them, wide, tall, empty and rank-deficient matrices included."""
+    t = m.asarray if m is np else lj.tensor
+    low = t(np.outer(a[0, 0], a[1, 1]))  # (rank 1)
+    out = []
+    for x in (t(a), t(a[:, :2]), t(np.swapaxes(a, -1, -2)[..., :2, :]), low):
+        out += [m.linalg.svd(x, compute_uv=False), m.linalg.pinv(x), m.linalg.matrix_rank(x),
+                m.linalg.norm(x, 2, axis=(-2, -1)), m.linalg.norm(x, "nuc", axis=(-2, -1))]
+        if x is not low:  # (of full rank: vectors unique up to phase)
+            u, s, vh = m.linalg.svd(x, full_matrices=False)
+            q, r = m.linalg.qr(x)
+            out += [s, m.abs(u), m.abs(vh), u @ vh, m.abs(q), m.abs(r), q @ r]
+    u, s, vh = m.linalg.svd(a)
+    q, r = m.linalg.qr(a[:, :2], mode="complete")
+    out += [s, u @ vh, q @ r, m.abs(r), m.linalg.svd(t(np.zeros((0, 2), a.dtype)))[0],
+            m.linalg.svd(a, hermitian=True, compute_uv=False)]
+    out += m.linalg.lstsq(t(a[0]), t(b[:, 0]))[:3] + m.linalg.lstsq(t(a[0, :, :2]), t(b))[:3]
+    return out
 
 
 def test_second_order_linalg():
@@ -303,8 +356,7 @@ def test_nan_functions_and_refusals_of_composites(backend):
         expected = [np.nan_to_num(z), np.nansum(z[[0, 1, 3, 8]]), np.nanmean(z[[0, 3, 8]])]
     for g, e in zip(got, expected):
         assert_same(g, e)
-    for fn in (lambda: lj.median(t), lambda: lj.round(t), lambda: lj.linalg.norm(lj.tensor(_Z), 2),
-               lambda: lj.linalg.qr(lj.eye(2) * 1j)):
+    for fn in (lambda: lj.median(t), lambda: lj.round(t)):
         with pytest.raises(TypeError):
             fn()
 

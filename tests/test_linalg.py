@@ -243,6 +243,9 @@ GRADS = [  # (label, function, argument shapes)
     ("norms", lambda x: [L.norm(x), L.norm(x, "nuc"), L.norm(x, 2), L.norm(x, 1, axis=0),
                          L.vector_norm(x, ord=3)], [(3, 4)]),
     ("matrix_power", lambda x: L.matrix_power(x, 3), [(3, 3)]),
+    ("cond", lambda x: [L.cond(x), L.cond(x, -2), L.cond(x[:3], "fro")], [(4, 3)]),
+    ("multi_dot", lambda a, b, c: L.multi_dot([a, b, c]), [(3,), (3, 4), (4, 2)]),
+    ("tensorsolve", lambda a, b: [L.tensorsolve(a, b), L.tensorinv(a, 1)], [(6, 2, 3), (6,)]),
 ]
 
 
@@ -306,3 +309,44 @@ def test_numpy_linalg_on_tensors(backend, rng):
     assert_same(g, 2 * b)
     sign, logdet = np.linalg.slogdet(lj.tensor(a))
     assert_same(logdet, np.linalg.slogdet(a)[1])
+
+
+def test_cond_multi_dot_and_tensor_solvers(backend, rng):
+    """``cond`` (every order; a singular and a zero matrix: inf, as NumPy), ``multi_dot``
+    (1-d ends, NumPy's order of products) and ``tensorinv``/``tensorsolve`` (``axes``)
+    against NumPy; their errors."""
+    a = rng.standard_normal((2, 3, 3))
+    sing, wide = np.array([[1.0, 2.0], [2.0, 4.0]]), rng.standard_normal((2, 4))
+    got, want = [], []
+    for p in (None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"):
+        got.append(L.cond(lj.tensor(a), p))
+        want.append(np.linalg.cond(a, p))
+    for x, p in ((sing, None), (np.zeros((2, 2)), 2), (wide, -2), (a[0] * 1j + a[1], 1)):
+        got.append(L.cond(lj.tensor(x), p))
+        with np.errstate(all="ignore"):
+            want.append(np.linalg.cond(x, p))
+    ms = [rng.standard_normal(s) for s in [(5,), (5, 3), (3, 8), (8, 2), (2,)]]
+    for sl in (slice(0, 5), slice(1, 4), slice(0, 3), slice(1, 5), slice(3, 5)):
+        got.append(L.multi_dot([lj.tensor(m) for m in ms[sl]]))
+        want.append(np.linalg.multi_dot(ms[sl]))
+    t = rng.standard_normal((4, 6, 8, 3))
+    s, b = rng.standard_normal((6, 4, 2, 3, 4)), rng.standard_normal((6, 4))
+    u = rng.standard_normal((6, 2, 3))
+    got += [L.tensorinv(lj.tensor(t)), L.tensorinv(lj.tensor(u), ind=1),
+            L.tensorsolve(lj.tensor(s), lj.tensor(b)),
+            L.tensorsolve(lj.tensor(np.moveaxis(s, 2, 0)), lj.tensor(b), axes=(0,))]
+    want += [np.linalg.tensorinv(t), np.linalg.tensorinv(u, ind=1),
+             np.linalg.tensorsolve(s, b), np.linalg.tensorsolve(np.moveaxis(s, 2, 0), b, axes=(0,))]
+    lj.realize(*got)
+    for g, w in zip(got, want):
+        assert_same(g, w, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="at least two"):
+        L.multi_dot([lj.tensor(ms[1])])
+    with pytest.raises(lj.LazyjitError, match="two-dimensional"):
+        L.multi_dot([lj.tensor(ms[1]), lj.tensor(np.ones((3, 2, 2)))])
+    with pytest.raises(np.linalg.LinAlgError, match="empty"):
+        L.cond(lj.tensor(np.zeros((0, 0))))
+    with pytest.raises(np.linalg.LinAlgError, match="prod"):
+        L.tensorsolve(lj.tensor(np.ones((2, 3, 2))), lj.tensor(np.ones((2,))))
+    with pytest.raises(np.linalg.LinAlgError):  # (NumPy: inf; here the inverse fails)
+        L.cond(lj.tensor(sing), 1).numpy()

@@ -38,10 +38,11 @@ from lazyjit.errors import op_error
 from lazyjit.ops import apply
 from lazyjit.ops.linalg import unpack
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
-           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "norm",
-           "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace",
-           "vecdot", "vector_norm", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+           "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+           "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm",
+           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 
 class EighResult(NamedTuple):
@@ -65,16 +66,8 @@ class SVDResult(NamedTuple):
     Vh: Tensor
 
 
-# the functions that take complex matrices (through the primitives cholesky, solve and
-# slogdet)
-_COMPLEX = ("cholesky", "solve", "inv", "slogdet", "det", "eigh", "eigvalsh")
-
-
 def _no_half(x: Tensor, name: str) -> None:
-    """Refuse float16 (as NumPy does) and complex matrices where not supported yet."""
-    if x.dtype.kind == "c" and name not in _COMPLEX:
-        raise op_error(f"linalg.{name}", "complex arrays are not supported yet",
-                       (x.node,), cls=TypeError)
+    """Refuse float16, as NumPy does."""
     if x.dtype == np.float16:
         raise TypeError(f"lazyjit.linalg.{name}: array type float16 is unsupported in "
                         "linalg (as in NumPy); convert to float32")
@@ -213,19 +206,28 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     m, n = a.shape[-2:]
     mode = "values" if not compute_uv else "complete" if full_matrices else "reduced"
     parts = unpack(_op("svd", a, arg=mode), "svd", mode, m, n)
+    if a.dtype.kind == "c":  # (the singular values, real, are stored as complex numbers)
+        parts[-1 if mode == "values" else 1] = parts[-1 if mode == "values" else 1].real
     return parts[0] if mode == "values" else SVDResult(*parts)
 
 
 def _hermitian_svd(a: Tensor, compute_uv: bool):
     """NumPy's ``svd(hermitian=True)``: the eigenvalues' magnitudes, descending; the
-    eigenvectors as ``U``, with the eigenvalues' signs moved into ``Vh``."""
+    eigenvectors as ``U``, with the eigenvalues' signs moved into ``Vh`` (``U``'s
+    conjugate transpose, but for those signs)."""
     if not compute_uv:
         return sort(abs(eigvalsh(a)), axis=-1, descending=True)
     w, v = eigh(a)
     order = argsort(abs(w), axis=-1, descending=True)
     s, sign = take_along_axis(abs(w), order, -1), take_along_axis(_sign(w), order, -1)
     u = take_along_axis(v, broadcast_to(order[..., None, :], v.shape), -1)
-    return SVDResult(u, s, matrix_transpose(u * sign[..., None, :]))
+    return SVDResult(u, s, _h(u * sign[..., None, :]))
+
+
+def _h(x: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose of a real one)."""
+    x = matrix_transpose(x)
+    return elementwise("conj", x) if x.dtype.kind == "c" else x
 
 
 def svdvals(x) -> Tensor:
@@ -269,20 +271,20 @@ def pinv(a, rcond=None, hermitian: bool = False, *, rtol=_NO_VALUE) -> Tensor:
         return zeros(a.shape[:-2] + (n, m), a.dtype)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     top = _max(s, axis=-1, keepdims=True)
-    big = s > asarray(cut, dtype=a.dtype)[..., None] * top
+    big = s > asarray(cut, dtype=s.dtype)[..., None] * top
     inv_s = where(big, 1 / where(big, s, 1), 0)
-    p = matmul(matrix_transpose(vh) * inv_s[..., None, :], matrix_transpose(u))
+    p = matmul(_h(vh) * inv_s[..., None, :], _h(u))
     # the derivatives: through the SVD they are NaN at repeated singular values (pinv of
     # an orthogonal matrix), so for well-conditioned matrices of full rank they come
     # from the normal equations' form instead, the value staying the SVD's: p + (g - g)
     # has g's derivatives to any order.  Elsewhere the Gram matrix is replaced by I, so
     # that the derivative graph of the branch not taken never solves a singular system
     well = _all(s[..., -1:] > np.finfo(a.dtype).eps ** 0.4 * top)
-    at = matrix_transpose(a)
+    at = _h(a)
     tall = m >= n
     gram = matmul(at, a) if tall else matmul(a, at)
     gram = where(well, gram, asarray(np.eye(min(m, n), dtype=a.dtype)))
-    g = solve(gram, at) if tall else matrix_transpose(solve(gram, a))
+    g = solve(gram, at) if tall else _h(solve(gram, a))
     return ifelse(well, stop_gradient(p) + (g - stop_gradient(g)), p, name="pinv")
 
 
@@ -299,9 +301,9 @@ def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None) -> Tensor:
     s = svd(A, compute_uv=False, hermitian=hermitian)
     if tol is None:
         cut = _default_rtol(A) if rtol is None else rtol
-        tol = asarray(cut, dtype=A.dtype)[..., None] * _max(s, axis=-1, keepdims=True)
+        tol = asarray(cut, dtype=s.dtype)[..., None] * _max(s, axis=-1, keepdims=True)
     else:
-        tol = asarray(tol, dtype=A.dtype)[..., None]
+        tol = asarray(tol, dtype=s.dtype)[..., None]
     return _sum(s > tol, axis=-1, dtype=np.int64)
 
 
@@ -319,7 +321,8 @@ def lstsq(a, b, rcond=None) -> tuple:
     b = asarray(b)
     _no_half(b, "lstsq")
     dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind in "fc" else np.float64)
-    a, b = astype(a, np.float64), astype(b, np.float64)  # (NumPy computes in double)
+    wide = np.complex128 if dtype.kind == "c" else np.float64
+    a, b = astype(a, wide), astype(b, wide)  # (NumPy computes in double)
     m, n = a.shape
     eps = np.finfo(np.float64).eps
     cut = max(m, n) * eps if rcond is None else eps if rcond < 0 else rcond
@@ -327,11 +330,13 @@ def lstsq(a, b, rcond=None) -> tuple:
     x = matmul(pinv(a, rcond=cut), b)
     rank = astype(matrix_rank(a, rtol=cut), np.int32)  # (NumPy's lstsq: int32)
     if m > n and int(rank) == n:  # (data-dependent: NumPy's residuals exist only then)
-        r = _sum((matmul(a, x) - b) ** 2, axis=0)
+        d = matmul(a, x) - b
+        r = _sum(d.real * d.real + d.imag * d.imag if wide == np.complex128 else d * d, axis=0)
         residuals = r[None] if b.ndim == 1 else r
     else:
         residuals = asarray(np.zeros((0,), np.float64))
-    return astype(x, dtype), astype(residuals, dtype), rank, astype(s, dtype)
+    real = np.finfo(dtype).dtype  # (complex: residuals and s are real)
+    return astype(x, dtype), astype(residuals, real), rank, astype(s, real)
 
 
 def matrix_power(a, n: int) -> Tensor:
@@ -406,8 +411,7 @@ def _keep(out: Tensor, ndim: int, axes: tuple) -> Tensor:
 
 def _norm_input(x) -> Tensor:
     """``x`` as floats (integers and bools as float64); complex stays complex (its norms
-    are of ``abs(x)``: the 2-, nuclear and spectral norms of complex matrices need the
-    complex SVD, which raises)."""
+    are real)."""
     x = asarray(x)
     return astype(x, np.float64) if x.dtype.kind not in "fc" else x
 
@@ -417,8 +421,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
     ``ord`` None: the 2-norm of the flattened array), a vector norm along one axis
     (``ord``: ``None``/2, 1, ``inf``, ``-inf``, 0, any other p), or a matrix norm over two
     axes (``"fro"``, ``"nuc"``, 1, -1, 2, -2, ``inf``, ``-inf``).  The 2-norm's gradient
-    at zero is zero (a subgradient).  Complex ``x`` has real norms (of ``abs(x)``), but
-    for the matrix norms 2, -2 and ``"nuc"`` (complex SVD: not yet, a ``TypeError``)."""
+    at zero is zero (a subgradient).  Complex ``x`` has real norms."""
     x = _norm_input(x)
     if axis is None:
         if ord is None or x.ndim == 1:
@@ -503,3 +506,87 @@ def cross(x1, x2, /, *, axis: int = -1) -> Tensor:
                a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
     return moveaxis(c, -1, axis)
 
+
+def cond(x, p=None) -> Tensor:
+    """The condition number of each matrix of ``x`` ``(..., m, n)``, as
+    ``np.linalg.cond``: ``p`` None or 2 (``s_max / s_min`` of the SVD), -2 (``s_min /
+    s_max``), or any matrix norm order of :func:`norm` for square matrices
+    (``norm(x, p) * norm(inv(x), p)``).  A singular matrix gives ``inf`` for ``p`` None,
+    2 and -2 (NumPy's NaN-to-inf rule); for the other orders it raises ``LinAlgError``
+    when computed (NumPy gives ``inf``: the inverse does not exist).  An empty matrix is
+    a ``LinAlgError``, as in NumPy."""
+    x = _float(x, "cond", square=p not in (None, 2, -2))
+    if 0 in x.shape[-2:]:
+        raise np.linalg.LinAlgError("cond is not defined on empty arrays")
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        hi, lo = s[..., 0], s[..., -1]
+        r = lo / hi if p == -2 else hi / lo
+        return where(r != r, np.inf, r)  # (NumPy's: 0 / 0, of a zero matrix, is inf)
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+def multi_dot(arrays) -> Tensor:
+    """The product of two or more matrices in the order of fewest scalar multiplications,
+    as ``np.linalg.multi_dot`` (the textbook matrix-chain dynamic program; Cormen et al.,
+    "Introduction to Algorithms", 15.2): a first 1-d array is a row vector, a last one a
+    column vector (and the result loses that axis).  Raises ``ValueError`` for fewer than
+    two arrays or arrays that are not 1-d (first, last) or 2-d."""
+    arrays = [asarray(a) for a in arrays]
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    first, last = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    if first:
+        arrays[0] = arrays[0][None, :]
+    if last:
+        arrays[-1] = arrays[-1][:, None]
+    for a in arrays:
+        if a.ndim != 2:
+            raise op_error("multi_dot", f"{a.ndim}-dimensional array given. Array must be "
+                           "two-dimensional", (a.node,))
+    dims = [_concrete(a, "multi_dot")[0] for a in arrays] + [arrays[-1].shape[1]]
+    n = len(arrays)
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j], split[i][j] = min(
+                (cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1], k)
+                for k in range(i, j))
+
+    def chain(i: int, j: int) -> Tensor:
+        return arrays[i] if i == j else matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+    out = chain(0, n - 1)
+    if first and last:
+        return out[0, 0]
+    return out[0] if first else out[:, 0] if last else out
+
+
+def tensorinv(a, ind: int = 2) -> Tensor:
+    """The inverse of ``a`` for :func:`tensordot` over its first ``ind`` axes, as
+    ``np.linalg.tensorinv``: shape ``a.shape[ind:] + a.shape[:ind]``; the product of
+    ``a.shape[:ind]`` must equal that of ``a.shape[ind:]`` (else ``ValueError``)."""
+    a = asarray(a)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    shape = _concrete(a, "tensorinv")
+    rows = int(np.prod(shape[ind:]))
+    return inv(a.reshape((rows, -1))).reshape(shape[ind:] + shape[:ind])
+
+
+def tensorsolve(a, b, axes=None) -> Tensor:
+    """``x`` with ``tensordot(a, x, axes=x.ndim) == b``, as ``np.linalg.tensorsolve``:
+    ``x`` has shape ``a.shape[b.ndim:]`` (after ``axes`` of ``a`` are moved to the end);
+    raises ``LinAlgError`` unless ``prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])``."""
+    a, b = asarray(a), asarray(b)
+    if axes is not None:
+        order = [k for k in range(a.ndim) if k not in [k % a.ndim for k in axes]]
+        a = a.transpose(order + [k % a.ndim for k in axes])
+    shape = _concrete(a, "tensorsolve")
+    tail = shape[b.ndim:]
+    size = int(np.prod(tail))
+    if int(np.prod(shape)) != size ** 2:
+        raise np.linalg.LinAlgError("Input arrays must satisfy the requirement "
+                                    "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return solve(a.reshape((size, size)), b.reshape((-1,))).reshape(tail)

@@ -284,6 +284,16 @@ def shared(value: Any, name: str | None = None, dtype: Any = None) -> SharedVari
     return SharedVariable(value, name, dtype)
 
 
+def pending_nodes() -> list[Node]:
+    """The values assigned to shared variables and not computed yet (their nodes)."""
+    out = []
+    for ref in list(_PENDING.values()):
+        s = ref()
+        if s is not None and s.node.buffer is None:
+            out.append(s.node)
+    return out
+
+
 def realize_pending() -> None:
     """Compute the values assigned to shared variables but not computed yet (in one
     trace), so that they hold buffers again."""
@@ -309,4 +319,4 @@ def _settle(variables: list) -> None:
             s._set_leaf(n.buffer)
 
 
-__all__ = ["shared", "SharedVariable", "LazyjitError"]
+__all__ = ["shared", "SharedVariable", "LazyjitError", "pending_nodes"]

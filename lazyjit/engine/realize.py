@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from lazyjit.autodiff.reverse import expand_grads, has_deferred
-from lazyjit.api.shared import OWNER
+from lazyjit.api.shared import OWNER, pending_nodes
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, describe, format_site
@@ -185,6 +185,10 @@ def realize(*tensors) -> None:
             _leaves(tensors, given, _run(plan, known[1], nodes))
             return
     trace = collect(nodes) if nodes else None
+    companions = _companions(trace) if nodes else []
+    if companions:  # (computed in the same run: see _companions)
+        nodes = nodes + companions
+        trace = collect(nodes)
     if nodes:
         for n in trace.inputs:
             if n.op == "param" and n.arg[0] == "scan":
@@ -213,12 +217,36 @@ def realize(*tensors) -> None:
     if nodes:
         key = (trace.key(), backend_key(), STATE.generic_sizes)
         plan = _plan_for(trace, key)
-        if known is not None and _PLANS.get(key) is plan and trace.inputs == list(known[1]):
+        if known is not None and _PLANS.get(key) is plan and trace.inputs == list(known[1]) \
+                and not companions:
             if len(_KNOWN) > 4 * _MAX_PLANS:
                 _KNOWN.clear()
             _KNOWN[(known[0], key[1], key[2])] = key  # (the next realize of it: no walk)
         literals = _run(plan, trace.inputs, nodes)
     _leaves(tensors, given, literals if nodes else {})
+
+
+_PROJECTIONS = frozenset(("scan_out",))  # the ops that take one result of a multi-result node
+
+
+def _companions(trace: Trace) -> list[Node]:
+    """The pending values of shared variables that are a few view steps from a result of
+    a multi-result node this trace computes (a scan's updates: a random stream's counter
+    after a loop that draws).  They come out of the same run: computed later, they would
+    run that loop again, and a shared variable left pending would keep a chain of every
+    earlier loop in each next graph (a new structure, so a new compile, at each call)."""
+    found = []
+    for p in pending_nodes():
+        n = p
+        for _ in range(4):  # (a slice, a reshape, a cast: views of the result)
+            if n.op in _PROJECTIONS:
+                if n.src[0] in trace.index and p not in trace.index:
+                    found.append(p)
+                break
+            if len(n.src) != 1 or n.buffer is not None:
+                break
+            n = n.src[0]
+    return found
 
 
 def _structural_key(nodes: list[Node]) -> tuple | None:

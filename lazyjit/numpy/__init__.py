@@ -21,8 +21,9 @@ What the standard says and lazyjit does:
 
 * ``complex64`` and ``complex128``: arithmetic, the elementwise functions the standard
   defines for them (C99's special cases), sums, products, means, matrix products and the
-  ``fft`` extension; derivatives with JAX's convention.  Orderings, ``max``/``min``,
-  sorting and ``linalg`` of complex tensors raise ``TypeError``, as does the cuda backend.
+  ``fft`` and ``linalg`` extensions; derivatives with JAX's convention.  Orderings,
+  ``max``/``min`` and sorting of complex tensors raise ``TypeError``; so do, on the cuda
+  backend, the complex functions whose CUDA forms are not accurate (README: GPU).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Dense linear algebra primitives: factorizations and solves batched over leading axes.
 
-Each op works on the last two axes of contiguous float32 or float64 operands (and
-complex128 for ``cholesky``, ``solve``, ``slogdet`` and ``eigh``; the API,
+Each op works on the last two axes of contiguous float32, float64 or complex128
+operands (the API,
 :mod:`lazyjit.api.linalg`, promotes integers to float64 and rejects float16 as NumPy
 does, and computes float32 in float64 as NumPy does), with the same batch dims for every
 operand.  The cpu backend calls the LAPACK that NumPy ships (through LAPACKE, as BLAS is
@@ -18,7 +18,8 @@ LAPACK routines.
   matrix whose columns are the eigenvectors, reading the lower triangle (``syevd``);
 * ``svd(a, mode)``: ``U``, ``s``, ``Vh`` flattened and concatenated along one last axis
   (``gesdd``): ``mode`` ``"reduced"`` (NumPy's ``full_matrices=False``), ``"complete"``
-  or ``"values"`` (``s`` alone);
+  or ``"values"`` (``s`` alone; complex matrices: stored as complex numbers, as ``eigh``'s
+  eigenvalues);
 * ``qr(a, mode)``: ``Q`` and ``R`` flattened and concatenated (``geqrf``, ``orgqr``),
   ``mode`` ``"reduced"`` or ``"complete"``.
 
@@ -44,9 +45,12 @@ Derivatives, written with the public functions (so they can be differentiated ag
   mode) and JAX's JVP rule (forward mode); it divides by the differences of squared
   singular values and, for non-square matrices, by the singular values, with the same
   rule at equal or zero ones.  ``"complete"`` of a non-square matrix has no derivative
-  (its extra columns are not unique), as in JAX;
+  (its extra columns are not unique), as in JAX.  Complex matrices: conjugate
+  transposes, and the imaginary diagonal of ``U^H dU`` (JAX's choice of phases, as
+  PyTorch's rule); NaN for a loss that depends on the singular vectors' phases;
 * ``qr``: Seeger et al. 2017 / PyTorch's rule (reverse mode) and JAX's (forward mode)
-  for ``m >= n``, ``R`` invertible; ``m < n`` has no derivative here.
+  for ``m >= n``, ``R`` invertible; ``m < n`` has no derivative here.  Complex matrices:
+  conjugate transposes, with ``R``'s real diagonal kept real.
 """
 from __future__ import annotations
 
@@ -58,7 +62,7 @@ from lazyjit.ops.registry import F, OpDef, apply, register
 
 LINALG_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # the ops defined for complex matrices too (LU: gesv, getrf)
-COMPLEX_LINALG = ("cholesky", "solve", "slogdet", "eigh")
+COMPLEX_LINALG = ("cholesky", "solve", "slogdet", "eigh", "svd", "qr")
 SVD_MODES, QR_MODES = ("reduced", "complete", "values"), ("reduced", "complete")
 # what a compiled kernel reports when LAPACK fails (NumPy's LinAlgError messages)
 LINALG_FAILURES = {"cholesky": "Matrix is not positive definite", "solve": "Singular matrix",
@@ -113,8 +117,8 @@ def _eigh_ref(a, arg):
 
 def _svd_ref(a, mode):
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
-    if mode == "values":
-        return np.linalg.svd(a, compute_uv=False).reshape(batch + (min(m, n),))
+    if mode == "values":  # (complex: the real values stored as complex numbers)
+        return np.linalg.svd(a, compute_uv=False).reshape(batch + (min(m, n),)).astype(a.dtype)
     if min(m, n) == 0:  # (NumPy's complete factors of an empty matrix: identities)
         parts = [np.broadcast_to(np.eye(*s, dtype=a.dtype), batch + s) if len(s) == 2 else
                  np.zeros(batch + s, a.dtype) for s in part_shapes("svd", mode, m, n)]
@@ -355,49 +359,81 @@ def _reduced_svd(a, m: int, n: int):
 
 
 def _svd_vjp(g, out, a, mode):
+    """Townsend 2016 (real); for complex matrices, the same on the gradient (the
+    conjugate of JAX's cotangent) with conjugate transposes, plus the term of the
+    imaginary diagonal of ``U^H gU`` (JAX's choice of the vectors' phases, as PyTorch's
+    rule), conjugated back; NaN where the loss depends on those phases."""
     m, n, k = _svd_checked(a, mode)
+    cplx = a.dtype.kind == "c"
     if mode == "values":
         (gs,) = unpack(g, "svd", mode, m, n)
         u, _, vh = _reduced_svd(a, m, n)
-        return (_mm(u * gs[..., None, :], vh),)
+        gs = F.real(gs) if cplx else gs
+        return (_conj(_mm(u * gs[..., None, :], vh)),)
     u, s, vh = unpack(out, "svd", mode, m, n)
     gu, gs, gvh = unpack(g, "svd", mode, m, n)
-    v, gv = _t(vh), _t(gvh)
+    if cplx:  # (the singular values real: their stored imaginary parts are 0)
+        s, gs, gu, gvh = F.real(s), F.real(gs), F.conj(gu), F.conj(gvh)
+    v, gv = _h(vh), _h(gvh)
     s2 = s * s
     unused = _unused(gu, gv)
-    j = _over_gaps(_mm(_t(u), gu) - _mm(_t(gu), u), s2, unused)  # F o (U^T gU - gU^T U)
-    kk = _over_gaps(_mm(_t(v), gv) - _mm(_t(gv), v), s2, unused)
+    uhgu, vhgv = _mm(_h(u), gu), _mm(_h(v), gv)
+    skew_u, skew_v = uhgu - _h(uhgu), vhgv - _h(vhgv)
+    if cplx:  # (their diagonals, imaginary, are the phases' terms: below)
+        off = 1 - _eye(k, skew_u)
+        skew_u, skew_v = skew_u * off, skew_v * off
+    j = _over_gaps(skew_u, s2, unused)  # F o (U^H gU - gU^H U)
+    kk = _over_gaps(skew_v, s2, unused)
     inner = j * s[..., None, :] + _diag_embed(gs, k) + s[..., :, None] * kk
+    if cplx:
+        im_u = F.imag(F.diagonal(uhgu, 0, -2, -1))
+        inner = inner + _diag_embed(1j * _safe_div(im_u, s, unused[..., 0]), k)
     ga = _mm(_mm(u, inner), vh)
-    if m > k:  # (I - U U^T) gU S^-1 V^T
-        ga = ga + _mm(_safe_div(gu - _mm(u, _mm(_t(u), gu)), s[..., None, :], unused), vh)
-    if n > k:  # U S^-1 gV^T (I - V V^T)
-        ga = ga + _mm(u, _safe_div(_t(gv) - _mm(_mm(_t(gv), v), vh), s[..., :, None],
+    if m > k:  # (I - U U^H) gU S^-1 V^H
+        ga = ga + _mm(_safe_div(gu - _mm(u, _mm(_h(u), gu)), s[..., None, :], unused), vh)
+    if n > k:  # U S^-1 gV^H (I - V V^H)
+        ga = ga + _mm(u, _safe_div(_h(gv) - _mm(_mm(_h(gv), v), vh), s[..., :, None],
                                    unused))
-    return (ga,)
+    if not cplx:
+        return (ga,)
+    # a loss invariant under U, V -> U e^(i phi), V e^(i phi) has Im diag(U^H gU) =
+    # -Im diag(V^H gV); where it is not, the derivative does not exist
+    phase = F.abs(im_u + F.imag(F.diagonal(vhgv, 0, -2, -1)))
+    scale = F.maximum(F.max(F.abs(uhgu), axis=(-2, -1)), F.max(F.abs(vhgv), axis=(-2, -1)))
+    bad = F.any(phase > 1e-4 * scale[..., None], axis=-1)[..., None, None]
+    return (F.where(bad, np.nan, F.conj(ga)),)
 
 
 def _svd_jvp(ts, out, a, mode):
-    """The tangents of ``U``, ``s``, ``Vh`` (the JVP that the VJP above transposes)."""
+    """The tangents of ``U``, ``s``, ``Vh`` (the JVP that the VJP above transposes; for
+    complex matrices JAX's, whose ``U^H dU`` holds the imaginary diagonal)."""
     (t,) = ts
     m, n, k = _svd_checked(a, mode)
+    cplx = a.dtype.kind == "c"
     u, s, vh = _reduced_svd(a, m, n) if mode == "values" else unpack(out, "svd", mode, m, n)
-    v = _t(vh)
-    dp = _mm(_mm(_t(u), t), v)  # U^T dA V
+    s = F.real(s) if cplx else s
+    v = _h(vh)
+    dp = _mm(_mm(_h(u), t), v)  # U^H dA V
     ds = F.diagonal(dp, 0, -2, -1)
+    if cplx:
+        ds = F.real(ds).astype(a.dtype)
     if mode == "values":
         return ds
     s2, off = s * s, 1 - _eye(k, s)  # (the diagonals: no rotation of a vector into itself)
-    du = _mm(u, _over_gaps((dp * s[..., None, :] + s[..., :, None] * _t(dp)) * off, s2))
-    dv = _mm(v, _over_gaps((s[..., :, None] * dp + _t(dp) * s[..., None, :]) * off, s2))
+    inner_u = _over_gaps((dp * s[..., None, :] + s[..., :, None] * _h(dp)) * off, s2)
+    if cplx:
+        inner_u = inner_u + _diag_embed(1j * _safe_div(F.imag(F.diagonal(dp, 0, -2, -1)), s),
+                                        k)
+    du = _mm(u, inner_u)
+    dv = _mm(v, _over_gaps((s[..., :, None] * dp + _h(dp) * s[..., None, :]) * off, s2))
     if m > k:
         dav = _mm(t, v)
-        du = du + _safe_div(dav - _mm(u, _mm(_t(u), dav)), s[..., None, :])
+        du = du + _safe_div(dav - _mm(u, _mm(_h(u), dav)), s[..., None, :])
     if n > k:
-        dau = _mm(_t(t), u)
-        dv = dv + _safe_div(dau - _mm(v, _mm(_t(v), dau)), s[..., None, :])
+        dau = _mm(_h(t), u)
+        dv = dv + _safe_div(dau - _mm(v, _mm(_h(v), dau)), s[..., None, :])
     batch = tuple(a.shape[:-2])
-    return F.concatenate([du.reshape(batch + (-1,)), ds, _t(dv).reshape(batch + (-1,))],
+    return F.concatenate([du.reshape(batch + (-1,)), ds, _h(dv).reshape(batch + (-1,))],
                          axis=-1)
 
 
@@ -414,24 +450,33 @@ def _qr_checked(a, mode):
 
 
 def _qr_vjp(g, out, a, mode):
+    """Seeger et al. 2017 / PyTorch's rule; for complex matrices on the gradient (the
+    conjugate of JAX's cotangent) with conjugate transposes and the real part of the
+    diagonal (R's diagonal is real), conjugated back."""
     m, n = _qr_checked(a, mode)
     q, r = unpack(out, "qr", mode, m, n)
-    gq, gr = unpack(g, "qr", mode, m, n)
-    x = _mm(r, _t(gr)) - _mm(_t(gq), q)
-    b = gq + _mm(q, F.tril(x) + _t(F.tril(x, -1)))
-    return (_t(_solve(r, _t(b))),)  # b R^-T
+    gq, gr = (_conj(x) for x in unpack(g, "qr", mode, m, n))
+    x = _mm(r, _h(gr)) - _mm(_h(gq), q)
+    sym = F.tril(x) + _h(F.tril(x, -1))
+    if a.dtype.kind == "c":
+        sym = sym - _diag_embed(1j * F.imag(F.diagonal(x, 0, -2, -1)), n)
+    b = gq + _mm(q, sym)
+    return (_conj(_h(_solve(r, _h(b)))),)  # b R^-H
 
 
 def _qr_jvp(ts, out, a, mode):
-    """JAX's rule: with ``X = Q^T dA R^-1``, ``dR = (X - O) R`` and ``dQ = Q (O - X) +
-    dA R^-1``, ``O`` the skew-symmetric part built from ``X``'s strict lower triangle."""
+    """JAX's rule: with ``X = Q^H dA R^-1``, ``dR = (X - O) R`` and ``dQ = Q (O - X) +
+    dA R^-1``, ``O`` the skew-Hermitian part built from ``X``'s strict lower triangle
+    (and, complex, the imaginary part of its diagonal)."""
     (t,) = ts
     m, n = _qr_checked(a, mode)
     q, r = unpack(out, "qr", mode, m, n)
     dx_rinv = _t(_solve(_t(r), _t(t)))  # dA R^-1
-    x = _mm(_t(q), dx_rinv)
+    x = _mm(_h(q), dx_rinv)
     low = F.tril(x, -1)
-    o = low - _t(low)
+    o = low - _h(low)
+    if a.dtype.kind == "c":
+        o = o + _diag_embed(1j * F.imag(F.diagonal(x, 0, -2, -1)), n)
     dq = _mm(q, o - x) + dx_rinv
     dr = _mm(x - o, r)
     batch = tuple(a.shape[:-2])

@@ -12,11 +12,13 @@ import math
 
 from lazyjit.backends.cfamily import ctype
 from lazyjit.backends.cpu import kernels as K
+from lazyjit.backends.cpu.table import SLOT
 from lazyjit.schedule import ir
 
 # per dtype: (LAPACK prefix, first table entry, real type, complex |.|)
-_PREFIX = {"float32": ("s", 0, "float", ""), "float64": ("d", 7, "double", ""),
-           "complex64": ("c", 14, "float", "cabsf"), "complex128": ("z", 18, "double", "cabs")}
+_PREFIX = {dtype: (p, SLOT[p + "potrf"], real, cabs) for dtype, p, real, cabs in (
+    ("float32", "s", "float", ""), ("float64", "d", "double", ""),
+    ("complex64", "c", "float", "cabsf"), ("complex128", "z", "double", "cabs"))}
 _HELPER = r"""#ifndef LJ_HAVE_LINALG_$P
 #define LJ_HAVE_LINALG_$P
 #define LJ_T $T

@@ -9,7 +9,8 @@ with a message naming what is missing; nothing else is computed in its place."""
 # complex), in the order native/lazyjit_linalg.h reads them
 LAPACK_NAMES = tuple(f"{p}{f}" for p in "sd"
                      for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr")) \
-    + tuple(f"{p}{f}" for p in "cz" for f in ("potrf", "gesv", "getrf", "heevd"))
+    + tuple(f"{p}{f}" for p in "cz"
+            for f in ("potrf", "gesv", "getrf", "heevd", "gesdd", "geqrf", "ungqr"))
 # CBLAS's complex GEMMs (complex64, complex128): alpha and beta passed by address
 COMPLEX_GEMMS = ("cgemm", "zgemm")
 # the host functions: the fft kernel's callback (lazyjit.backends.cpu.fft)
