@@ -10,10 +10,13 @@ promotes them); the Array API standard's names (``asin``, ``atan2``, ...) are al
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from lazyjit.api.core import (_binary, _unary, asarray, elementwise, invert, isinf, isnan,
-                              power, _snapshot, where, zeros_like)
+from lazyjit.api.core import (_binary, _unary, asarray, elementwise, floor_divide, invert,
+                              isinf, isnan, power, remainder, sin, _snapshot,
+                              stop_gradient, where, zeros_like)
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 
@@ -212,3 +215,171 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
 
 
 around = round
+
+
+# ---- NumPy's ufuncs that are composites of the above --------------------------------------
+
+def _loop_dtype(ufunc: np.ufunc, *operands) -> np.dtype:
+    """The dtype of ``ufunc``'s result for these operands (tensors by their dtype, Python
+    scalars as NumPy takes them, weakly): NumPy's choice of loop, asked of NumPy itself
+    on empty arrays."""
+    probes = [np.empty(0, x.dtype) if isinstance(x, Tensor) else x for x in operands]
+    out = ufunc(*probes)
+    return (out[0] if isinstance(out, tuple) else out).dtype
+
+
+def _in_loop_dtype(ufunc: np.ufunc, *operands) -> list[Tensor]:
+    """The operands as tensors of the dtype ``ufunc`` computes in (NumPy's loop)."""
+    xs = [asarray(x) if isinstance(x, Tensor) else x for x in operands]
+    dt = _loop_dtype(ufunc, *xs)
+    return [asarray(x, dtype=dt) if not isinstance(x, Tensor) else
+            x if x.dtype == dt else x.astype(dt) for x in xs]
+
+
+def deg2rad(x) -> Tensor:
+    """Degrees to radians, ``x * (pi / 180)``, as ``np.deg2rad`` (and ``np.radians``):
+    float results, ints and bools promoted as NumPy's loops promote them."""
+    (x,) = _in_loop_dtype(np.deg2rad, x)
+    return x * (np.pi / 180.0)
+
+
+def rad2deg(x) -> Tensor:
+    """Radians to degrees, ``x * (180 / pi)``, as ``np.rad2deg`` (and ``np.degrees``)."""
+    (x,) = _in_loop_dtype(np.rad2deg, x)
+    return x * (180.0 / np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def fabs(x) -> Tensor:
+    """The absolute value as a float, as ``np.fabs`` (ints and bools promoted to float;
+    complex is a ``TypeError``, as in NumPy: use ``abs``)."""
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        raise op_error("fabs", "complex tensors are not supported (as in NumPy): use abs",
+                       (x.node,), cls=TypeError)
+    (x,) = _in_loop_dtype(np.fabs, x)
+    return abs(x)
+
+
+def fmax(a, b) -> Tensor:
+    """The elementwise maximum ignoring NaN (NaN only where both are), as ``np.fmax``;
+    the derivative goes to the operand taken (to ``a`` where they are equal)."""
+    return where(isnan(b) | (asarray(a) >= b), a, b)
+
+
+def fmin(a, b) -> Tensor:
+    """The elementwise minimum ignoring NaN (NaN only where both are), as ``np.fmin``;
+    the derivative goes to the operand taken (to ``a`` where they are equal)."""
+    return where(isnan(b) | (asarray(a) <= b), a, b)
+
+
+def fix(x) -> Tensor:
+    """Round toward zero, as ``np.fix`` (``trunc``: -0.5 gives -0.0; integers unchanged);
+    derivative 0."""
+    return trunc(x)
+
+
+def float_power(a, b) -> Tensor:
+    """``a ** b`` computed in float64 (complex128 for complex operands), as
+    ``np.float_power``, whatever the operands' precision."""
+    a, b = _in_loop_dtype(np.float_power, a, b)
+    return power(a, b)
+
+
+def heaviside(x, h0) -> Tensor:
+    """The Heaviside step function, as ``np.heaviside``: 0 where ``x < 0``, ``h0`` where
+    ``x == 0``, 1 where ``x > 0``, NaN where ``x`` is NaN (float results); the derivative
+    is 0 in ``x`` and goes to ``h0`` where ``x == 0``."""
+    x, h0 = _in_loop_dtype(np.heaviside, x, h0)
+    step = where(x < 0, 0, where(x > 0, 1, h0))
+    return where(isnan(x), np.nan, step)
+
+
+def logaddexp2(a, b) -> Tensor:
+    """``log2(2**a + 2**b)`` without overflow or underflow, as ``np.logaddexp2``: computed
+    as ``logaddexp(a ln 2, b ln 2) / ln 2`` (within an ulp or two of NumPy's; equal
+    infinities give that infinity); derivatives as :func:`logaddexp`'s."""
+    a, b = _in_loop_dtype(np.logaddexp2, a, b)
+    return logaddexp(a * _LN2, b * _LN2) / _LN2
+
+
+_LN2 = math.log(2.0)
+
+
+def sinc(x) -> Tensor:
+    """The normalized sinc function ``sin(pi x) / (pi x)``, 1 at 0, as ``np.sinc`` (float
+    results, ints and bools as float64).  At 0 it is the Taylor polynomial ``1 - y**2/6
+    + y**4/120 - y**6/5040`` of ``y = pi x``, so derivatives there are right to order 6
+    (NumPy's formula, ``sin(eps) / eps``, would make them all 0)."""
+    y = np.pi * asarray(x)
+    if y.dtype.kind not in "fc":
+        y = y.astype(np.float64)
+    zero = y == 0
+    ys = where(zero, 1, y)
+    y2 = y * y
+    taylor = 1 - y2 / 6 * (1 - y2 / 20 * (1 - y2 / 42))
+    return where(zero, taylor, sin(ys) / ys)
+
+
+def divmod(a, b) -> tuple:  # noqa: A001 - NumPy's name
+    """``(a // b, a % b)``, as ``np.divmod`` (floor division and the remainder with the
+    sign of ``b``)."""
+    return floor_divide(a, b), remainder(a, b)
+
+
+def modf(x) -> tuple:
+    """The fractional and integral parts, each with ``x``'s sign, as ``np.modf``: ``(x -
+    trunc(x), trunc(x))`` as floats, ``(±0, ±inf)`` for infinities; derivatives 1 and 0."""
+    (x,) = _in_loop_dtype(np.modf, x)
+    whole = trunc(x)
+    frac = where(isinf(x), 0, x - whole)
+    # (the value takes x's sign, -0.0 for -2.0; the derivative is frac's own, 1, also at
+    # 0, where copysign's is taken as 0; a zero subtracted keeps the zero's sign)
+    return stop_gradient(copysign(frac, x)) - (stop_gradient(frac) - frac), whole
+
+
+def isposinf(x) -> Tensor:
+    """Whether each element is +inf, as ``np.isposinf`` (complex is a ``TypeError``, as
+    in NumPy: the sign of a complex infinity is ambiguous)."""
+    x = _real_only(x, "isposinf")
+    return isinf(x) & ~signbit(x) if x.dtype.kind == "f" else zeros_like(x, dtype=np.bool_)
+
+
+def isneginf(x) -> Tensor:
+    """Whether each element is -inf, as ``np.isneginf`` (complex: ``TypeError``)."""
+    x = _real_only(x, "isneginf")
+    return isinf(x) & signbit(x) if x.dtype.kind == "f" else zeros_like(x, dtype=np.bool_)
+
+
+def _real_only(x, name: str) -> Tensor:
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        raise op_error(name, "This operation is not supported for complex values because "
+                       "it would be ambiguous (as in NumPy)", (x.node,), cls=TypeError)
+    return x
+
+
+def iscomplex(x) -> Tensor:
+    """Whether each element has a nonzero imaginary part, as ``np.iscomplex`` (all False
+    for real tensors)."""
+    x = asarray(x)
+    return imag(x) != 0 if x.dtype.kind == "c" else zeros_like(x, dtype=np.bool_)
+
+
+def isreal(x) -> Tensor:
+    """Whether each element's imaginary part is zero, as ``np.isreal`` (all True for
+    real tensors)."""
+    return ~iscomplex(x)
+
+
+def iscomplexobj(x) -> bool:
+    """Whether ``x``'s dtype is complex (a Python bool, from the dtype alone), as
+    ``np.iscomplexobj``."""
+    return asarray(x).dtype.kind == "c"
+
+
+def isrealobj(x) -> bool:
+    """Whether ``x``'s dtype is not complex (a Python bool), as ``np.isrealobj``."""
+    return not iscomplexobj(x)

@@ -334,7 +334,18 @@ def _pow_vjp(g, out, a, b, arg):
     return (g * da, g * db)
 
 
-_binary("pow", np.power, {"f": "pow{s}({0}, {1})", "c": "lj_cpow{s}({0}, {1})",
+def _pow_ref(a, b):
+    """NumPy's power of real floats as C's ``pow`` (the compiled backends'): NumPy takes
+    ``sqrt`` for an exponent of 0.5 of stride 0 (``-0.0 ** 0.5`` is -0.0 there, 0.0 in
+    ``pow``), so the exponent is given in full."""
+    if np.result_type(a, b).kind != "f":
+        return np.power(a, b)
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    flat = [np.array(np.broadcast_to(x, shape)).reshape(-1) for x in (a, b)]
+    return np.power(*flat).reshape(shape)
+
+
+_binary("pow", _pow_ref, {"f": "pow{s}({0}, {1})", "c": "lj_cpow{s}({0}, {1})",
                           "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp,
         doc="d/da taken as 0 at a == 0, b < 1 and at a < 0, b not integer; d/db as 0 "
             "for a <= 0")
