@@ -18,7 +18,7 @@ from lazyjit.api.ifelse import ifelse
 from lazyjit.api.loops import cond, fori_loop, while_loop
 from lazyjit.api.scan import scan, until
 from lazyjit.api.shared import SharedVariable, shared
-from lazyjit.api.sorting import argsort, cumprod, cumsum, cumulative_sum, sort
+from lazyjit.api.sorting import argsort, cumprod, cumsum, cumulative_prod, cumulative_sum, sort
 from lazyjit.api import linalg  # noqa: F401  (lj.linalg: numpy.linalg, lazily)
 from lazyjit.api import fft  # noqa: F401  (lj.fft: numpy.fft, lazily)
 from lazyjit.autodiff.reverse import DisconnectedInputError, grad, value_and_grad
@@ -63,7 +63,8 @@ __all__ = [
     "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "until", "ifelse", "cond",
     "fori_loop", "while_loop", "shared",
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",
-    "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "cumulative_sum", "sort", "argsort",
+    "matrix", "tensor3", "tensor4", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
+    "sort", "argsort",
     "invalidate_traces",
     "Dim", "InconclusiveDimension", "dims", "linalg", "fft",
 ]

@@ -153,3 +153,23 @@ def test_sorting_and_accumulations_are_lazyjit_functions(backend):
     assert_same(g, np.array([[3.0, 2.0, 1.0]] * 2))
     g = lj.grad(lambda a: (np.sort(a, axis=None) * np.arange(6.0)).sum())(t)
     assert_same(g, np.argsort(np.argsort(x, axis=None)).reshape(2, 3).astype(float))
+
+
+def test_numpy_functions_taking_star_args(backend):
+    """Found by the stacking helper: NumPy's ``*xi`` of ``np.meshgrid`` reached lazyjit's
+    as one tuple (a wrong grid for equal lengths, a crash for others); now each array is
+    one argument, as NumPy means."""
+    x, y = np.arange(3.0), np.arange(2.0)
+    for kw in ({}, {"indexing": "ij"}, {"sparse": True}):
+        got = np.meshgrid(lj.tensor(x), lj.tensor(y), **kw)
+        assert all(isinstance(g, lj.Tensor) for g in got)
+        assert_same(list(got), list(np.meshgrid(x, y, **kw)))
+    got = np.atleast_2d(lj.tensor(x), lj.tensor(y))
+    assert_same(list(got), list(np.atleast_2d(x, y)))
+
+
+def test_split_at_negative_indices(backend):
+    """Found by the stacking helper: indices are Python slice bounds, as in NumPy."""
+    x = np.arange(7.0)
+    for idx in ([-2], [2, -2], [-10, 3], [5, 2], [3, 100], [-1, -3]):
+        assert_same(lj.split(lj.tensor(x), idx), np.split(x, idx))

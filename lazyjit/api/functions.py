@@ -4,7 +4,9 @@
 :mod:`.indexing`, :mod:`.ufuncs` (more elementwise functions), :mod:`.arrays` (array
 manipulation: ``flip``, ``pad``, ``tril``, ...), :mod:`.dtypes` (``finfo``,
 ``result_type``, ``from_dlpack``, ...), :mod:`.statistics` (``nanmean``,
-``median``, ``isclose``, ...), :mod:`.searching` and :mod:`.einsum`.  The layers above call them as
+``median``, ``isclose``, ...), :mod:`.searching`, :mod:`.einsum`, :mod:`.calculus`
+(``diff``, ``interp``, ``histogram``, ...) and :mod:`.stacking` (``atleast_2d``,
+``block``, ``rot90``, ...).  The layers above call them as
 ``F.name`` (``import lazyjit.api.functions as F``); ``lazyjit`` exports every
 name of :data:`__all__`.
 
@@ -12,6 +14,7 @@ Composite functions (``mean``, ``var``, ``softmax``, ``logsumexp``, ...) are wri
 primitives, so they need no rules of their own.
 """
 from lazyjit.api.arrays import *  # noqa: F401,F403
+from lazyjit.api.calculus import *  # noqa: F401,F403
 from lazyjit.api.core import *  # noqa: F401,F403
 from lazyjit.api.dtypes import *  # noqa: F401,F403
 from lazyjit.api.einsum import einsum  # noqa: F401
@@ -19,6 +22,7 @@ from lazyjit.api.indexing import *  # noqa: F401,F403
 from lazyjit.api.reductions import *  # noqa: F401,F403
 from lazyjit.api.searching import *  # noqa: F401,F403
 from lazyjit.api.shape_ops import *  # noqa: F401,F403
+from lazyjit.api.stacking import *  # noqa: F401,F403
 from lazyjit.api.statistics import *  # noqa: F401,F403
 from lazyjit.api.ufuncs import *  # noqa: F401,F403
 from lazyjit.api.scan import size_range  # noqa: F401  (arange, also of an unknown size)
@@ -27,7 +31,8 @@ from lazyjit.api.linalg import matrix_transpose, vecdot  # noqa: F401  (NumPy 2'
 _MODULES = ("lazyjit.api.core", "lazyjit.api.dtypes", "lazyjit.api.reductions",
             "lazyjit.api.shape_ops",
             "lazyjit.api.indexing", "lazyjit.api.ufuncs", "lazyjit.api.arrays",
-            "lazyjit.api.statistics", "lazyjit.api.einsum", "lazyjit.api.searching")
+            "lazyjit.api.statistics", "lazyjit.api.einsum", "lazyjit.api.searching",
+            "lazyjit.api.calculus", "lazyjit.api.stacking")
 __all__ = sorted([name for name, value in globals().items()
                   if not name.startswith("_") and callable(value)
                   and getattr(value, "__module__", None) in _MODULES] +

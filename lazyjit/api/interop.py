@@ -58,7 +58,8 @@ _FUNCTIONS = {getattr(np, name): getattr(F, name) for name in F.__all__
               if callable(getattr(np, name, None)) and name not in _IN_PLACE
               and not isinstance(getattr(np, name), (np.ufunc, type))}
 _FUNCTIONS.update({getattr(np, name): getattr(sorting, name)  # (lj.sort, lj.cumsum, ...)
-                   for name in ("sort", "argsort", "cumsum", "cumprod", "cumulative_sum")
+                   for name in ("sort", "argsort", "cumsum", "cumprod", "cumulative_sum",
+                                "cumulative_prod")
                    if hasattr(np, name)})
 for _sub, _ours in ((np.linalg, linalg), (np.fft, fft)):  # (np.linalg.solve(t, b), np.fft.fft(t))
     _FUNCTIONS.update({getattr(_sub, name): getattr(_ours, name) for name in _ours.__all__
@@ -134,6 +135,17 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
     params = _signature(mine).parameters
     pos, named = [], {}
     for name, value in bound.arguments.items():
+        kind = theirs.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:  # (np.meshgrid(*xi): each its own)
+            if named:
+                return None
+            pos.extend(value)
+            continue
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            if set(value) & set(named):
+                return None
+            named.update(value)
+            continue
         if name not in params and value is theirs.parameters[name].default:
             continue  # (NumPy's default given explicitly: np.mean(x, 1, None, None, True))
         if name in params and params[name].kind != inspect.Parameter.POSITIONAL_ONLY:

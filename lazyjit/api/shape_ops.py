@@ -189,8 +189,8 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
             raise op_error("split", f"array of size {n} along axis {axis} does not divide into "
                            f"{k} equal sections", (x.node,))
         bounds = [i * (n // k) for i in range(k + 1)]
-    else:
-        bounds = [0] + [dmin(i if type(i) is Dim else operator.index(i), n)
+    else:  # (each piece is x[a:b] with Python's slice bounds: negative from the end)
+        bounds = [0] + [_slice_bound(i if type(i) is Dim else operator.index(i), n)
                         for i in indices_or_sections] + [n]
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
@@ -200,6 +200,12 @@ def split(x, indices_or_sections, axis=0) -> list[Tensor]:
             require("divides", divides, n, "split")
         out.append(get_slice(x, sl))
     return out
+
+
+def _slice_bound(i, n):
+    """A slice bound ``i`` of an axis of size ``n`` as Python takes it: from the end when
+    negative, clipped to ``[0, n]``."""
+    return dmax(n + i, 0) if type(i) is not Dim and i < 0 else dmin(i, n)
 
 
 def get_slice(x, sl) -> Tensor:

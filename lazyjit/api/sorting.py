@@ -19,7 +19,8 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
 from lazyjit.errors import op_error
 
-__all__ = ["cumsum", "cumprod", "cumulative_sum", "sort", "argsort", "products_of_others"]
+__all__ = ["cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "sort", "argsort",
+           "products_of_others"]
 
 
 def _acc_dtype(x: Tensor, dtype) -> np.dtype:
@@ -77,18 +78,30 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False
     nothing (0) first, one more element along ``axis``.
 
     Raises ``LazyjitError`` for ``axis=None`` with more than one dimension."""
+    return _cumulative(x, axis, dtype, include_initial, cumsum, C.zeros, "cumulative_sum")
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
+    """NumPy 2.1's (and the Array API 2024's) ``cumulative_prod``: :func:`cumprod` along
+    ``axis``, which may be None only for a 1-D ``x``; ``include_initial`` puts the product
+    of nothing (1) first, one more element along ``axis``; dtypes as ``cumprod``'s.
+
+    Raises ``LazyjitError`` for ``axis=None`` with more than one dimension."""
+    return _cumulative(x, axis, dtype, include_initial, cumprod, C.ones, "cumulative_prod")
+
+
+def _cumulative(x, axis, dtype, include_initial: bool, scan, initial, name: str) -> Tensor:
     x = C.asarray(x)
     if axis is None:
         if x.ndim != 1:
-            raise op_error("cumulative_sum", f"axis must be given for {x.ndim}-d input",
-                           (x.node,))
+            raise op_error(name, f"axis must be given for {x.ndim}-d input", (x.node,))
         axis = 0
-    out = cumsum(x, axis, dtype)
+    out = scan(x, axis, dtype)
     if not include_initial:
         return out
-    axis = C._axes(axis, x.ndim, "cumulative_sum")[0]
+    axis = C._axes(axis, x.ndim, name)[0]
     shape = tuple(1 if i == axis else d for i, d in enumerate(out.shape))
-    return S.concatenate([C.zeros(shape, out.dtype), out], axis=axis)
+    return S.concatenate([initial(shape, out.dtype), out], axis=axis)
 
 
 def products_of_others(x: Tensor, axes: tuple[int, ...]) -> Tensor:

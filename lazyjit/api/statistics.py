@@ -1,5 +1,7 @@
-"""NumPy's NaN-ignoring reductions, order statistics and closeness tests, as composites:
-``nansum nanmean nanmax nanmin median quantile percentile isclose allclose``.
+"""NumPy's NaN-ignoring reductions, order statistics, averages, covariances and closeness
+tests, as composites: ``nansum nanmean nanmax nanmin nanprod nanvar nanstd nancumsum
+nancumprod nanargmax nanargmin median quantile percentile average ptp count_nonzero cov
+corrcoef isclose allclose``.
 
 Semantics, dtypes and edge cases are NumPy's (the tests compare with the NumPy function
 of the same name): an all-NaN slice gives NaN in ``nanmean``, ``nanmax`` and ``nanmin``
@@ -9,14 +11,21 @@ gradient goes to the values chosen), with NumPy's default ``linear`` interpolati
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
-from lazyjit.api.core import _axes, abs, asarray, isinf, isnan, where  # noqa: A004
-from lazyjit.api.reductions import all, any, max, min, sum  # noqa: A004
-from lazyjit.api.shape_ops import moveaxis, reshape, take, transpose
-from lazyjit.api.sorting import sort
+from lazyjit.api.arrays import diagonal
+from lazyjit.api.core import (_axes, abs, asarray, astype, broadcast_to, clip,  # noqa: A004
+                              elementwise, full, isinf, isnan, sqrt, where, zeros)
+from lazyjit.api.reductions import (_wide, all, any, argmax, argmin, max, mean,  # noqa: A004
+                                    min, prod, sum, var)
+from lazyjit.api.shape_ops import (concatenate, matmul, moveaxis, reshape, squeeze, take,
+                                   transpose)
+from lazyjit.api.sorting import cumprod, cumsum, sort
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
+from lazyjit.ops import apply
 
 
 def nansum(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -170,3 +179,319 @@ def allclose(a, b, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = Fal
     """Whether every element of ``a`` is close to ``b``'s (:func:`isclose`), as
     ``np.allclose``: a 0-d bool tensor (``bool()`` of it computes it)."""
     return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+# ---------------------------------------------------------------------------------------
+# more NaN-ignoring reductions
+# ---------------------------------------------------------------------------------------
+
+def _guard(x: Tensor, ok: Tensor, message: str) -> Tensor:
+    """``x``, whose computation raises ``ValueError(message)`` unless all of ``ok``."""
+    return Tensor(apply("check", (x.node, ok.node), message))
+
+
+def _known(x: Tensor) -> np.ndarray | None:
+    """``x``'s value when it is already known (a constant or a computed tensor)."""
+    return x.node.buffer
+
+
+def _nan_filled(x: Tensor, fill: float) -> Tensor:
+    return where(isnan(x), fill, x) if x.dtype.kind in "fc" else x
+
+
+def nanprod(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
+    """The product treating NaN as 1, as ``np.nanprod`` (integers: ``np.prod``, whose
+    dtypes it has: small integers and bools multiply in int64)."""
+    return prod(_nan_filled(asarray(x), 1.0), axis, keepdims, dtype)
+
+
+def nancumsum(x, axis=None, dtype=None) -> Tensor:
+    """The cumulative sum treating NaN as 0 along ``axis`` (flattened when None), as
+    ``np.nancumsum``: ``x``'s shape (1-D when ``axis`` is None), ``np.cumsum``'s dtypes."""
+    return cumsum(_nan_filled(asarray(x), 0.0), axis, dtype)
+
+
+def nancumprod(x, axis=None, dtype=None) -> Tensor:
+    """The cumulative product treating NaN as 1, as ``np.nancumprod`` (shapes and dtypes
+    as :func:`nancumsum`)."""
+    return cumprod(_nan_filled(asarray(x), 1.0), axis, dtype)
+
+
+def _nanvar(x, axis, dtype, ddof, keepdims, correction) -> Tensor:
+    """The variance of the non-NaN values in its computing dtype (float32 for float16),
+    and the result's dtype."""
+    x = asarray(x)
+    ddof = ddof if correction is None else correction
+    out_dt = np.dtype(dtype) if dtype is not None else x.dtype
+    nan = isnan(x)
+    x = astype(where(nan, 0, x), _wide(out_dt))
+    count = sum(~nan, axis, keepdims=True)
+    avg = sum(x, axis, keepdims=True) / astype(count, x.dtype)
+    d = where(nan, 0, x - avg)
+    if d.dtype.kind == "c":  # (NumPy's real(d * conj(d)))
+        re, im = elementwise("real", d), elementwise("imag", d)
+        sq = re * re + im * im
+        out_dt = np.dtype(out_dt.char.lower()) if out_dt.kind == "c" else out_dt
+    else:
+        sq = d * d
+    axes = _axes(axis, x.ndim, "nanvar")
+    dof = count - ddof
+    if not keepdims:
+        dof = reshape(dof, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+    v = sum(sq, axis, keepdims) / astype(dof, sq.dtype)
+    return where(dof <= 0, np.nan, v), out_dt
+
+
+def nanvar(x, axis=None, dtype=None, ddof=0, keepdims: bool = False, *,
+           correction=None) -> Tensor:
+    """The variance of the non-NaN values along ``axis``, dividing by their count minus
+    ``ddof`` (``correction``, its NumPy 2 name), as ``np.nanvar``: NaN for a slice with
+    no more than ``ddof`` values (NumPy also warns); complex values give their real
+    dtype; integers and bools are ``np.var`` (float64).  float16 is computed in float32
+    and rounded once (NumPy rounds every step)."""
+    x = asarray(x)
+    if x.dtype.kind not in "fc":
+        return var(x, axis, keepdims, ddof, dtype, correction=correction)
+    v, out_dt = _nanvar(x, axis, dtype, ddof, keepdims, correction)
+    return astype(v, out_dt)
+
+
+def nanstd(x, axis=None, dtype=None, ddof=0, keepdims: bool = False, *,
+           correction=None) -> Tensor:
+    """``sqrt(nanvar)``, as ``np.nanstd`` (NaN where :func:`nanvar` is NaN)."""
+    x = asarray(x)
+    if x.dtype.kind not in "fc":
+        return sqrt(var(x, axis, keepdims, ddof, dtype, correction=correction))
+    v, out_dt = _nanvar(x, axis, dtype, ddof, keepdims, correction)
+    return astype(sqrt(v), out_dt)
+
+
+def _nanarg(x, axis, keepdims, fn, fill, name: str) -> Tensor:
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        return fn(x, axis, keepdims)
+    nan = isnan(x)
+    out = fn(where(nan, fill, x), axis, keepdims)
+    return _guard(out, ~any(all(nan, axis=axis)), f"{name}: All-NaN slice encountered")
+
+
+def nanargmax(x, axis=None, *, keepdims: bool = False) -> Tensor:
+    """The index (int64) of the largest non-NaN value along ``axis`` (of the flattened
+    tensor when None), as ``np.nanargmax`` (NaN taken as ``-inf``, NumPy's rule: in a
+    slice of NaN and ``-inf`` the first of them).
+
+    Raises
+    ------
+    ValueError
+        When the result is computed, if a slice is all NaN (NumPy raises it at once).
+    LazyjitError
+        An empty slice (NumPy: ``ValueError``)."""
+    return _nanarg(x, axis, keepdims, argmax, -np.inf, "nanargmax")
+
+
+def nanargmin(x, axis=None, *, keepdims: bool = False) -> Tensor:
+    """The index (int64) of the smallest non-NaN value along ``axis``, as
+    ``np.nanargmin`` (NaN taken as ``inf``); errors as :func:`nanargmax`."""
+    return _nanarg(x, axis, keepdims, argmin, np.inf, "nanargmin")
+
+
+# ---------------------------------------------------------------------------------------
+# averages, ranges, counts, covariances
+# ---------------------------------------------------------------------------------------
+
+def _user_axes(axis, ndim: int, name: str) -> tuple[int, ...]:
+    """``axis`` as non-negative ints in the order given (NumPy's ``normalize_axis_tuple``)."""
+    _axes(axis, ndim, name)  # (checks range and repeats)
+    given = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return tuple(int(a) % ndim for a in given)
+
+
+def average(a, axis=None, weights=None, returned: bool = False, *,
+            keepdims: bool = False):
+    """The weighted average along ``axis`` (an int, a tuple, or all axes when None), as
+    ``np.average``: ``sum(a * w) / sum(w)``; without ``weights`` the mean.
+
+    ``weights`` has ``a``'s shape, or with ``axis`` the shape of ``a`` along those axes
+    (in ``axis``'s order).  The dtype is ``np.mean``'s without weights; with them,
+    ``result_type(a, weights)``, at least float64 for integer or bool ``a``.  With
+    ``returned``, a pair ``(average, sum of weights)``, the latter broadcast to the
+    average's shape (without weights: the number of elements averaged, in its dtype).
+
+    Raises
+    ------
+    TypeError
+        ``weights`` of another shape than ``a`` without ``axis``.
+    ValueError
+        ``weights`` that do not match ``a`` along ``axis``.
+    ZeroDivisionError
+        Known weights (constants, computed tensors) that sum to zero in a slice; with
+        ``returned`` and no weights, an empty average (NumPy's ``a.size / avg.size``).
+        Lazy weights are checked when the result is computed, raising ``ValueError``
+        then (the one deviation from NumPy).
+    """
+    a = asarray(a)
+    axes = None if axis is None else _user_axes(axis, a.ndim, "average")
+    if weights is None:
+        avg = mean(a, axes, keepdims)
+        scl = full(avg.shape, a.size / avg.size, avg.dtype)  # (0 / 0: ZeroDivisionError)
+        return (avg, scl) if returned else avg
+    w = asarray(weights)
+    known = _known(w)
+    dt = np.result_type(a.dtype, w.dtype, *((np.float64,) if a.dtype.kind in "biu" else ()))
+    if w.shape != a.shape:
+        if axes is None:
+            raise TypeError("average: axis must be specified when shapes of a and weights "
+                            "differ")
+        if w.shape != tuple(a.shape[ax] for ax in axes):
+            raise ValueError("average: shape of weights must be consistent with shape of "
+                             "a along specified axis")
+        order = tuple(int(i) for i in np.argsort(axes))
+        shape = tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape))
+        w = reshape(transpose(w, order), shape)
+        known = None if known is None else known.transpose(order).reshape(shape)
+    scl = sum(w, axes, keepdims, dtype=dt)
+    if known is not None:
+        if np.any(np.sum(known.astype(dt), axis=axes) == 0):
+            raise ZeroDivisionError("average: weights sum to zero, can't be normalized")
+    else:
+        scl = _guard(scl, all(scl != 0), "average: weights sum to zero, can't be normalized")
+    avg = sum(astype(a, dt) * astype(w, dt), axes, keepdims) / scl
+    if not returned:
+        return avg
+    return avg, broadcast_to(scl, avg.shape) if scl.shape != avg.shape else scl
+
+
+def ptp(a, axis=None, keepdims: bool = False) -> Tensor:
+    """The range ``max - min`` along ``axis``, as ``np.ptp`` (in ``a``'s dtype:
+    integers wrap as NumPy's do).
+
+    Raises
+    ------
+    TypeError
+        A bool ``a`` (NumPy cannot subtract bools).
+    LazyjitError
+        An empty slice."""
+    a = asarray(a)
+    if a.dtype == np.bool_:
+        raise op_error("ptp", "the range of bools is not defined (NumPy cannot subtract "
+                       "them)", (a.node,), cls=TypeError)
+    return max(a, axis, keepdims) - min(a, axis, keepdims)
+
+
+def count_nonzero(a, axis=None, *, keepdims: bool = False) -> Tensor:
+    """The number (int64) of nonzero elements along ``axis`` (NaN is nonzero), as
+    ``np.count_nonzero``; with ``axis=None`` a 0-d tensor (NumPy returns a Python int)."""
+    a = asarray(a)
+    nonzero = a != 0 if a.dtype.kind == "c" else astype(a, np.bool_)
+    return sum(nonzero, axis, keepdims, dtype=np.int64)
+
+
+def _as_2d(x: Tensor, dtype) -> Tensor:
+    if x.ndim > 2:
+        raise op_error("cov", f"takes at most 2 dimensions, got shape {x.shape}", (x.node,),
+                       cls=ValueError)
+    return reshape(astype(x, dtype), (1,) * (2 - x.ndim) + tuple(x.shape))
+
+
+def _sample_weights(w, n: int, name: str, integer: bool) -> Tensor:
+    """``fweights``/``aweights`` as float64, checked as NumPy checks them: now when their
+    values are known, else when they are computed (``ValueError``)."""
+    w = asarray(w)
+    known = _known(w)
+    w = astype(w, np.float64)
+    if w.ndim > 1:
+        raise RuntimeError(f"cov: cannot handle multidimensional {name}")
+    if w.shape[0] != n:
+        raise RuntimeError(f"cov: incompatible numbers of samples and {name}")
+    if known is not None:
+        known = known.astype(np.float64)
+        if integer and not np.all(known == np.around(known)):
+            raise TypeError("cov: fweights must be integer")
+        if np.any(known < 0):
+            raise ValueError(f"cov: {name} cannot be negative")
+        return w
+    ok = w >= 0
+    if integer:
+        ok = ok & (elementwise("rint", w) == w)
+    return _guard(w, ok, f"cov: {name} must be non-negative" + " integers" * integer)
+
+
+def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
+        aweights=None, *, dtype=None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``m`` (columns when not
+    ``rowvar``), and of ``y``'s too, as ``np.cov``: ``(k, k)`` for ``k`` variables,
+    squeezed (one variable: 0-d); normalized by ``N - 1`` (``N`` with ``bias``, ``N -
+    ddof`` with ``ddof``), or with frequency weights ``fweights`` and observation
+    weights ``aweights`` by NumPy's formula.  A normalizer ``<= 0`` gives infinities or
+    NaN (NumPy also warns).  The dtype is ``dtype`` (default ``result_type(m, y,
+    float64)``), float64 or complex128 with weights (as NumPy's).  No variables: a
+    ``(0, 0)`` float64 tensor.
+
+    Raises
+    ------
+    ValueError
+        A non-integer ``ddof``, ``m`` or ``y`` of more than 2 dimensions, negative
+        weights (lazy weights: when the result is computed).
+    TypeError
+        Known ``fweights`` that are not integers (lazy ones: ``ValueError`` when
+        computed).
+    RuntimeError
+        Weights of more than 1 dimension, or not one per observation (as NumPy).
+    """
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("cov: ddof must be integer")
+    m = asarray(m)
+    y = None if y is None else asarray(y)
+    if dtype is None:
+        dtype = np.result_type(m.dtype, *(() if y is None else (y.dtype,)), np.float64)
+    x = _as_2d(m, dtype)
+    x = x if rowvar or m.ndim == 1 else transpose(x)
+    if x.shape[0] == 0:
+        return zeros((0, 0), np.float64)
+    if y is not None:
+        yy = _as_2d(y, dtype)
+        x = concatenate([x, yy if rowvar or yy.shape[0] == 1 else transpose(yy)], axis=0)
+    ddof = (0 if bias else 1) if ddof is None else int(ddof)
+    n = x.shape[1]
+    fw = None if fweights is None else _sample_weights(fweights, n, "fweights", True)
+    aw = None if aweights is None else _sample_weights(aweights, n, "aweights", False)
+    w = fw if aw is None else aw if fw is None else fw * aw
+    if w is None:
+        xc = x - mean(x, 1, keepdims=True)
+        fact = builtins.max(n - ddof, 0)
+        c = matmul(xc, transpose(elementwise("conj", xc) if xc.dtype.kind == "c" else xc))
+        return squeeze(c * (1 / fact if fact else np.inf))  # (0 * inf: NaN, as NumPy's)
+    avg, w_sum = average(x, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if ddof == 0:
+        fact = w_sum
+    elif aw is None:
+        fact = w_sum - ddof
+    else:
+        fact = w_sum - ddof * sum(w * aw) / w_sum
+    xc = astype(x - avg[:, None], x.dtype)
+    xt = transpose(xc * w)
+    c = matmul(xc, elementwise("conj", xt) if xt.dtype.kind == "c" else xt)
+    return squeeze(c * where(fact > 0, 1 / fact, np.inf))
+
+
+def corrcoef(x, y=None, rowvar: bool = True, *, dtype=None) -> Tensor:
+    """Pearson correlation coefficients ``cov / outer(std, std)`` of the variables of
+    ``x`` (and ``y``), as ``np.corrcoef``: shapes, dtypes and ``rowvar`` as :func:`cov`,
+    the real and imaginary parts clipped to ``[-1, 1]``; one variable gives ``c / c``
+    (1, or NaN); a constant variable gives NaN (NumPy also warns).
+
+    Raises
+    ------
+    ValueError
+        As :func:`cov`."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = diagonal(c)
+    std = sqrt(elementwise("real", d) if d.dtype.kind == "c" else d)
+    c = c / std[:, None] / std[None, :]
+    if c.dtype.kind != "c":
+        return clip(c, -1, 1)
+    re, im = clip(elementwise("real", c), -1, 1), clip(elementwise("imag", c), -1, 1)
+    return re + im * 1j
