@@ -68,7 +68,8 @@ static __device__ __forceinline__ void lj_fail(int32_t* E, int32_t c) { atomicCA
 #ifdef LJ_COMPLEX
 /* complex64 and complex128 (a module with complex values defines LJ_COMPLEX: libcu++'s
  * header takes NVRTC 1.5-2 s): libcu++'s cuda::std::complex under C99's names, as
- * lazyjit_rt.h's C modules have them (crealf, cexpf, casinhf, ...), compared with an int
+ * lazyjit_rt.h's C modules have them (crealf, cexpf, casinhf, ...; lazyjit_rt.h's own
+ * csqrt, clog, ctan, ctanh and cpow, where libcu++'s are not accurate), compared with an int
  * as C compares (z == 0, z != 0, !z), and shuffled a part at a time */
 typedef cuda::std::complex<float> lj_cfloat;
 typedef cuda::std::complex<double> lj_cdouble;
@@ -80,10 +81,8 @@ static __device__ __forceinline__ R creal##S(C z) { return z.real(); } \
 static __device__ __forceinline__ R cimag##S(C z) { return z.imag(); } \
 static __device__ __forceinline__ R cabs##S(C z) { return cuda::std::abs(z); } \
 static __device__ __forceinline__ C conj##S(C z) { return cuda::std::conj(z); } \
-static __device__ __forceinline__ C cpow##S(C a, C b) { return cuda::std::pow(a, b); } \
-LJ_CFN(C, R, S, exp) LJ_CFN(C, R, S, log) LJ_CFN(C, R, S, sqrt) \
-LJ_CFN(C, R, S, sin) LJ_CFN(C, R, S, cos) LJ_CFN(C, R, S, tan) \
-LJ_CFN(C, R, S, sinh) LJ_CFN(C, R, S, cosh) LJ_CFN(C, R, S, tanh) \
+LJ_CFN(C, R, S, exp) LJ_CFN(C, R, S, sin) LJ_CFN(C, R, S, cos) \
+LJ_CFN(C, R, S, sinh) LJ_CFN(C, R, S, cosh) \
 LJ_CFN(C, R, S, asin) LJ_CFN(C, R, S, acos) LJ_CFN(C, R, S, atan) \
 LJ_CFN(C, R, S, asinh) LJ_CFN(C, R, S, acosh) LJ_CFN(C, R, S, atanh) \
 static __device__ __forceinline__ bool operator==(C a, int b) { \

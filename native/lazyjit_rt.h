@@ -165,6 +165,93 @@ typedef double _Complex lj_cdouble;
 #define LJ_CMUL_RE(S, ar, br, aibi) ((ar) * (br) - (aibi))
 #define LJ_CMUL_IM(S, ar, bi, aibr) ((ar) * (bi) + (aibr))
 #endif
+#if defined(__CUDACC__) || defined(LJ_EMULATE)
+/* On the GPU (and in its emulation, which runs the same functions), lazyjit's own complex
+ * sqrt, log, tanh, tan and non-integer pow: libcu++'s are hundreds of ulp off or worse
+ * (lazyjit/backends/cuda/backend.py: INACCURATE).  C99 Annex G's special values; within a
+ * few ulp of glibc's (NumPy's) elsewhere:
+ *  - sqrt: Kahan's ("Branch cuts for complex elementary functions", 1987): t = sqrt((|x| +
+ *    |z|) / 2), then y / 2t, the operands scaled by 1/4 near overflow and up near the
+ *    subnormals;
+ *  - log: log|z| + i atan2(y, x), with log|z| = log1p(a^2 + b^2 - 1) / 2 near |z| = 1
+ *    (a^2 + b^2 - 1 in double length: fma's exact products, Knuth's two-sum), scaled near
+ *    overflow and underflow;
+ *  - tanh: Kahan's: t = tan(y), b = 1 + t^2, s = sinh(x), (b s sqrt(1 + s^2) + i t) /
+ *    (1 + b s^2), and (sign(x), 4 sin(y) cos(y) e^-2|x|) once e^2|x| passes 1/eps^2;
+ *    tan(z) = -i tanh(iz);
+ *  - pow: exp(b log(a)), as glibc's cpow. */
+#define LJ_COMPLEX_OWN(C, R, S, BIG, TINY, UP, DOWN, TANH_CUT)                 \
+LJ_INLINE C lj_gsqrt##S(C z) {                                                  \
+    R x = creal##S(z), y = cimag##S(z);                                          \
+    if (x == 0 && y == 0) return lj_complex##S(0, y);                            \
+    if (isinf(y)) return lj_complex##S(INFINITY, y);                             \
+    if (x != x) return lj_complex##S(x, (y - y) / (y - y));                      \
+    if (isinf(x)) return signbit(x) ? lj_complex##S(fabs##S(y - y), copysign##S(x, y)) \
+                                    : lj_complex##S(x, copysign##S(y - y, y));   \
+    R scale = 1;                                                                 \
+    if (fabs##S(x) >= (R)BIG || fabs##S(y) >= (R)BIG) { x *= (R)0.25; y *= (R)0.25; scale = 2; } \
+    else if (fabs##S(x) < (R)TINY && fabs##S(y) < (R)TINY) { x *= (R)UP; y *= (R)UP; scale = (R)DOWN; } \
+    const R t = sqrt##S((fabs##S(x) + hypot##S(x, y)) * (R)0.5);                 \
+    if (x >= 0) return lj_complex##S(t * scale, y / (2 * t) * scale);            \
+    return lj_complex##S(fabs##S(y) / (2 * t) * scale, copysign##S(t, y) * scale); \
+}                                                                                \
+LJ_INLINE C lj_glog##S(C z) {                                                   \
+    const R x = creal##S(z), y = cimag##S(z);                                    \
+    R a = fabs##S(x), b = fabs##S(y);                                            \
+    if (isinf(a) || isinf(b)) return lj_complex##S(INFINITY, atan2##S(y, x));    \
+    if (a != a || b != b) return lj_complex##S(NAN, NAN);                        \
+    if (b > a) { const R t = a; a = b; b = t; }                                  \
+    R re;                                                                        \
+    if (a == 0) re = -INFINITY;                                                  \
+    else if (a >= (R)BIG) re = log##S(hypot##S(a * (R)0.25, b * (R)0.25)) + (R)1.38629436111989061883446424291635313; \
+    else if (a < (R)TINY) re = log##S(hypot##S(a * (R)UP, b * (R)UP)) + log##S((R)DOWN) * 2; \
+    else {                                                                       \
+        const R h = hypot##S(a, b);                                              \
+        if (h > (R)0.7 && h < (R)1.4) {  /* a^2 + b^2 - 1 in double length */     \
+            const R p = a * a, pe = fma##S(a, a, -p), q = b * b, qe = fma##S(b, b, -q); \
+            const R u = p - 1, s1 = u + q, bv = s1 - u;                          \
+            const R err = (u - (s1 - bv)) + (q - bv);                            \
+            re = log1p##S(s1 + (err + pe + qe)) * (R)0.5;                        \
+        } else re = log##S(h);                                                   \
+    }                                                                            \
+    return lj_complex##S(re, atan2##S(y, x));                                    \
+}                                                                                \
+LJ_INLINE C lj_gtanh##S(C z) {                                                  \
+    const R x = creal##S(z), y = cimag##S(z);                                    \
+    if (x != x) return lj_complex##S(x, y == 0 ? y : x);                         \
+    if (isinf(x)) return lj_complex##S(copysign##S((R)1, x),                        \
+        isinf(y) || y != y ? copysign##S((R)0, y) : copysign##S((R)0, sin##S(y) * cos##S(y))); \
+    if (isinf(y) || y != y) return lj_complex##S(x == 0 ? x : y - y, y - y);     \
+    if (fabs##S(x) >= (R)TANH_CUT) {                                             \
+        const R e = exp##S(-fabs##S(x));                                         \
+        return lj_complex##S(copysign##S((R)1, x), 4 * sin##S(y) * cos##S(y) * e * e); \
+    }                                                                            \
+    const R t = tan##S(y), beta = 1 + t * t, s = sinh##S(x), rho = sqrt##S(1 + s * s); \
+    const R d = 1 + beta * s * s;                                                \
+    return lj_complex##S(beta * rho * s / d, t / d);                             \
+}                                                                                \
+LJ_INLINE C lj_gtan##S(C z) {                                                   \
+    const C w = lj_gtanh##S(lj_complex##S(-cimag##S(z), creal##S(z)));          \
+    return lj_complex##S(cimag##S(w), -creal##S(w));                             \
+}                                                                                \
+LJ_INLINE C lj_gpow##S(C a, C b) {                                              \
+    const C l = lj_glog##S(a);                                                   \
+    const R lr = creal##S(l), li = cimag##S(l), br = creal##S(b), bi = cimag##S(b); \
+    return cexp##S(lj_complex##S(br * lr - bi * li, br * li + bi * lr));         \
+}
+LJ_COMPLEX_OWN(lj_cfloat, float, f, 0x1.a82798p+126, 0x1p-125, 0x1p24, 0x1p-12, 9)
+LJ_COMPLEX_OWN(lj_cdouble, double, , 0x1.a827999fcef32p+1022, 0x1p-1021, 0x1p54, 0x1p-27, 22)
+#define csqrtf lj_gsqrtf
+#define csqrt lj_gsqrt
+#define clogf lj_glogf
+#define clog lj_glog
+#define ctanhf lj_gtanhf
+#define ctanh lj_gtanh
+#define ctanf lj_gtanf
+#define ctan lj_gtan
+#define cpowf lj_gpowf
+#define cpow lj_gpow
+#endif
 #define LJ_COMPLEX_OPS(C, R, S)                                                  \
 LJ_INLINE C lj_cmul##S(C a, C b) {                                              \
     const R ar = creal##S(a), ai = cimag##S(a), br = creal##S(b), bi = cimag##S(b); \
