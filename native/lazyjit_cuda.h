@@ -83,8 +83,6 @@ static __device__ __forceinline__ R cabs##S(C z) { return cuda::std::abs(z); } \
 static __device__ __forceinline__ C conj##S(C z) { return cuda::std::conj(z); } \
 LJ_CFN(C, R, S, exp) LJ_CFN(C, R, S, sin) LJ_CFN(C, R, S, cos) \
 LJ_CFN(C, R, S, sinh) LJ_CFN(C, R, S, cosh) \
-LJ_CFN(C, R, S, asin) LJ_CFN(C, R, S, acos) LJ_CFN(C, R, S, atan) \
-LJ_CFN(C, R, S, asinh) LJ_CFN(C, R, S, acosh) LJ_CFN(C, R, S, atanh) \
 static __device__ __forceinline__ bool operator==(C a, int b) { \
     return a.real() == (R)b && a.imag() == 0; } \
 static __device__ __forceinline__ bool operator!=(C a, int b) { return !(a == b); } \

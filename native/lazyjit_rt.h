@@ -167,9 +167,9 @@ typedef double _Complex lj_cdouble;
 #endif
 #if defined(__CUDACC__) || defined(LJ_EMULATE)
 /* On the GPU (and in its emulation, which runs the same functions), lazyjit's own complex
- * sqrt, log, tanh, tan and non-integer pow: libcu++'s are hundreds of ulp off or worse
- * (lazyjit/backends/cuda/backend.py: INACCURATE).  C99 Annex G's special values; within a
- * few ulp of glibc's (NumPy's) elsewhere:
+ * sqrt, log, tanh, tan, inverse functions and non-integer pow: libcu++'s are hundreds of
+ * ulp off or worse.  C99 Annex G's special values as glibc gives them (NumPy's); within
+ * a few ulp of glibc's elsewhere (tests/test_complex.py):
  *  - sqrt: Kahan's ("Branch cuts for complex elementary functions", 1987): t = sqrt((|x| +
  *    |z|) / 2), then y / 2t, the operands scaled by 1/4 near overflow and up near the
  *    subnormals;
@@ -179,8 +179,13 @@ typedef double _Complex lj_cdouble;
  *  - tanh: Kahan's: t = tan(y), b = 1 + t^2, s = sinh(x), (b s sqrt(1 + s^2) + i t) /
  *    (1 + b s^2), and (sign(x), 4 sin(y) cos(y) e^-2|x|) once e^2|x| passes 1/eps^2;
  *    tan(z) = -i tanh(iz);
+ *  - asin, acos, asinh (-i asin iz), acosh: Kahan's, from s = sqrt(1 - z), t = sqrt(1 + z)
+ *    (asin: atan(x / Re(s t)) + i asinh(Im(conj(s) t)), and alike);
+ *  - atanh: log1p(4x / ((1 - x)^2 + y^2)) / 4 + i atan2(2y, 1 - x^2 - y^2) / 2, the
+ *    latter's 1 - x^2 - y^2 in double length, 1/z + i pi/2 past 2^500 (2^60); atan(z) =
+ *    -i atanh(iz);
  *  - pow: exp(b log(a)), as glibc's cpow. */
-#define LJ_COMPLEX_OWN(C, R, S, BIG, TINY, UP, DOWN, TANH_CUT)                 \
+#define LJ_COMPLEX_OWN(C, R, S, BIG, TINY, UP, DOWN, TANH_CUT, BIG_ATANH)      \
 LJ_INLINE C lj_gsqrt##S(C z) {                                                  \
     R x = creal##S(z), y = cimag##S(z);                                          \
     if (x == 0 && y == 0) return lj_complex##S(0, y);                            \
@@ -238,9 +243,76 @@ LJ_INLINE C lj_gpow##S(C a, C b) {                                              
     const C l = lj_glog##S(a);                                                   \
     const R lr = creal##S(l), li = cimag##S(l), br = creal##S(b), bi = cimag##S(b); \
     return cexp##S(lj_complex##S(br * lr - bi * li, br * li + bi * lr));         \
+}                                                                                \
+LJ_INLINE C lj_grot##S(C w, R sign) {  /* -i w (sign 1) or i w (sign -1) */      \
+    return lj_complex##S(sign * cimag##S(w), -sign * creal##S(w));               \
+}                                                                                \
+LJ_INLINE C lj_gasin_finite##S(C z) {  /* Kahan: asin z = atan(x / Re(s t)) +    \
+    i asinh(Im(conj(s) t)), s = sqrt(1 - z), t = sqrt(1 + z) */                   \
+    const R x = creal##S(z), y = cimag##S(z);                                    \
+    const C s = lj_gsqrt##S(lj_complex##S(1 - x, -y)), t = lj_gsqrt##S(lj_complex##S(1 + x, y)); \
+    const R sr = creal##S(s), si = cimag##S(s), tr = creal##S(t), ti = cimag##S(t); \
+    return lj_complex##S(atan##S(x / (sr * tr - si * ti)), asinh##S(sr * ti - si * tr)); \
+}                                                                                \
+LJ_INLINE C lj_gasinh##S(C z) {  /* -i asin(iz); C99's special values */        \
+    const R x = creal##S(z), y = cimag##S(z), h = (R)1.57079632679489661923132169163975144; \
+    if (isinf(x) || isinf(y)) {                                                  \
+        if (x != x || y != y) return lj_complex##S(x != x ? fabs##S(y) : x, x != x ? x : y); \
+        return lj_complex##S(copysign##S((R)INFINITY, x),                        \
+                             isinf(y) ? copysign##S(isinf(x) ? h / 2 : h, y) : copysign##S((R)0, y)); \
+    }                                                                            \
+    if (x != x || y != y) return lj_complex##S(x != x ? x : y, y == 0 ? y : x + y); \
+    return lj_grot##S(lj_gasin_finite##S(lj_complex##S(-y, x)), 1);              \
+}                                                                                \
+LJ_INLINE C lj_gasin##S(C z) {  /* -i asinh(iz) */                               \
+    if (isfinite(creal##S(z)) && isfinite(cimag##S(z))) return lj_gasin_finite##S(z); \
+    if (isinf(creal##S(z)) && cimag##S(z) != cimag##S(z))  /* (glibc's: NaN + i inf) */ \
+        return lj_complex##S(cimag##S(z), INFINITY);                             \
+    return lj_grot##S(lj_gasinh##S(lj_complex##S(-cimag##S(z), creal##S(z))), 1); \
+}                                                                                \
+LJ_INLINE C lj_gacos##S(C z) {  /* Kahan: 2 atan(Re s / Re t) + i asinh(Im(conj(t) s)) */ \
+    const R x = creal##S(z), y = cimag##S(z);                                    \
+    if (!isfinite(x) || !isfinite(y)) {  /* (pi/2 - asin z, Annex G's values) */ \
+        const C w = lj_gasin##S(z);                                              \
+        return lj_complex##S((R)1.57079632679489661923132169163975144 - creal##S(w), -cimag##S(w)); \
+    }                                                                            \
+    const C s = lj_gsqrt##S(lj_complex##S(1 - x, -y)), t = lj_gsqrt##S(lj_complex##S(1 + x, y)); \
+    const R sr = creal##S(s), si = cimag##S(s), tr = creal##S(t), ti = cimag##S(t); \
+    return lj_complex##S(2 * atan##S(sr / tr), asinh##S(tr * si - ti * sr));     \
+}                                                                                \
+LJ_INLINE C lj_gacosh##S(C z) {  /* Kahan: asinh(Re(conj(s) t)) + 2i atan(Im s / Re t), \
+    s = sqrt(z - 1), t = sqrt(z + 1) */                                          \
+    const R x = creal##S(z), y = cimag##S(z), h = (R)1.57079632679489661923132169163975144; \
+    if (isinf(y)) return lj_complex##S(INFINITY, x != x ? x : copysign##S(isinf(x) ? (x > 0 ? h / 2 : 3 * h / 2) : h, y)); \
+    if (isinf(x)) return lj_complex##S(INFINITY, y != y ? y : copysign##S(x > 0 ? 0 : 2 * h, y)); \
+    if (x != x || y != y) return lj_complex##S(NAN, x == 0 ? h : NAN);           \
+    const C s = lj_gsqrt##S(lj_complex##S(x - 1, y)), t = lj_gsqrt##S(lj_complex##S(x + 1, y)); \
+    const R sr = creal##S(s), si = cimag##S(s), tr = creal##S(t), ti = cimag##S(t); \
+    return lj_complex##S(asinh##S(sr * tr + si * ti), 2 * atan##S(si / tr));     \
+}                                                                                \
+LJ_INLINE C lj_gatanh##S(C z) {  /* log1p(4x / ((1-x)^2 + y^2)) / 4 +             \
+    i atan2(2y, 1 - x^2 - y^2) / 2, the latter's 1 - x^2 - y^2 in double length */ \
+    const R x = creal##S(z), y = cimag##S(z), h = (R)1.57079632679489661923132169163975144; \
+    if (isinf(y)) return lj_complex##S(copysign##S((R)0, x), copysign##S(h, y));  \
+    if (isinf(x)) return lj_complex##S(copysign##S((R)0, x), y != y ? y : copysign##S(h, y)); \
+    if (x != x || y != y) return lj_complex##S(x == 0 ? x : NAN, NAN);           \
+    const R a = fabs##S(x), b = fabs##S(y);                                      \
+    if (a > (R)BIG_ATANH || b > (R)BIG_ATANH) {  /* 1/z + i pi/2 sign(y) */       \
+        const R m = hypot##S(x * (R)0.25, y * (R)0.25);                          \
+        return lj_complex##S(x * (R)0.0625 / m / m, copysign##S(h, y));          \
+    }                                                                            \
+    const R p = a * a, pe = fma##S(a, a, -p), q = b * b, qe = fma##S(b, b, -q);  \
+    const R u = 1 - p, s1 = u - q, bv = s1 - u;                                  \
+    const R m = s1 + (((u - (s1 - bv)) + (-q - bv)) - pe - qe);  /* 1 - x^2 - y^2 */ \
+    const R d = (1 - a) * (1 - a) + q;                                           \
+    return lj_complex##S(copysign##S(log1p##S(4 * a / d) / 4, x), atan2##S(2 * y, m) / 2); \
+}                                                                                \
+LJ_INLINE C lj_gatan##S(C z) {  /* -i atanh(iz) */                               \
+    return lj_grot##S(lj_gatanh##S(lj_complex##S(-cimag##S(z), creal##S(z))), 1); \
 }
-LJ_COMPLEX_OWN(lj_cfloat, float, f, 0x1.a82798p+126, 0x1p-125, 0x1p24, 0x1p-12, 9)
-LJ_COMPLEX_OWN(lj_cdouble, double, , 0x1.a827999fcef32p+1022, 0x1p-1021, 0x1p54, 0x1p-27, 22)
+LJ_COMPLEX_OWN(lj_cfloat, float, f, 0x1.a82798p+126, 0x1p-125, 0x1p24, 0x1p-12, 9, 0x1p60)
+LJ_COMPLEX_OWN(lj_cdouble, double, , 0x1.a827999fcef32p+1022, 0x1p-1021, 0x1p54, 0x1p-27, 22,
+               0x1p500)
 #define csqrtf lj_gsqrtf
 #define csqrt lj_gsqrt
 #define clogf lj_glogf
@@ -251,6 +323,18 @@ LJ_COMPLEX_OWN(lj_cdouble, double, , 0x1.a827999fcef32p+1022, 0x1p-1021, 0x1p54,
 #define ctan lj_gtan
 #define cpowf lj_gpowf
 #define cpow lj_gpow
+#define casinf lj_gasinf
+#define casin lj_gasin
+#define cacosf lj_gacosf
+#define cacos lj_gacos
+#define catanf lj_gatanf
+#define catan lj_gatan
+#define casinhf lj_gasinhf
+#define casinh lj_gasinh
+#define cacoshf lj_gacoshf
+#define cacosh lj_gacosh
+#define catanhf lj_gatanhf
+#define catanh lj_gatanh
 #endif
 #define LJ_COMPLEX_OPS(C, R, S)                                                  \
 LJ_INLINE C lj_cmul##S(C a, C b) {                                              \

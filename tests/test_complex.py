@@ -35,23 +35,8 @@ UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arc
 BINARY = ["add", "subtract", "multiply", "true_divide", "power", "equal", "not_equal"]
 
 
-# NumPy's names of the complex functions the cuda backend refuses (libcu++'s are not
-# accurate and lazyjit has no CUDA forms of its own yet:
-# lazyjit.backends.cuda.backend.INACCURATE)
-ON_CUDA_REFUSED = {"arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"}
-# the losses below that compute one of them, and those made of linalg host steps
-LOSSES_REFUSED_ON_CUDA = {"trig"}
+# the losses below made of linalg host steps on cuda
 HOST_STEPS_ON_CUDA = {"linalg", "eigh", "cholesky", "norms", "svd", "qr", "pinv"}
-
-
-def _refused(backend, fn) -> bool:
-    """On cuda, whether ``fn()`` raises the refusal of an inaccurate complex function
-    (then True: the caller is done); elsewhere False."""
-    if backend != "cuda":
-        return False
-    with pytest.raises(NotImplementedError, match="libcu"):
-        fn()
-    return True
 
 
 def _cases(dtype):
@@ -66,11 +51,6 @@ def _cases(dtype):
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_elementwise_matches_numpy(backend, dtype):
     cases = _cases(dtype)
-    if backend == "cuda":
-        refused = [c for c in cases if c[0] in ON_CUDA_REFUSED]
-        cases = [c for c in cases if c[0] not in ON_CUDA_REFUSED]
-        f, args = refused[0]
-        _refused(backend, lambda: getattr(lj, f)(*[lj.tensor(a) for a in args]).numpy())
     outs = [getattr(lj, f)(*[lj.tensor(a) for a in args]) for f, args in cases]
     lj.realize(*outs)  # (one trace for the table)
     with np.errstate(all="ignore"):
@@ -79,15 +59,14 @@ def test_elementwise_matches_numpy(backend, dtype):
 
 
 @pytest.mark.parametrize("f", ["exp", "log", "sqrt", "abs", "tanh", "angle", "isfinite",
-                               "multiply", "true_divide", "log1p", "expm1", "sign"])
+                               "multiply", "true_divide", "log1p", "expm1", "sign", "tan",
+                               "log10", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+                               "arctanh"])
 def test_special_values(backend, f):
     z = _SPECIAL
     args = (z,) if f not in ("multiply", "true_divide") else (z, z[::-1])
     with np.errstate(all="ignore"):
         expected = getattr(np, f)(*args)
-    if f in ON_CUDA_REFUSED and _refused(
-            backend, lambda: getattr(lj, f)(*[lj.tensor(a) for a in args]).numpy()):
-        return
     out = getattr(lj, f)(*[lj.tensor(a) for a in args]).numpy()
     # the same value, or NaN in the same parts (C99's Annex G may give a NaN a sign or
     # an infinite part where NumPy gives NaN: both say "no finite value")
@@ -261,9 +240,6 @@ def test_gradients_both_modes(backend, name):
     if backend == "cuda" and name in HOST_STEPS_ON_CUDA:
         pytest.skip("linalg runs as NumPy host steps on emulated cuda: its derivative "
                     "graphs are checked on the other backends (CI's time)")
-    if name in LOSSES_REFUSED_ON_CUDA and _refused(
-            backend, lambda: check_real_loss(LOSSES[name], (_Z, _W, _X), tol=1e-6)):
-        return
     check_real_loss(LOSSES[name], (_Z, _W, _X), tol=1e-6)
 
 
@@ -400,17 +376,6 @@ def test_found_by_review(backend):
             fn()
 
 
-def test_cuda_refuses_inaccurate_functions_in_a_loop_body():
-    """A refused function (libcu++'s complex arcsinh) in a scan's step, on cuda: the
-    error names the line that built it."""
-    x = lj.tensor(np.array([3.0, 4.0]))
-    with lj.config(backend="cuda", cuda_emulate=True):
-        out, _ = lj.scan(lambda a, c: c + lj.abs(lj.arcsinh(a * (1 + 1j))), sequences=x,
-                         outputs_info=lj.tensor(np.array(0.0)))
-        with pytest.raises(NotImplementedError, match="(?s)complex arcsinh.*test_complex.py"):
-            out.numpy()
-
-
 def test_in_a_loop_body(backend):
     """A complex step of a scan (the cuda backend runs its kernels per step)."""
     x = np.array([3.0, 4.0, -1.5])
@@ -484,29 +449,43 @@ def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-def test_cuda_forms_of_sqrt_log_tan_tanh_pow_are_accurate(dtype):
-    """lazyjit's own CUDA sqrt, log (and log2, log10), tanh, tan and power (libcu++'s are
-    hundreds of ulp off), run in the emulation, against NumPy (glibc) on |z| from 1e-300
-    to 1e300 (1e-30 to 1e30 for complex64), around the unit circle (where log|z| cancels)
-    and C99's special values: a few ulp (powers amplify log's error by |b log a|)."""
+def test_cuda_forms_are_accurate(dtype):
+    """lazyjit's own CUDA sqrt, log (and log2, log10), tanh, tan, the inverse functions
+    and power (libcu++'s are hundreds of ulp off, or overflow), run in the emulation,
+    against NumPy (glibc) on |z| from 1e-300 to 1e300 (1e-30 to 1e30 for complex64),
+    around the unit circle (where log|z| cancels) and the branch points +-1: a few ulp
+    (powers amplify log's error by |b log a|); and C99's special values, NumPy's, signs
+    of zeros and infinities included."""
     rng = np.random.default_rng(4)
     top = 30 if dtype == "complex64" else 300
+    sp = [0, -0.0, 0.5, -1, 2, 1e300, np.inf, -np.inf, np.nan]
     with np.errstate(over="ignore"):  # (1e300 is inf in complex64)
         z = np.concatenate([10.0 ** rng.uniform(-top, top, 3000)
                             * np.exp(2j * np.pi * rng.random(3000)),
                             np.exp(2j * np.pi * rng.random(500))
                             * (1 + rng.standard_normal(500) * 1e-4),
                             rng.standard_normal(500) * 3 + 3j * rng.standard_normal(500),
-                            _SPECIAL]).astype(dtype)
+                            1 + 1e-5 * (rng.standard_normal(300) + 1j * rng.standard_normal(300)),
+                            -1 + 1e-5 * (rng.standard_normal(300) + 1j * rng.standard_normal(300)),
+                            ]).astype(dtype)
+        special = np.array([complex(a, b) for a in sp for b in sp]).astype(dtype)
     b = (rng.standard_normal(z.size) + 1j * rng.standard_normal(z.size)).astype(dtype)
     small = np.abs(z) < 1e3
-    limits = {"sqrt": 2, "log": 4, "log2": 5, "log10": 5, "tanh": 8, "tan": 8}
+    limits = {"sqrt": 2, "log": 4, "log2": 5, "log10": 5, "tanh": 8, "tan": 8, "arcsin": 6,
+              "arccos": 6, "arctan": 6, "arcsinh": 6, "arccosh": 6, "arctanh": 6}
     with lj.config(backend="cuda", cuda_emulate=True), np.errstate(all="ignore"):
-        got = [getattr(lj, f)(lj.tensor(z)) for f in limits]
+        got = [getattr(lj, f)(lj.tensor(x)) for f in limits for x in (z, special)]
         got.append(lj.power(lj.tensor(z[small]), lj.tensor(b[small])))
         lj.realize(*got)
-        for f, g in zip(limits, got):
-            e = _ulps(g.numpy(), getattr(np, f)(z))
+        for i, f in enumerate(limits):
+            e = _ulps(got[2 * i].numpy(), getattr(np, f)(z))
             assert e.max() <= limits[f], (f, e.max(), z[np.argmax(e)])
+            g, want = got[2 * i + 1].numpy(), getattr(np, f)(special)
+            for part in ("real", "imag"):
+                gp, wp = getattr(g, part), getattr(want, part)
+                np.testing.assert_array_equal(np.isnan(gp), np.isnan(wp), err_msg=f)
+                np.testing.assert_array_equal(np.signbit(gp[gp == 0]), np.signbit(wp[gp == 0]),
+                                              err_msg=f)
+            assert _ulps(g, want).max() <= limits[f], f
         e = _ulps(got[-1].numpy(), np.power(z[small], b[small]))
         assert np.percentile(e, 99) <= 2 and e.max() <= 300, ("power", e.max())
