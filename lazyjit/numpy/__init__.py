@@ -22,8 +22,8 @@ What the standard says and lazyjit does:
 * ``complex64`` and ``complex128``: arithmetic, the elementwise functions the standard
   defines for them (C99's special cases), sums, products, means, matrix products and the
   ``fft`` and ``linalg`` extensions; derivatives with JAX's convention.  Orderings,
-  ``max``/``min`` and sorting of complex tensors raise ``TypeError``; so do, on the cuda
-  backend, the complex functions whose CUDA forms are not accurate (README: GPU).
+  ``max``/``min`` and sorting of complex tensors raise ``TypeError``, as the standard
+  leaves them undefined.
 """
 from __future__ import annotations
 
