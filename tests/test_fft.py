@@ -75,8 +75,31 @@ def test_errors():
             fn()
     with pytest.raises(TypeError):
         lj.fft.rfft(z)
-    with pytest.raises(NotImplementedError, match="symbolic"):
-        lj.jit(lambda x: lj.fft.fft(x), dynamic=True)(lj.tensor(_Z[0, 0]))
+    with pytest.raises(NotImplementedError, match="symbolic"):  # (a symbolic length
+        lj.jit(lambda x: lj.fft.fft(x, n=x.shape[0] + 1), dynamic=True)(  # to pad to)
+            lj.tensor(_Z[0, 0]))
+
+
+def test_along_a_symbolic_axis(backend):
+    """Transforms of an axis whose size is known only at each call (``dynamic=True``):
+    one trace for every length, derivatives included."""
+    rng = np.random.default_rng(2)
+    fns = {"fft": lambda x: lj.fft.fft(x * 2),
+           "rfft": lambda x: lj.fft.rfft(x, axis=0),
+           "irfft": lambda x: lj.fft.irfft(lj.fft.rfft(x) * 1j, norm="ortho"),
+           "grad": lj.grad(lambda x: lj.sum(lj.abs(lj.fft.rfft(x)) ** 2 * 0.5))}
+    wants = {"fft": lambda x: np.fft.fft(x * 2), "rfft": lambda x: np.fft.rfft(x, axis=0),
+             "irfft": lambda x: np.fft.irfft(np.fft.rfft(x) * 1j, norm="ortho"),
+             "grad": lambda x: lj.grad(lambda t: lj.sum(lj.abs(lj.fft.rfft(t)) ** 2 * 0.5))(
+                 lj.tensor(x)).numpy()}
+    jitted = {k: lj.jit(f, dynamic=True) for k, f in fns.items()}
+    traces = lj.stats()["traces"]
+    for n in (5, 8, 13):
+        x = rng.standard_normal((3, n))
+        for k, f in jitted.items():
+            np.testing.assert_allclose(f(lj.tensor(x)).numpy(), wants[k](x), atol=1e-12,
+                                       err_msg=f"{k} {n}")
+    assert lj.stats()["traces"] - traces == len(jitted)
 
 
 def test_compiled_once_per_shape_and_in_scan():

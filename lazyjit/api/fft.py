@@ -52,7 +52,10 @@ def _real(x: Tensor, name: str) -> Tensor:
 
 
 def _resized(x: Tensor, n: int, axis: int, name: str) -> Tensor:
-    """``x`` truncated or zero-padded to ``n`` along ``axis`` (NumPy's ``n``)."""
+    """``x`` truncated or zero-padded to ``n`` along ``axis`` (NumPy's ``n``); a symbolic
+    length only as the axis's own (no resizing)."""
+    if type(n) is Dim and n == x.shape[axis]:
+        return x
     if type(n) is Dim or type(x.shape[axis]) is Dim:
         raise op_error(f"fft.{name}", "a transform along an axis whose size is known only "
                        "at each call (a symbolic size) is not supported yet: the "
@@ -121,11 +124,12 @@ def irfft(x, n: int | None = None, axis: int = -1, norm: str | None = None) -> T
     half = x.dtype == np.float16  # (NumPy gives float16 back)
     norm, axis = _norm(norm, "irfft"), _axis(x, axis, "irfft")
     n = 2 * (x.shape[axis] - 1) if n is None else n
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+    if type(n) is not Dim and (not isinstance(n, (int, np.integer)) or isinstance(n, bool)
+                               or n < 1):
         raise op_error("fft.irfft", f"invalid number of data points ({n}) specified",
                        (x.node,), cls=ValueError)
     x = _resized(_complex(x), n // 2 + 1, axis, "irfft")
-    out = _along(x, axis, "irfft", norm, int(n))
+    out = _along(x, axis, "irfft", norm, n if type(n) is Dim else int(n))
     return astype(out, np.float16) if half else out
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from lazyjit.ops.registry import F, OpDef, apply, linear_jvp, register
+from lazyjit.trace.dims import Dim
 
 FFT_KINDS = ("fft", "ifft", "rfft", "irfft")
 NORMS = ("backward", "ortho", "forward")
@@ -50,7 +51,7 @@ def _shape(srcs, arg):
     elif x.dtype.kind != "c":
         raise TypeError(f"{kind} takes a complex operand")
     elif kind == "irfft":
-        if not isinstance(n, int) or n < 1 or m != n // 2 + 1:
+        if (type(n) is not Dim and (not isinstance(n, int) or n < 1)) or m != n // 2 + 1:
             raise ValueError(f"irfft to length {n} takes {n} // 2 + 1 terms, not {m}")
         m = n
     return x.shape[:axis] + (m,) + x.shape[axis + 1:]
