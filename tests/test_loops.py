@@ -319,3 +319,19 @@ def test_a_loop_that_draws_compiles_once(backend):
     values += [run() for _ in range(4)]
     assert lj.stats()["compiles"] + lj.stats()["disk_cache_hits"] == built
     assert all(2.0 <= v < 3.0 for v in values) and len(set(values)) == len(values)
+
+
+def test_only_views_of_a_loop_result_come_out_with_it(backend):
+    """Found by review: a pending shared value computed from a loop's result by an op
+    that can fail (here a Cholesky factor of a matrix that has none) is not computed
+    when the loop's other outputs are: only views and casts of its results are."""
+    w = lj.shared(np.eye(2) * -1.0, "W")
+
+    def step(x):
+        w.assign(w + x)
+        return (w * 2).sum()
+    ys, _ = lj.scan(step, sequences=lj.tensor(np.zeros((3, 2, 2))))
+    w.assign(lj.linalg.cholesky(w))
+    assert_same(ys, np.array([-4.0, -4.0, -4.0]))
+    with pytest.raises(np.linalg.LinAlgError):
+        w.get_value()

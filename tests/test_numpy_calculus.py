@@ -277,3 +277,26 @@ def test_numpy_functions_run_lazyjit(backend):
         assert isinstance(out, lj.Tensor)
         assert_same(out, want)
     assert all(isinstance(g, lj.Tensor) for g in np.gradient(t))
+
+
+def test_found_by_review(backend):
+    """NumPy's values and dtypes in cases a review found otherwise."""
+    x32 = np.random.default_rng(1).standard_normal((3, 7)).astype(np.float32)
+    m = np.array([[1, 2j, 3], [0, 1, 1j]])
+    with np.errstate(all="ignore"):
+        pairs = [(lj.cov(lj.tensor(m), fweights=[1, 2, 1]), np.cov(m, fweights=[1, 2, 1])),
+                 (lj.cov(lj.tensor(m), aweights=[0.5, 2, 1]), np.cov(m, aweights=[0.5, 2, 1])),
+                 (lj.cov(lj.tensor(x32), dtype=np.float32), np.cov(x32, dtype=np.float32)),
+                 (lj.corrcoef(lj.tensor(x32), dtype=np.float32),
+                  np.corrcoef(x32, dtype=np.float32)),
+                 (lj.nanvar(lj.tensor([1.0, 3.0]), dtype=np.complex128),
+                  np.nanvar([1.0, 3.0], dtype=np.complex128)),
+                 (lj.logspace(lj.tensor(np.float32(0)), lj.tensor(np.float32(2)), 3),
+                  np.logspace(np.float32(0), np.float32(2), 3))]
+    for got, want in pairs:
+        assert_same(got, want, rtol=0 if want.dtype == np.float32 else None, atol=0
+                    if want.dtype == np.float32 else None)
+    with pytest.raises(TypeError):
+        lj.interp(lj.tensor([0.5 + 1j]), lj.tensor([0.0, 1.0]), lj.tensor([0.0, 1.0]))
+    with pytest.raises(TypeError):
+        lj.nanvar(lj.tensor([1.0, 3.0]), dtype=np.int64)

@@ -346,6 +346,10 @@ def interp(x, xp, fp, left=None, right=None, period=None) -> Tensor:
         raise ValueError("interp: fp and xp are not of the same length")
     if xp.shape[0] == 0:
         raise ValueError("interp: array of sample points is empty")
+    for v in (x, xp):
+        if v.dtype.kind == "c":  # (NumPy's cast rule: complex x or xp is refused)
+            raise op_error("interp", f"Cannot cast array data from {v.dtype} to float64 "
+                           "according to the rule 'safe'", (v.node,), cls=TypeError)
     complex_ = fp.dtype.kind == "c"
     x, xp = astype(x, np.float64), astype(xp, np.float64)
     fp = astype(fp, np.complex128 if complex_ else np.float64)
@@ -460,15 +464,13 @@ def _monotonicity(values: np.ndarray) -> int:
     """NumPy's ``_monotonicity``: 1 increasing (or constant), -1 decreasing, 0 neither."""
     if values.size < 2:
         return 1
-    moved = np.flatnonzero(values[1:] != values[0])
+    moved = np.flatnonzero(~(values[1:] == values[0]))  # (NaN differs: as NumPy's C loop)
     if moved.size == 0:
         return 1
     i = int(moved[0]) + 1
     if values[0] < values[i]:
         return 0 if np.any(values[i:-1] > values[i + 1:]) else 1
-    if values[0] > values[i]:
-        return 0 if np.any(values[i:-1] < values[i + 1:]) else -1
-    return 0
+    return 0 if np.any(values[i:-1] < values[i + 1:]) else -1  # (a NaN: "decreasing")
 
 
 def digitize(x, bins, right: bool = False) -> Tensor:

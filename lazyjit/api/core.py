@@ -618,6 +618,9 @@ _NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
 
 def power(a, b) -> Tensor:
     """``a ** b`` elementwise with NumPy broadcasting and type promotion (``np.power``).
+    A tensor exponent is C's ``pow`` on every backend: NumPy takes ``sqrt`` for a
+    stride-0 exponent of 0.5, so there ``(-0.0, -inf) ** 0.5`` give ``(-0.0, nan)``
+    where this gives ``(0.0, inf)`` (a Python 0.5, and ``x ** 0.5``, are NumPy's).
 
     Raises
     ------

@@ -584,7 +584,7 @@ def tensorsolve(a, b, axes=None) -> Tensor:
         order = [k for k in range(a.ndim) if k not in [k % a.ndim for k in axes]]
         a = a.transpose(order + [k % a.ndim for k in axes])
     shape = _concrete(a, "tensorsolve")
-    tail = shape[b.ndim:]
+    tail = shape[b.ndim:] if a.ndim > b.ndim else shape  # (NumPy's a.shape[-0:]: all)
     size = int(np.prod(tail))
     if int(np.prod(shape)) != size ** 2:
         raise np.linalg.LinAlgError("Input arrays must satisfy the requirement "

@@ -306,12 +306,16 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) 
     num = operator.index(num)
     if num < 0:
         raise op_error("logspace", f"Number of samples, {num}, must be non-negative.")
-    start, stop, base = asarray(start), asarray(stop), asarray(base)
+    weak = type(base) in (int, float)  # (a Python number: weak, as NumPy 2 takes it)
+    start, stop = asarray(start), asarray(stop)
+    base = base if weak else asarray(base)
     dt = np.result_type(start.dtype, stop.dtype, 1.0)
-    shape = broadcast_shapes(start.shape, stop.shape, base.shape, op="logspace")
+    shape = broadcast_shapes(start.shape, stop.shape, () if weak else base.shape,
+                             op="logspace")
     start, stop = (broadcast_to(astype(v, dt), shape) for v in (start, stop))
     y = _linspace(start, stop, num, bool(endpoint), dt)
-    base = reshape(base, (1,) * (len(shape) - base.ndim + 1) + base.shape)
+    if not weak:
+        base = reshape(base, (1,) * (len(shape) - base.ndim + 1) + base.shape)
     out = moveaxis(elementwise("pow", base, y), 0, _axes(axis, len(shape) + 1, "logspace")[0])
     return out if dtype is None else astype(out, dtype)
 

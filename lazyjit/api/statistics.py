@@ -222,6 +222,9 @@ def _nanvar(x, axis, dtype, ddof, keepdims, correction) -> Tensor:
     and the result's dtype."""
     x = asarray(x)
     ddof = ddof if correction is None else correction
+    if dtype is not None and np.dtype(dtype).kind not in "fc":
+        raise op_error("nanvar", "If a is inexact, then dtype must be inexact", (x.node,),
+                       cls=TypeError)
     out_dt = np.dtype(dtype) if dtype is not None else x.dtype
     nan = isnan(x)
     x = astype(where(nan, 0, x), _wide(out_dt))
@@ -231,7 +234,8 @@ def _nanvar(x, axis, dtype, ddof, keepdims, correction) -> Tensor:
     if d.dtype.kind == "c":  # (NumPy's real(d * conj(d)))
         re, im = elementwise("real", d), elementwise("imag", d)
         sq = re * re + im * im
-        out_dt = np.dtype(out_dt.char.lower()) if out_dt.kind == "c" else out_dt
+        if dtype is None:  # (NumPy: complex values give their real dtype, unless asked)
+            out_dt = np.dtype(out_dt.char.lower())
     else:
         sq = d * d
     axes = _axes(axis, x.ndim, "nanvar")
@@ -460,7 +464,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
         xc = x - mean(x, 1, keepdims=True)
         fact = builtins.max(n - ddof, 0)
         c = matmul(xc, transpose(elementwise("conj", xc) if xc.dtype.kind == "c" else xc))
-        return squeeze(c * (1 / fact if fact else np.inf))  # (0 * inf: NaN, as NumPy's)
+        return squeeze(_scaled(c, 1 / fact if fact else np.inf))  # (0 * inf: NaN)
     avg, w_sum = average(x, axis=1, weights=w, returned=True)
     w_sum = w_sum[0]
     if ddof == 0:
@@ -472,7 +476,15 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     xc = astype(x - avg[:, None], x.dtype)
     xt = transpose(xc * w)
     c = matmul(xc, elementwise("conj", xt) if xt.dtype.kind == "c" else xt)
-    return squeeze(c * where(fact > 0, 1 / fact, np.inf))
+    real_fact = elementwise("real", fact) if fact.dtype.kind == "c" else fact
+    return squeeze(_scaled(c, where(real_fact > 0, 1 / fact, np.inf)))
+
+
+def _scaled(c: Tensor, k) -> Tensor:
+    """``c * k`` as NumPy's ``c *= np.true_divide(1, fact)`` computes it: in double
+    precision (``k`` a float64 scalar), rounded once to ``c``'s dtype."""
+    wide = np.complex128 if c.dtype.kind == "c" else np.float64
+    return astype(astype(c, wide) * k, c.dtype)
 
 
 def corrcoef(x, y=None, rowvar: bool = True, *, dtype=None) -> Tensor:

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from lazyjit.api.core import (_binary, _unary, asarray, elementwise, floor_divide, invert,
+from lazyjit.api.core import (_binary, _unary, asarray, astype, elementwise, floor_divide, invert,
                               isinf, isnan, power, remainder, sin, _snapshot,
                               stop_gradient, where, zeros_like)
 from lazyjit.api.tensor import Tensor
@@ -238,15 +238,25 @@ def _in_loop_dtype(ufunc: np.ufunc, *operands) -> list[Tensor]:
 
 def deg2rad(x) -> Tensor:
     """Degrees to radians, ``x * (pi / 180)``, as ``np.deg2rad`` (and ``np.radians``):
-    float results, ints and bools promoted as NumPy's loops promote them."""
+    float results, ints and bools promoted as NumPy's loops promote them; the constant
+    rounded as NumPy's (float32's for float32 and float16, computed in float32)."""
     (x,) = _in_loop_dtype(np.deg2rad, x)
-    return x * (np.pi / 180.0)
+    return _times(x, np.pi, 180.0)
 
 
 def rad2deg(x) -> Tensor:
     """Radians to degrees, ``x * (180 / pi)``, as ``np.rad2deg`` (and ``np.degrees``)."""
     (x,) = _in_loop_dtype(np.rad2deg, x)
-    return x * (180.0 / np.pi)
+    return _times(x, 180.0, np.pi)
+
+
+def _times(x: Tensor, num: float, den: float) -> Tensor:
+    """``x * (num / den)`` with NumPy's constant: ``num / den`` in double for float64,
+    in single (and the product in single, then rounded) for float32 and float16."""
+    if x.dtype == np.float64:
+        return x * (num / den)
+    k = np.float32(num) / np.float32(den)
+    return astype(astype(x, np.float32) * k, x.dtype)
 
 
 radians, degrees = deg2rad, rad2deg

@@ -227,6 +227,7 @@ def realize(*tensors) -> None:
 
 
 _PROJECTIONS = frozenset(("scan_out",))  # the ops that take one result of a multi-result node
+_VIEWS = frozenset(("slice", "reshape", "expand", "cast", "transpose", "squeeze"))
 
 
 def _companions(trace: Trace) -> list[Node]:
@@ -238,12 +239,13 @@ def _companions(trace: Trace) -> list[Node]:
     found = []
     for p in pending_nodes():
         n = p
-        for _ in range(4):  # (a slice, a reshape, a cast: views of the result)
+        for _ in range(4):  # (a slice, a reshape, a cast: views of the result, which
+            # cannot fail: nothing that could raise is computed unasked)
             if n.op in _PROJECTIONS:
                 if n.src[0] in trace.index and p not in trace.index:
                     found.append(p)
                 break
-            if len(n.src) != 1 or n.buffer is not None:
+            if n.op not in _VIEWS or len(n.src) != 1 or n.buffer is not None:
                 break
             n = n.src[0]
     return found
