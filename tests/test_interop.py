@@ -173,3 +173,12 @@ def test_split_at_negative_indices(backend):
     x = np.arange(7.0)
     for idx in ([-2], [2, -2], [-10, 3], [5, 2], [3, 100], [-1, -3]):
         assert_same(lj.split(lj.tensor(x), idx), np.split(x, idx))
+
+
+def test_numpy_functions_with_parameters_before_star_args(backend):
+    """Found by review: ``np.gradient(t, 2.0)`` (``f`` before ``*varargs``) ran NumPy's,
+    outside the graph; it is lazyjit's, lazy and differentiable."""
+    x = np.arange(6.0) ** 2
+    got = np.gradient(lj.tensor(x), 2.0)
+    assert isinstance(got, lj.Tensor)
+    assert_same(got, np.gradient(x, 2.0))

@@ -134,12 +134,17 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
         return args, kwargs
     params = _signature(mine).parameters
     pos, named = [], {}
+    star = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in theirs.parameters.values())
     for name, value in bound.arguments.items():
         kind = theirs.parameters[name].kind
         if kind is inspect.Parameter.VAR_POSITIONAL:  # (np.meshgrid(*xi): each its own)
             if named:
                 return None
             pos.extend(value)
+            continue
+        if star and kind in (inspect.Parameter.POSITIONAL_ONLY,
+                             inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            pos.append(value)  # (before *args: by position, np.gradient(f, *varargs))
             continue
         if kind is inspect.Parameter.VAR_KEYWORD:
             if set(value) & set(named):
