@@ -300,3 +300,31 @@ def test_found_by_review(backend):
         lj.interp(lj.tensor([0.5 + 1j]), lj.tensor([0.0, 1.0]), lj.tensor([0.0, 1.0]))
     with pytest.raises(TypeError):
         lj.nanvar(lj.tensor([1.0, 3.0]), dtype=np.int64)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_nan_quantiles_and_median(backend, dtype):
+    """nanquantile, nanpercentile and nanmedian against NumPy: slices with NaN, an
+    all-NaN slice (NaN), odd and even counts, tuple axes, keepdims, a list of q."""
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 3, 5)) * 5).astype(dtype)
+    if dtype != "int64":
+        x[rng.random(x.shape) < 0.3] = np.nan
+        x[1, :, 2] = np.nan
+    got, want = [], []
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in (None, 0, -1, (0, 2)):
+            for keepdims in (False, True):
+                got.append(lj.nanmedian(lj.tensor(x), axis=axis, keepdims=keepdims))
+                want.append(np.nanmedian(x, axis=axis, keepdims=keepdims))
+                got.append(lj.nanquantile(lj.tensor(x), 0.3, axis=axis, keepdims=keepdims))
+                want.append(np.nanquantile(x, 0.3, axis=axis, keepdims=keepdims))
+            got.append(lj.nanpercentile(lj.tensor(x), [0, 40, 100], axis=axis))
+            want.append(np.nanpercentile(x, [0, 40, 100], axis=axis))
+    lj.realize(*got)
+    for g, w in zip(got, want):
+        w = np.asarray(w)
+        if np.isnan(w).any() and g.dtype != w.dtype:  # (NumPy's dtype with an all-NaN
+            w = w.astype(g.dtype)  # slice and a list q is its input's, else float64)
+        assert_same(g, w)

@@ -17,7 +17,9 @@ import numpy as np
 
 from lazyjit.api.arrays import diagonal
 from lazyjit.api.core import (_axes, abs, asarray, astype, broadcast_to, clip,  # noqa: A004
-                              elementwise, full, isinf, isnan, sqrt, where, zeros)
+                              elementwise, floor, full, isinf, isnan, minimum, sqrt, where,
+                              zeros)
+from lazyjit.api.indexing import take_along_axis
 from lazyjit.api.reductions import (_wide, all, any, argmax, argmin, max, mean,  # noqa: A004
                                     min, prod, sum, var)
 from lazyjit.api.shape_ops import (concatenate, matmul, moveaxis, reshape, squeeze, take,
@@ -107,10 +109,10 @@ def quantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
     return _quantile(x, q, 1.0, axis, keepdims, "quantile")
 
 
-def _quantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
-    """Quantiles ``q * scale``; the result's dtype is NumPy's: ``x``'s float dtype for a
-    Python number ``q`` (a weak scalar), promoted with ``q``'s dtype otherwise."""
-    x = asarray(x)
+def _q_and_dtype(x: Tensor, q, scale: float, name: str) -> tuple[np.ndarray, np.dtype]:
+    """The quantiles ``q * scale`` as a float64 array (checked in ``[0, 1]``), and the
+    result's dtype: ``x``'s float dtype for a Python number ``q`` (a weak scalar),
+    promoted with ``q``'s dtype otherwise (integers give float64)."""
     given = q.numpy() if isinstance(q, Tensor) else q
     qs = np.asarray(given, dtype=np.float64) * scale
     if qs.ndim > 1 or ((qs < 0) | (qs > 1) | np.isnan(qs)).any():
@@ -119,6 +121,14 @@ def _quantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
     dt = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     if not isinstance(given, (int, float)) or isinstance(given, np.generic):
         dt = np.result_type(dt, np.asarray(given).dtype)
+    return qs, dt
+
+
+def _quantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
+    """Quantiles ``q * scale``; the result's dtype is NumPy's: ``x``'s float dtype for a
+    Python number ``q`` (a weak scalar), promoted with ``q``'s dtype otherwise."""
+    x = asarray(x)
+    qs, dt = _q_and_dtype(x, q, scale, name)
     srt, kept = _sorted(x, axis, name)
     n = srt.shape[0]
     pos = qs.reshape(-1) * (n - 1)
@@ -138,6 +148,65 @@ def percentile(x, q, axis=None, keepdims: bool = False) -> Tensor:
     """The ``q``-th percentiles (``q`` in ``[0, 100]``), as ``np.percentile``:
     :func:`quantile` of ``q / 100``."""
     return _quantile(x, q, 0.01, axis, keepdims, "percentile")
+
+
+def _nan_positions(x, q, scale: float, axis, name: str):
+    """For the NaN-ignoring quantiles: the sorted ``x`` (NaN last, the axis first), the
+    reduced shape with keepdims, the quantiles ``q * scale`` as an array, the result's
+    dtype (as :func:`_quantile`'s) and the per-slice count of values that are not NaN."""
+    x = asarray(x)
+    qs, dt = _q_and_dtype(x, q, scale, name)
+    srt, kept = _sorted(x, axis, name)
+    count = sum(~isnan(srt), axis=0, dtype=np.int64)
+    return srt, kept, qs, dt, count
+
+
+def _at(srt: Tensor, index: Tensor) -> Tensor:
+    """``srt``'s values at the per-slice positions ``index`` (``(k,) + rest``) of its
+    first axis, clipped into range (an all-NaN slice's positions are negative)."""
+    return take_along_axis(srt, clip(index, 0, srt.shape[0] - 1), axis=0)
+
+
+def _nanquantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
+    srt, kept, qs, dt, count = _nan_positions(x, q, scale, axis, name)
+    rest = (1,) * (srt.ndim - 1)
+    pos = asarray(qs.reshape((-1,) + rest)) * astype(count - 1, np.float64)
+    lo = astype(floor(pos), np.int64)
+    hi = minimum(lo + 1, count - 1)
+    t = astype(pos - astype(lo, np.float64), dt)
+    a, b = _at(srt, lo), _at(srt, hi)
+    diff = astype(b - a, dt)  # (in x's dtype, the rest in the result's: NumPy's lerp)
+    a, b = astype(a, dt), astype(b, dt)
+    out = where(count == 0, np.nan, where(t >= 0.5, b - diff * (1 - t), a + diff * t))
+    if keepdims:
+        out = reshape(out, (out.shape[0],) + kept)
+    return out if qs.ndim else out[0]
+
+
+def nanquantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
+    """:func:`quantile` of the values that are not NaN, as ``np.nanquantile`` (linear
+    method): NaN for a slice of NaN only (NumPy also warns); shapes and dtypes as
+    :func:`quantile`'s.  Raises ``LazyjitError`` as :func:`quantile`."""
+    return _nanquantile(x, q, 1.0, axis, keepdims, "nanquantile")
+
+
+def nanpercentile(x, q, axis=None, keepdims: bool = False) -> Tensor:
+    """:func:`percentile` of the values that are not NaN, as ``np.nanpercentile``."""
+    return _nanquantile(x, q, 0.01, axis, keepdims, "nanpercentile")
+
+
+def nanmedian(x, axis=None, keepdims: bool = False) -> Tensor:
+    """:func:`median` of the values that are not NaN along ``axis``, as ``np.nanmedian``:
+    the middle one, or the mean of the two middle ones; NaN for a slice of NaN only
+    (NumPy also warns).  Integers give float64.  Raises ``LazyjitError`` for an empty
+    slice."""
+    srt, kept, _, _, count = _nan_positions(x, 0.5, 1.0, axis, "nanmedian")
+    lo, hi = (count - 1) // 2, count // 2
+    a, b = _at(srt, lo[None]), _at(srt, hi[None])
+    wide = np.float32 if srt.dtype == np.float16 else srt.dtype  # (as median's)
+    mid = astype((astype(a, wide) + astype(b, wide)) / 2, srt.dtype)
+    out = where(count == 0, np.nan, where(lo == hi, a, mid)[0])
+    return reshape(out, kept) if keepdims else out
 
 
 def median(x, axis=None, keepdims: bool = False) -> Tensor:
