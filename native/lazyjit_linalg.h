@@ -5,8 +5,8 @@
    Type-generic: included once per dtype with LJ_T (the C type), LJ_R (its real type),
    LJ_P (the LAPACK prefix, s, d, c or z) and LJ_BASE (the first of its entries in
    lj_lapack[], the table of LAPACKE pointers each module is given at load: potrf gesv
-   getrf syevd gesdd geqrf orgqr; for c and z, which define LJ_COMPLEX_LA and LJ_ABS,
-   potrf gesv getrf heevd gesdd geqrf ungqr).
+   getrf syevd gesdd geqrf orgqr geev; for c and z, which define LJ_COMPLEX_LA and LJ_ABS,
+   potrf gesv getrf heevd gesdd geqrf ungqr geev; LJ_C is the complex type of LJ_R).
    Matrices are row-major and contiguous, batched over a leading count; every function
    returns 0, LJ_LA_FAIL (LAPACK reported a matrix it cannot factor, or an error),
    LJ_LA_NOMEM or LJ_LA_NOLAPACK (no LAPACKE pointer). */
@@ -262,6 +262,78 @@ static int LJ_LA(qr)(const LJ_T* a, LJ_T* o, int64_t batch, int64_t m, int64_t n
     if (orgqr(LJ_ROW_MAJOR, m, qc, k, qm, qc, tau, work, lwork)) rc = LJ_LA_FAIL;
   }
   free(x); free(tau); free(work);
+  return rc;
+}
+
+/* the eigenvalues and right eigenvectors (columns, unit 2-norm, as LAPACK gives them) of
+   each general n x n matrix of a (geev): mode 0 both, o[b] (n + 1) x n complex: row 0 the
+   eigenvalues, rows 1.. the vectors; mode 2 the eigenvalues alone (jobvr 'N', as NumPy's
+   eigvals), n complex.  Real matrices: a pair of conjugate eigenvalues' vectors are
+   v_j = vr_j + i vr_j+1 and its conjugate (LAPACK's packing, unpacked as NumPy's) */
+#ifdef LJ_COMPLEX_LA
+typedef int64_t (*LJ_LA(geev_t))(int, char, char, int64_t, LJ_T*, int64_t, LJ_T*, LJ_T*,
+                                  int64_t, LJ_T*, int64_t, LJ_T*, int64_t, LJ_R*);
+#else
+typedef int64_t (*LJ_LA(geev_t))(int, char, char, int64_t, LJ_T*, int64_t, LJ_T*, LJ_T*,
+                                  LJ_T*, int64_t, LJ_T*, int64_t, LJ_T*, int64_t);
+#endif
+static int LJ_LA(eig)(const LJ_T* a, LJ_C* o, int64_t batch, int64_t n, int mode) {
+  LJ_LA(geev_t) geev = (LJ_LA(geev_t))lj_lapack[LJ_BASE + 7];
+  if (!geev) return LJ_LA_NOLAPACK;
+  if (!n) return 0;
+  const char jobvr = mode == 0 ? 'V' : 'N';
+  const int64_t size = mode == 0 ? (n + 1) * n : n, ldvr = n;
+  LJ_T* x = (LJ_T*)malloc((size_t)(n * n) * sizeof(LJ_T));
+  LJ_T* vr = (LJ_T*)malloc((size_t)(n * n) * sizeof(LJ_T));
+#ifdef LJ_COMPLEX_LA
+  LJ_T* w = (LJ_T*)malloc((size_t)n * sizeof(LJ_T));
+  LJ_R* rwork = (LJ_R*)malloc((size_t)(2 * n) * sizeof(LJ_R));
+  int rc = x && vr && w && rwork ? 0 : LJ_LA_NOMEM;
+#define LJ_GEEV(work, lwork) geev(LJ_ROW_MAJOR, 'N', jobvr, n, x, n, w, 0, 1, vr, ldvr, work, lwork, rwork)
+#else
+  LJ_T* wr = (LJ_T*)malloc((size_t)(2 * n) * sizeof(LJ_T));
+  LJ_T* wi = wr ? wr + n : 0;
+  int rc = x && vr && wr ? 0 : LJ_LA_NOMEM;
+#define LJ_GEEV(work, lwork) geev(LJ_ROW_MAJOR, 'N', jobvr, n, x, n, wr, wi, 0, 1, vr, ldvr, work, lwork)
+#endif
+  LJ_T q, *work = 0;
+  int64_t lwork = 0;
+  if (!rc) {
+    memcpy(x, a, (size_t)(n * n) * sizeof(LJ_T));
+    if (LJ_GEEV(&q, -1)) rc = LJ_LA_FAIL;
+    lwork = (int64_t)q + 1;
+  }
+  if (!rc && !(work = (LJ_T*)malloc((size_t)lwork * sizeof(LJ_T)))) rc = LJ_LA_NOMEM;
+  for (int64_t b = 0; b < batch && !rc; b++) {
+    LJ_C* ob = o + b * size;
+    memcpy(x, a + b * n * n, (size_t)(n * n) * sizeof(LJ_T));
+    if (LJ_GEEV(work, lwork)) { rc = LJ_LA_FAIL; break; }
+#ifdef LJ_COMPLEX_LA
+    for (int64_t j = 0; j < n; j++) ob[j] = w[j];
+    if (mode == 0) memcpy(ob + n, vr, (size_t)(n * n) * sizeof(LJ_T));
+#else
+    for (int64_t j = 0; j < n; j++) ob[j] = lj_complex_la(wr[j], wi[j]);
+    for (int64_t j = 0; j < n && mode == 0; j++) {
+      if (wi[j] == 0) {
+        for (int64_t i = 0; i < n; i++) ob[n + i * n + j] = lj_complex_la(vr[i * n + j], 0);
+      } else if (j + 1 < n) {  /* (a pair: its real and imaginary parts in columns j, j+1) */
+        for (int64_t i = 0; i < n; i++) {
+          const LJ_T re = vr[i * n + j], im = vr[i * n + j + 1];
+          ob[n + i * n + j] = lj_complex_la(re, im);
+          ob[n + i * n + j + 1] = lj_complex_la(re, -im);
+        }
+        j++;
+      }
+    }
+#endif
+  }
+#undef LJ_GEEV
+  free(x); free(vr); free(work);
+#ifdef LJ_COMPLEX_LA
+  free(w); free(rwork);
+#else
+  free(wr);
+#endif
   return rc;
 }
 

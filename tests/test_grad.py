@@ -143,6 +143,8 @@ GRADS = {
     "svd": [G(lambda x: [(r := lj.linalg.svd(x, full_matrices=False))[1], r[0] ** 2,
                          r[2] ** 2], (4, 3)), G(lj.linalg.svdvals, (3, 4))],
     "qr": [G(lambda x: list(lj.linalg.qr(x)), (4, 3))],
+    "eig": [G(lambda x: [lj.real((r := lj.linalg.eig(x))[0]), lj.imag(r[0]),
+                         lj.abs(r[1]) ** 2], (3, 3))],
     # complex values inside real functions (tests/test_complex.py and test_fft.py check
     # complex inputs against finite differences, with JAX's convention)
     "real": [G(lambda x, y: lj.real((x + 1j * y) * (x - 2j)), (3,), (3,))],

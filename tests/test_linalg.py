@@ -31,6 +31,10 @@ OP_CASES = {
                  values=(_TALL,))],
     "qr": [Case("qr", lambda a: [x ** 2 for x in L.qr(a)],
                 lambda a: [x ** 2 for x in np.linalg.qr(a)], values=(_TALL,))],
+    # (a matrix with complex eigenvalues: NumPy's results are complex too)
+    "eig": [Case("eig", lambda a: [(r := L.eig(a))[0], abs(r[1]), L.eigvals(a)],
+                 lambda a: [(r := np.linalg.eig(a))[0], abs(r[1]), np.linalg.eigvals(a)],
+                 values=(np.array([[0.0, -2, 0.5], [1, 0.3, 0], [0.2, 0, 1.5]]),))],
 }
 
 
@@ -350,3 +354,44 @@ def test_cond_multi_dot_and_tensor_solvers(backend, rng):
         L.tensorsolve(lj.tensor(np.ones((2, 3, 2))), lj.tensor(np.ones((2,))))
     with pytest.raises(np.linalg.LinAlgError):  # (NumPy: inf; here the inverse fails)
         L.cond(lj.tensor(sing), 1).numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "complex64"])
+def test_eig_against_numpy(backend, dtype):
+    """eig and eigvals (geev) in NumPy's order and with its vectors (unit norm, largest
+    component real), batched, real matrices with real and with complex eigenvalues;
+    always complex (NumPy gives real arrays when every eigenvalue is real)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 4, 4))
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal((2, 4, 4))
+    a = a.astype(dtype)
+    sym = (a[0] + a[0].T.conj()).astype(dtype)  # (real eigenvalues)
+    w, v = L.eig(lj.tensor(a))
+    ws, vs = L.eig(lj.tensor(sym))
+    vals = L.eigvals(lj.tensor(a))
+    lj.realize(w, v, ws, vs, vals)
+    single = dtype in ("float32", "complex64")
+    tol = 1e-4 if single else 1e-10
+    for got, want in ((w, np.linalg.eig(a)[0]), (v, np.linalg.eig(a)[1]),
+                      (ws, np.linalg.eig(sym)[0]), (vs, np.linalg.eig(sym)[1]),
+                      (vals, np.linalg.eigvals(a))):
+        assert got.dtype == (np.complex64 if single else np.complex128)
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+
+
+def test_eig_gradients_both_modes(backend):
+    """Eigenvalues and phase-independent functions of the eigenvectors (``|V|``) of real
+    and complex matrices against finite differences, in both modes (JAX's convention)."""
+    from test_complex import check_real_loss
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 3))
+    z = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+
+    def loss(m, x, z):
+        w, v = m.linalg.eig(x)
+        wz, vz = m.linalg.eig(z)
+        return (m.sum(m.real(w) * m.arange(3)) + m.sum(m.imag(w) ** 2)
+                + m.sum(m.abs(v) ** 2 * x) + m.sum(m.real(wz * (1 + 2j)))
+                + m.sum(m.abs(vz) ** 2 * x) + m.sum(m.real(m.linalg.eigvals(x + z) * 1j)))
+    check_real_loss(loss, (x, z), tol=1e-6)

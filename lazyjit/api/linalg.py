@@ -38,11 +38,17 @@ from lazyjit.errors import op_error
 from lazyjit.ops import apply
 from lazyjit.ops.linalg import unpack
 
-__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+           "inv", "lstsq",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
            "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
            "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm",
-           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+           "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
 
 
 class EighResult(NamedTuple):
@@ -185,6 +191,35 @@ def eigh(a, UPLO: str = "L") -> EighResult:
     out = _op("eigh", a)
     w = out[..., 0, :]
     return EighResult(w.real if w.dtype.kind == "c" else w, out[..., 1:, :])
+
+
+def _eig(a, mode: str) -> Tensor:
+    a = _float(a, "eig" if mode == "vectors" else "eigvals")
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    out = Tensor(apply("eig", (astype(a, wide).node,), mode))
+    return astype(out, np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128)
+
+
+def eig(a) -> EigResult:
+    """The eigenvalues and right eigenvectors (columns, each of unit 2-norm, the largest
+    component real, as LAPACK's ``geev`` gives them) of each square matrix of ``a``
+    ``(..., n, n)``, as ``np.linalg.eig``, in its order, but always complex (complex64
+    for float32 and complex64, else complex128), as JAX's and PyTorch's: NumPy returns
+    real arrays when every eigenvalue is real, a dtype that depends on the values.
+
+    Derivatives (JAX's rule, both modes): the eigenvalues' exist where they are simple;
+    the eigenvectors' are those of unit-norm vectors, so a loss that depends on their
+    phases (``real(v)``, not ``abs(v)``) has a derivative that LAPACK's phase choice
+    does not follow; at repeated eigenvalues they are NaN unless the loss ignores the
+    vectors.  Raises ``LinAlgError`` (when computed) where ``geev`` fails."""
+    out = _eig(a, "vectors")
+    return EigResult(out[..., 0, :], out[..., 1:, :])
+
+
+def eigvals(a) -> Tensor:
+    """The eigenvalues of each square matrix of ``a``, as ``np.linalg.eigvals`` (``geev``
+    without vectors), always complex (see :func:`eig`)."""
+    return _eig(a, "values")
 
 
 def eigvalsh(a, UPLO: str = "L") -> Tensor:

@@ -21,7 +21,9 @@ LAPACK routines.
   or ``"values"`` (``s`` alone; complex matrices: stored as complex numbers, as ``eigh``'s
   eigenvalues);
 * ``qr(a, mode)``: ``Q`` and ``R`` flattened and concatenated (``geqrf``, ``orgqr``),
-  ``mode`` ``"reduced"`` or ``"complete"``.
+  ``mode`` ``"reduced"`` or ``"complete"``;
+* ``eig(a, mode)``: complex, ``(..., n + 1, n)``: row 0 the eigenvalues, rows 1.. the
+  right eigenvectors (``geev``); ``mode`` ``"vectors"`` or ``"values"`` (``(..., n)``).
 
 Several results are packed into one array so that each op is a node with one output;
 :func:`unpack` gives the parts back as views.
@@ -48,6 +50,8 @@ Derivatives, written with the public functions (so they can be differentiated ag
   (its extra columns are not unique), as in JAX.  Complex matrices: conjugate
   transposes, and the imaginary diagonal of ``U^H dU`` (JAX's choice of phases, as
   PyTorch's rule); NaN for a loss that depends on the singular vectors' phases;
+* ``eig``: JAX's rule (forward mode) and its transpose (reverse mode), for unit-norm
+  vectors, with the same rule at equal eigenvalues as ``eigh``'s;
 * ``qr``: Seeger et al. 2017 / PyTorch's rule (reverse mode) and JAX's (forward mode)
   for ``m >= n``, ``R`` invertible; ``m < n`` has no derivative here.  Complex matrices:
   conjugate transposes, with ``R``'s real diagonal kept real.
@@ -62,12 +66,13 @@ from lazyjit.ops.registry import F, OpDef, apply, register
 
 LINALG_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # the ops defined for complex matrices too (LU: gesv, getrf)
-COMPLEX_LINALG = ("cholesky", "solve", "slogdet", "eigh", "svd", "qr")
+COMPLEX_LINALG = ("cholesky", "solve", "slogdet", "eigh", "svd", "qr", "eig")
 SVD_MODES, QR_MODES = ("reduced", "complete", "values"), ("reduced", "complete")
 # what a compiled kernel reports when LAPACK fails (NumPy's LinAlgError messages)
 LINALG_FAILURES = {"cholesky": "Matrix is not positive definite", "solve": "Singular matrix",
                    "slogdet": "the LU factorization failed", "eigh": "Eigenvalues did not converge",
-                   "svd": "SVD did not converge", "qr": "the QR factorization failed"}
+                   "svd": "SVD did not converge", "qr": "the QR factorization failed",
+                   "eig": "Eigenvalues did not converge"}
 
 
 def part_shapes(op: str, mode, m: int, n: int) -> list[tuple[int, ...]]:
@@ -126,6 +131,15 @@ def _svd_ref(a, mode):
     return _pack(np.linalg.svd(a, full_matrices=mode == "complete"), batch)
 
 
+def _eig_ref(a, mode):
+    """``np.linalg.eig`` (``eigvals`` for ``"values"``), always complex, packed as eigh's."""
+    dt = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+    if mode == "values":
+        return np.linalg.eigvals(a).astype(dt)
+    w, v = np.linalg.eig(a)
+    return np.concatenate([w[..., None, :], v], axis=-2).astype(dt)
+
+
 def _qr_ref(a, mode):
     batch = a.shape[:-2]
     return _pack(np.linalg.qr(a, mode=mode), batch)
@@ -169,6 +183,18 @@ def _slogdet_shape(srcs, arg):
 def _eigh_shape(srcs, arg):
     n, _ = _matrix(srcs[0], "eigh")
     return srcs[0].shape[:-2] + (n + 1, n)
+
+
+def _eig_shape(srcs, mode):
+    if mode not in ("vectors", "values"):
+        raise ValueError(f"eig mode must be 'vectors' or 'values', got {mode!r}")
+    n, _ = _matrix(srcs[0], "eig")
+    return srcs[0].shape[:-2] + ((n + 1, n) if mode == "vectors" else (n,))
+
+
+def _eig_dtype(srcs, mode):
+    return np.dtype(np.complex64 if srcs[0].dtype in (np.float32, np.complex64)
+                    else np.complex128)
 
 
 def _packed_shape(op: str, modes: tuple):
@@ -483,6 +509,52 @@ def _qr_jvp(ts, out, a, mode):
     return F.concatenate([dq.reshape(batch + (-1,)), dr.reshape(batch + (-1,))], axis=-1)
 
 
+def _eig_parts(a, out, mode):
+    """``w``, ``V`` and ``V^-1`` of the op's result (the vectors computed again for
+    ``"values"``: the derivative needs them)."""
+    if mode == "values":
+        out = F.Tensor(apply("eig", (a.node,), "vectors"))
+    w, v = out[..., 0, :], out[..., 1:, :]
+    n = v.shape[-1]
+    return w, v, _solve(v, F.broadcast_to(_eye(n, v), v.shape))
+
+
+def _eig_jvp(ts, out, a, mode):
+    """JAX's rule: with ``M = V^-1 dA V``, ``dw = diag(M)`` and ``dV = V (F o M)``, ``F =
+    1 / (w_j - w_i)`` off the diagonal, less each vector's change of norm (``V`` has unit
+    columns): ``dV - V Re(diag(V^H dV))``."""
+    (t,) = ts
+    w, v, vinv = _eig_parts(a, out, mode)
+    m = _mm(_mm(vinv, F.astype(t, v.dtype)), v)
+    dw = F.diagonal(m, 0, -2, -1)
+    if mode == "values":
+        return dw
+    n = w.shape[-1]
+    dv = _mm(v, _over_gaps(m * (1 - _eye(n, m)), w))
+    dv = dv - v * F.real(F.sum(F.conj(v) * dv, axis=-2, keepdims=True))
+    return F.concatenate([dw[..., None, :], dv], axis=-2)
+
+
+def _eig_vjp(g, out, a, mode):
+    """The transpose of :func:`_eig_jvp`, on the gradient (the conjugate of JAX's
+    cotangent): ``V^-H (diag(gw) + conj(F) o Q) V^H`` with ``Q = V^H gV - V^H V
+    diag(Re diag(V^H gV))``, conjugated back (its real part for a real matrix).  Equal
+    eigenvalues: a term is 0 where the vectors' cotangents are all 0, else NaN."""
+    w, v, vinv = _eig_parts(a, out, mode)
+    n = w.shape[-1]
+    if mode == "values":
+        gw, gv = F.conj(g), None
+    else:
+        gw, gv = F.conj(g[..., 0, :]), F.conj(g[..., 1:, :])
+    z = _diag_embed(gw, n)
+    if gv is not None:
+        k = _mm(_h(v), gv)
+        q = k - _mm(_h(v), v) * F.real(F.diagonal(k, 0, -2, -1))[..., None, :]
+        z = z + _over_gaps(q * (1 - _eye(n, q)), F.conj(w), _unused(gv))
+    ga = F.conj(_mm(_mm(_h(vinv), z), _h(v)))
+    return (ga if a.dtype.kind == "c" else F.real(ga),)
+
+
 _FLOAT = {"dtype": lambda srcs, arg: srcs[0].dtype}
 
 register(OpDef("cholesky", "linalg", _cholesky_ref, shape=_same, vjp=_cholesky_vjp,
@@ -497,3 +569,5 @@ register(OpDef("svd", "linalg", _svd_ref, shape=_packed_shape("svd", SVD_MODES),
                vjp=_svd_vjp, jvp=_svd_jvp, **_FLOAT, doc="U, s, Vh packed (gesdd)"))
 register(OpDef("qr", "linalg", _qr_ref, shape=_packed_shape("qr", QR_MODES), vjp=_qr_vjp,
                jvp=_qr_jvp, **_FLOAT, doc="Q, R packed (geqrf, orgqr)"))
+register(OpDef("eig", "linalg", _eig_ref, shape=_eig_shape, dtype=_eig_dtype, vjp=_eig_vjp,
+               jvp=_eig_jvp, doc="eigenvalues over right eigenvectors, complex (geev)"))

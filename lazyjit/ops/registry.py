@@ -56,7 +56,7 @@ COMPLEX_OPS = frozenset((
     "abs", "eq", "ne", "isnan", "isinf", "where", "cast", "stop_gradient", "logical_not",
     "logical_and", "logical_or", "logical_xor", "real", "imag", "conj", "sum", "prod",
     "matmul", "gemm", "fft", "log1p", "expm1", "log2", "log10", "exp2", "sign", "solve",
-    "slogdet", "cholesky", "eigh", "svd", "qr", "reciprocal"))
+    "slogdet", "cholesky", "eigh", "svd", "qr", "eig", "reciprocal"))
 _ANY_DTYPE = frozenset(("leaf", "movement", "index", "concat", "select", "loop", "branch",
                         "check", "deferred"))
 

@@ -8,9 +8,10 @@ with a message naming what is missing; nothing else is computed in its place."""
 # the LAPACKE functions the linalg kernels call, per dtype prefix (s, d, then c and z:
 # complex), in the order native/lazyjit_linalg.h reads them
 LAPACK_NAMES = tuple(f"{p}{f}" for p in "sd"
-                     for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr")) \
+                     for f in ("potrf", "gesv", "getrf", "syevd", "gesdd", "geqrf", "orgqr",
+                               "geev")) \
     + tuple(f"{p}{f}" for p in "cz"
-            for f in ("potrf", "gesv", "getrf", "heevd", "gesdd", "geqrf", "ungqr"))
+            for f in ("potrf", "gesv", "getrf", "heevd", "gesdd", "geqrf", "ungqr", "geev"))
 # CBLAS's complex GEMMs (complex64, complex128): alpha and beta passed by address
 COMPLEX_GEMMS = ("cgemm", "zgemm")
 # the host functions: the fft kernel's callback (lazyjit.backends.cpu.fft)
