@@ -20,7 +20,7 @@ import lazyjit as lj
 from lazyjit import nn
 from lazyjit.ops import REGISTRY, SUPPORTED_DTYPES
 
-from helpers import reference, sample
+from helpers import assert_same, reference, sample
 from test_ops import BINARY, UNARY
 
 H = np.dtype(np.float16)
@@ -424,3 +424,15 @@ def test_random_draws(backend):
     assert u.min() >= 0 and u.max() < 1 and np.all(u * 2048 == np.round(u * 2048))
     assert r.min() >= -2 and r.max() < 3 and r.std() > 1
     np.testing.assert_array_equal(z, z64.astype(H))
+
+
+def test_a_float16_value_widened_is_a_float16_value(backend):
+    """Found by the bug hunt: a float16 result of a fused chain, cast to float64 (or
+    promoted with a float64 operand), kept the float32 it was computed in; it is rounded
+    to float16 first, as NumPy's value is."""
+    a, b = np.array([0.3, 1.7], np.float16), np.array([3.97, -0.61], np.float16)
+    x, y = lj.tensor(a), lj.tensor(b)
+    z = np.zeros(2)
+    assert_same((x + y).astype("float64"), (a + b).astype(np.float64), rtol=0, atol=0)
+    assert_same((x + y) + lj.tensor(z), (a + b) + z, rtol=0, atol=0)
+    assert_same((x * y) * lj.tensor(z) + x * y, (a * b) * z + (a * b), rtol=0, atol=0)

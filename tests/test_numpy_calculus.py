@@ -328,3 +328,18 @@ def test_nan_quantiles_and_median(backend, dtype):
         if np.isnan(w).any() and g.dtype != w.dtype:  # (NumPy's dtype with an all-NaN
             w = w.astype(g.dtype)  # slice and a list q is its input's, else float64)
         assert_same(g, w)
+
+
+def test_found_by_the_bug_hunt(backend):
+    """0-d inputs and empty vectors as NumPy takes them."""
+    three = np.array(3.0)
+    assert_same(lj.cumulative_prod(lj.tensor(three)), np.cumulative_prod(three))
+    assert_same(lj.cumulative_sum(lj.tensor(three), include_initial=True),
+                np.cumulative_sum(three, include_initial=True))
+    assert_same(lj.linalg.norm(lj.tensor(np.zeros(0)), np.inf), np.linalg.norm(np.zeros(0), np.inf))
+    assert_same(lj.linalg.norm(lj.tensor(np.zeros((0, 3))), np.inf, axis=0),
+                np.linalg.norm(np.zeros((0, 3)), np.inf, axis=0))
+    assert_same(lj.convolve(lj.tensor(np.array(2.0)), lj.tensor([1.0, 3.0])),
+                np.convolve(np.array(2.0), [1.0, 3.0]))
+    with pytest.raises(ValueError, match="too small depth"):
+        lj.correlate(lj.tensor(np.array(2.0)), lj.tensor([1.0, 3.0]))

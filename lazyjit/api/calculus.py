@@ -393,6 +393,8 @@ def _correlation(a: Tensor, v: Tensor, start: int, length: int) -> Tensor:
 
 def _check_1d(a, v, name: str) -> tuple[Tensor, Tensor]:
     a, v = asarray(a), asarray(v)
+    if name == "correlate" and 0 in (a.ndim, v.ndim):  # (NumPy's correlate, not convolve)
+        raise ValueError("correlate: object of too small depth for desired array")
     a = reshape(a, (1,)) if a.ndim == 0 else a
     v = reshape(v, (1,)) if v.ndim == 0 else v
     if a.ndim != 1 or v.ndim != 1:

@@ -315,11 +315,16 @@ def pinv(a, rcond=None, hermitian: bool = False, *, rtol=_NO_VALUE) -> Tensor:
     # has g's derivatives to any order.  Elsewhere the Gram matrix is replaced by I, so
     # that the derivative graph of the branch not taken never solves a singular system
     well = _all(s[..., -1:] > np.finfo(a.dtype).eps ** 0.4 * top)
-    at = _h(a)
+    # (the Gram matrix of a scaled to a largest singular value of 1: a^H a of 1e160 or
+    # 1e-300 would overflow or underflow; pinv(a / c) / c is pinv(a) for any c, so the
+    # scale is a constant to the derivatives)
+    c = stop_gradient(where(top > 0, top, 1)[..., None])
+    sa = a / c
+    at = _h(sa)
     tall = m >= n
-    gram = matmul(at, a) if tall else matmul(a, at)
+    gram = matmul(at, sa) if tall else matmul(sa, at)
     gram = where(well, gram, asarray(np.eye(min(m, n), dtype=a.dtype)))
-    g = solve(gram, at) if tall else _h(solve(gram, a))
+    g = (solve(gram, at) if tall else _h(solve(gram, sa))) / c
     return ifelse(well, stop_gradient(p) + (g - stop_gradient(g)), p, name="pinv")
 
 
@@ -399,7 +404,9 @@ def matrix_power(a, n: int) -> Tensor:
 
 def _vector_norm(x: Tensor, axes: tuple, ord) -> Tensor:
     ax = abs(x)  # (of complex x: real, and so is every norm)
-    if ord == np.inf:
+    if ord == np.inf:  # (NumPy's: 0 of an empty vector)
+        if any(x.shape[a] == 0 for a in axes):
+            return zeros(tuple(d for i, d in enumerate(x.shape) if i not in axes), ax.dtype)
         return _max(ax, axis=axes)
     if ord == -np.inf:
         return _min(ax, axis=axes)
@@ -546,10 +553,9 @@ def cond(x, p=None) -> Tensor:
     """The condition number of each matrix of ``x`` ``(..., m, n)``, as
     ``np.linalg.cond``: ``p`` None or 2 (``s_max / s_min`` of the SVD), -2 (``s_min /
     s_max``), or any matrix norm order of :func:`norm` for square matrices
-    (``norm(x, p) * norm(inv(x), p)``).  A singular matrix gives ``inf`` for ``p`` None,
-    2 and -2 (NumPy's NaN-to-inf rule); for the other orders it raises ``LinAlgError``
-    when computed (NumPy gives ``inf``: the inverse does not exist).  An empty matrix is
-    a ``LinAlgError``, as in NumPy."""
+    (``norm(x, p) * norm(inv(x), p)``).  A singular matrix gives ``inf`` (NumPy's
+    NaN-to-inf rule; for the orders that invert, where the LU factorization meets a zero
+    pivot).  An empty matrix is a ``LinAlgError``, as in NumPy."""
     x = _float(x, "cond", square=p not in (None, 2, -2))
     if 0 in x.shape[-2:]:
         raise np.linalg.LinAlgError("cond is not defined on empty arrays")
@@ -558,7 +564,10 @@ def cond(x, p=None) -> Tensor:
         hi, lo = s[..., 0], s[..., -1]
         r = lo / hi if p == -2 else hi / lo
         return where(r != r, np.inf, r)  # (NumPy's: 0 / 0, of a zero matrix, is inf)
-    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+    singular = (slogdet(x).sign == 0)[..., None, None]  # (no inverse: inf, not an error)
+    safe = where(singular, asarray(np.eye(x.shape[-1], dtype=x.dtype)), x)
+    r = norm(x, p, axis=(-2, -1)) * norm(inv(safe), p, axis=(-2, -1))
+    return where(singular[..., 0, 0], np.inf, r)
 
 
 def multi_dot(arrays) -> Tensor:

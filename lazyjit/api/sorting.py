@@ -92,6 +92,8 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = Fals
 
 def _cumulative(x, axis, dtype, include_initial: bool, scan, initial, name: str) -> Tensor:
     x = C.asarray(x)
+    if x.ndim == 0:  # (NumPy's: a 0-d x as 1-d)
+        x = S.reshape(x, (1,))
     if axis is None:
         if x.ndim != 1:
             raise op_error(name, f"axis must be given for {x.ndim}-d input", (x.node,))

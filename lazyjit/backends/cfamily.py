@@ -18,7 +18,8 @@ float16 (NumPy's ``float16``, IEEE 754 binary16) is stored as 16 bits and comput
   and computes each op in float (the op templates see float16 as float32: ``expf``),
   so a fused chain rounds to float16 once, where it is stored (NumPy rounds after each
   op: results agree to float16's precision, not bit for bit).  A cast to float16
-  (``astype``) rounds where it is, correctly (``lj_d2h`` from float64).
+  (``astype``) rounds where it is, correctly (``lj_d2h`` from float64); a cast from
+  float16 to a wider type rounds the value to float16 first.
 """
 from __future__ import annotations
 
@@ -126,6 +127,10 @@ def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
         in_dt = np.dtype(np.float32 if in_dt == _C64 else np.float64)
     if opdef.name == "cast" and out_dt == HALF and in_dt != HALF:
         return _to_half(args[0], in_dt)
+    if opdef.name == "cast" and in_dt == HALF and out_dt != HALF:
+        # (a float16 value of a fused chain is held unrounded in a float: it is rounded
+        # to float16 first, so that a wider result holds the float16 value NumPy has)
+        args = [f"lj_h2f(lj_f2h({args[0]}))"]
     if isinstance(tmpl, dict):  # keyed by operand kind; ">k" keys by result kind
         tmpl = tmpl.get(">" + out_dt.kind) or tmpl.get(in_dt.kind, tmpl.get("*"))
     elif in_dt.kind == "c" and opdef.name not in C_OPERATORS:
