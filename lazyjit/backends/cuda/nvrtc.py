@@ -13,8 +13,10 @@ CUDA toolkit's).
 A compiled image (cubin) is stored in the disk cache of :mod:`lazyjit.backends.cpu.codecache`
 (the user's own folder, digests checked before anything is loaded) under a key of the
 source, the headers, the options and NVRTC's version, so another process compiles
-nothing.  :func:`check` compiles a source for every architecture of :data:`CHECK_ARCHS`:
-what the test suite does for every CUDA source it generates, on any machine.
+nothing.  :func:`check` compiles a source for every architecture of :data:`CHECK_ARCHS`
+(to its PTX, ``compute_80`` for ``sm_80``: NVRTC's errors and warnings, without ptxas's
+SASS, which a GPU run makes for its own device): what the test suite does for every
+CUDA source it generates, on any machine.
 """
 from __future__ import annotations
 
@@ -108,9 +110,9 @@ def _load() -> ctypes.CDLL:
     lib.nvrtcCreateProgram.argtypes = [P(c.c_void_p), c.c_char_p, c.c_char_p, c.c_int,
                                        P(c.c_char_p), P(c.c_char_p)]
     lib.nvrtcCompileProgram.argtypes = [c.c_void_p, c.c_int, P(c.c_char_p)]
-    for name in ("nvrtcGetProgramLogSize", "nvrtcGetCUBINSize"):
+    for name in ("nvrtcGetProgramLogSize", "nvrtcGetCUBINSize", "nvrtcGetPTXSize"):
         getattr(lib, name).argtypes = [c.c_void_p, P(c.c_size_t)]
-    for name in ("nvrtcGetProgramLog", "nvrtcGetCUBIN"):
+    for name in ("nvrtcGetProgramLog", "nvrtcGetCUBIN", "nvrtcGetPTX"):
         getattr(lib, name).argtypes = [c.c_void_p, c.c_char_p]
     lib.nvrtcDestroyProgram.argtypes = [P(c.c_void_p)]
     if hasattr(lib, "nvrtcGetPCHCreateStatus"):  # (NVRTC >= 12.8)
@@ -281,9 +283,10 @@ def _compile(source: str, arch: str, counter: str, headers: list[tuple[str, str]
             raise CudaCompileError(f"lazyjit: NVRTC {'failed' if status else 'warned'} "
                                    f"compiling for {arch} ({why}):\n{log[-4000:]}\n"
                                    f"source: {path}")
-        _ok(lib, lib.nvrtcGetCUBINSize(prog, c.byref(size)))
+        ptx = arch.startswith("compute_")  # (a virtual architecture: PTX, no SASS)
+        _ok(lib, (lib.nvrtcGetPTXSize if ptx else lib.nvrtcGetCUBINSize)(prog, c.byref(size)))
         buf = c.create_string_buffer(size.value)
-        _ok(lib, lib.nvrtcGetCUBIN(prog, buf))
+        _ok(lib, (lib.nvrtcGetPTX if ptx else lib.nvrtcGetCUBIN)(prog, buf))
         if made_pch is not None:
             made_pch(lib.nvrtcGetPCHCreateStatus(prog) == 0)
         return buf.raw
@@ -353,6 +356,9 @@ def _check_one(source: str, arch: str, opts: tuple) -> None:
     if k in _DONE:
         return
     with config(cache_dir=opts[0], strict_cache=opts[1], disk_cache=opts[2]):
-        image(source, arch, "nvrtc_checks")
+        # (to the architecture's PTX: NVRTC's front end and code generator, whose errors
+        # and warnings the check is for, at a third of the time of SASS through ptxas;
+        # a GPU run compiles the SASS of its own device)
+        image(source, arch.replace("sm_", "compute_"), "nvrtc_checks")
     with _LOCK:
         _DONE.add(k)
