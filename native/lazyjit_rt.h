@@ -182,10 +182,11 @@ typedef double _Complex lj_cdouble;
  *  - asin, acos, asinh (-i asin iz), acosh: Kahan's, from s = sqrt(1 - z), t = sqrt(1 + z)
  *    (asin: atan(x / Re(s t)) + i asinh(Im(conj(s) t)), and alike);
  *  - atanh: log1p(4x / ((1 - x)^2 + y^2)) / 4 + i atan2(2y, 1 - x^2 - y^2) / 2, the
- *    latter's 1 - x^2 - y^2 in double length, 1/z + i pi/2 past 2^500 (2^60); atan(z) =
- *    -i atanh(iz);
+ *    latter's 1 - x^2 - y^2 in double length; near x = 1 (hypot(1 - x, y) < 2^-27,
+ *    2^-12), (log 4x - 2 log hypot(1 - x, y)) / 4; 1/z + i pi/2 past 2^500 (2^60);
+ *    atan(z) = -i atanh(iz);
  *  - pow: exp(b log(a)), as glibc's cpow. */
-#define LJ_COMPLEX_OWN(C, R, S, BIG, TINY, UP, DOWN, TANH_CUT, BIG_ATANH)      \
+#define LJ_COMPLEX_OWN(C, R, S, BIG, TINY, UP, DOWN, TANH_CUT, BIG_ATANH, ATANH_NEAR) \
 LJ_INLINE C lj_gsqrt##S(C z) {                                                  \
     R x = creal##S(z), y = cimag##S(z);                                          \
     if (x == 0 && y == 0) return lj_complex##S(0, y);                            \
@@ -304,15 +305,18 @@ LJ_INLINE C lj_gatanh##S(C z) {  /* log1p(4x / ((1-x)^2 + y^2)) / 4 +           
     const R p = a * a, pe = fma##S(a, a, -p), q = b * b, qe = fma##S(b, b, -q);  \
     const R u = 1 - p, s1 = u - q, bv = s1 - u;                                  \
     const R m = s1 + (((u - (s1 - bv)) + (-q - bv)) - pe - qe);  /* 1 - x^2 - y^2 */ \
-    const R d = (1 - a) * (1 - a) + q;                                           \
-    return lj_complex##S(copysign##S(log1p##S(4 * a / d) / 4, x), atan2##S(2 * y, m) / 2); \
+    const R r = hypot##S(1 - a, b);  /* ((1-a)^2 + y^2 would underflow near x = 1) */ \
+    const R re = r < (R)ATANH_NEAR ? (log##S(4 * a) - 2 * log##S(r)) / 4           \
+                                   : log1p##S(4 * a / (r * r)) / 4;               \
+    return lj_complex##S(copysign##S(re, x), atan2##S(2 * y, m) / 2);             \
 }                                                                                \
 LJ_INLINE C lj_gatan##S(C z) {  /* -i atanh(iz) */                               \
     return lj_grot##S(lj_gatanh##S(lj_complex##S(-cimag##S(z), creal##S(z))), 1); \
 }
-LJ_COMPLEX_OWN(lj_cfloat, float, f, 0x1.a82798p+126, 0x1p-125, 0x1p24, 0x1p-12, 9, 0x1p60)
+LJ_COMPLEX_OWN(lj_cfloat, float, f, 0x1.a82798p+126, 0x1p-125, 0x1p24, 0x1p-12, 9, 0x1p60,
+               0x1p-12)
 LJ_COMPLEX_OWN(lj_cdouble, double, , 0x1.a827999fcef32p+1022, 0x1p-1021, 0x1p54, 0x1p-27, 22,
-               0x1p500)
+               0x1p500, 0x1p-27)
 #define csqrtf lj_gsqrtf
 #define csqrt lj_gsqrt
 #define clogf lj_glogf

@@ -74,7 +74,7 @@ def test_against_numpy(name, backend, rng):
     if len(shapes[0]) == 2 and shapes[0][0] <= 3 and shapes[0][1] <= 4:
         inputs.append(SPECIAL[:shapes[0][0], :shapes[0][1]])  # NaN and infinities
     got = [fn(lj, lj.tensor(x)) for x in inputs]
-    lj.realize(*[t for g in got for t in (g if isinstance(g, list) else [g])])
+    lj.realize(*[t for g in got for t in (g if isinstance(g, (list, tuple)) else [g])])
     for g, x in zip(got, inputs):
         assert_same(g, fn(np, x))
 

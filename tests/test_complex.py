@@ -470,6 +470,9 @@ def test_cuda_forms_are_accurate(dtype):
                             rng.standard_normal(500) * 3 + 3j * rng.standard_normal(500),
                             1 + 1e-5 * (rng.standard_normal(300) + 1j * rng.standard_normal(300)),
                             -1 + 1e-5 * (rng.standard_normal(300) + 1j * rng.standard_normal(300)),
+                            # (found by the new user: arctanh(1 + 1e-200j) was inf)
+                            np.sign(rng.standard_normal(100))
+                            + 1j * 10.0 ** -rng.uniform(10, top, 100),
                             ]).astype(dtype)
         special = np.array([complex(a, b) for a in sp for b in sp]).astype(dtype)
     b = (rng.standard_normal(z.size) + 1j * rng.standard_normal(z.size)).astype(dtype)

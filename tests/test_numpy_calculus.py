@@ -343,3 +343,12 @@ def test_found_by_the_bug_hunt(backend):
                 np.convolve(np.array(2.0), [1.0, 3.0]))
     with pytest.raises(ValueError, match="too small depth"):
         lj.correlate(lj.tensor(np.array(2.0)), lj.tensor([1.0, 3.0]))
+
+
+def test_interp_derivative_at_a_knot_is_the_slope_to_the_right(backend):
+    """Found by the new user: at a data point, the derivative in ``x`` was 0; it is the
+    slope to the right (JAX's), the value NumPy's."""
+    xp, fp = lj.tensor([0.0, 1.0, 2.0]), lj.tensor([0.0, 1.0, 3.0])
+    assert float(lj.grad(lambda t: lj.interp(t, xp, fp))(lj.tensor(1.0))) == 2.0
+    assert_same(lj.interp(lj.tensor([1.0, 2.0, 0.0]), xp, fp),
+                np.interp([1.0, 2.0, 0.0], [0.0, 1.0, 2.0], [0.0, 1.0, 3.0]))

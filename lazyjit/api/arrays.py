@@ -138,7 +138,7 @@ def vstack(xs: Sequence) -> Tensor:
     return concatenate([_at_least(x, 2) for x in xs], axis=0)
 
 
-def meshgrid(*xs, indexing: str = "xy", sparse: bool = False) -> list[Tensor]:
+def meshgrid(*xs, indexing: str = "xy", sparse: bool = False) -> tuple[Tensor, ...]:
     """Coordinate grids from 1-D coordinate vectors (each flattened), as
     ``np.meshgrid``: ``indexing="xy"`` (Cartesian: the first two axes swapped) or
     ``"ij"`` (matrix); ``sparse`` keeps size-1 axes instead of broadcasting.
@@ -160,7 +160,7 @@ def meshgrid(*xs, indexing: str = "xy", sparse: bool = False) -> list[Tensor]:
         pos = (1 - i if i < 2 else i) if indexing == "xy" and n > 1 else i
         g = reshape(x, tuple(-1 if j == pos else 1 for j in range(n)))
         out.append(g if sparse else broadcast_to(g, tuple(sizes)))
-    return out
+    return tuple(out)  # (NumPy 2's: a tuple)
 
 
 def kron(a, b) -> Tensor:

@@ -25,6 +25,7 @@ from lazyjit.api.shape_ops import concatenate, ravel, reshape, take
 from lazyjit.api.sorting import argsort, cumsum
 from lazyjit.api.statistics import _guard
 from lazyjit.api.tensor import Tensor
+from lazyjit.api.ufuncs import isfinite
 from lazyjit.errors import op_error
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap", "polyval", "interp",
@@ -318,7 +319,10 @@ def _interp_real(x: Tensor, xp: Tensor, fp: Tensor, left, right) -> Tensor:
     out = slope * (x - x0) + y0
     out = where(isnan(out), slope * (x - x1) + y1, out)  # (NaN one way: the other way)
     out = where(isnan(out) & (y0 == y1), y0, out)
-    out = where(x0 == x, y0, out)
+    # (NumPy's fp[j] at a knot where the slope is not finite, or fp[j] is a zero whose
+    # sign the formula could change; elsewhere the formula, exact there: its derivative
+    # at a knot is the slope to the right, as JAX's)
+    out = where((x0 == x) & (~isfinite(slope) | (y0 == 0)), y0, out)
     out = where(j == n - 1, fp[-1], out)
     out = where(j < 0, lval, out)
     out = where(x > xp[-1], rval, out)
@@ -627,6 +631,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     the sums are an indexed accumulation, so derivatives reach the weights (and, through
     the edges, the data's extremes); with given edges, the weighted sums are direct sums
     where NumPy takes differences of cumulative sums (the last bits can differ).
+    NumPy's bin estimators (``bins="auto"``, ``"fd"``, ...) are not supported: give a
+    number of bins or the edges.
 
     Raises
     ------

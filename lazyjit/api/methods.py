@@ -77,6 +77,7 @@ _METHODS = {
     "sqrt": F.sqrt, "tanh": F.tanh, "sigmoid": F.sigmoid, "relu": F.relu, "abs": F.absolute,
     "take": F.take, "dot": F.dot, "expand_dims": F.expand_dims, "sin": F.sin, "cos": F.cos,
     "broadcast_to": F.broadcast_to, "conj": F.conj, "conjugate": F.conj,
+    "trace": F.trace, "diagonal": F.diagonal,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
