@@ -179,7 +179,8 @@ def test_complex_modules_include_libcudacxx_through_a_private_precompiled_header
             assert len(nvrtc.compile_image(s, arch)) > 0
     assert len(nvrtc.compile_image(real, "sm_90")) > 0
     if nvrtc.version() >= (12, 8):
-        assert {arch for arch, _ in nvrtc._PCH} == set(nvrtc.CHECK_ARCHS)
+        # (the checks of other tests in this process may have made the PTX ones too)
+        assert {arch for arch, _ in nvrtc._PCH} >= set(nvrtc.CHECK_ARCHS)
         folder = os.path.dirname(next(iter(nvrtc._PCH.values())))
         assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
         assert os.stat(folder).st_uid == os.getuid()
