@@ -25,7 +25,7 @@ from lazyjit.api.shape_ops import concatenate, ravel, reshape, take
 from lazyjit.api.sorting import argsort, cumsum
 from lazyjit.api.statistics import _guard
 from lazyjit.api.tensor import Tensor
-from lazyjit.api.ufuncs import isfinite
+from lazyjit.api.ufuncs import conj, isfinite
 from lazyjit.errors import op_error
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap", "polyval", "interp",
@@ -34,10 +34,6 @@ __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap", "polyval", "int
 
 def _along(x: Tensor, axis: int, index) -> Tensor:
     return x[(slice(None),) * axis + (index,)]
-
-
-def _conj(x: Tensor) -> Tensor:
-    return elementwise("conj", x) if x.dtype.kind == "c" else x
 
 
 # ---------------------------------------------------------------------------------------
@@ -433,7 +429,7 @@ def correlate(a, v, mode="valid") -> Tensor:
     a, v = _check_1d(a, v, "correlate")
     code = _mode(mode, "correlate")
     n, m = a.shape[0], v.shape[0]
-    v = _conj(v)
+    v = conj(v)
     if code == 2:
         return _correlation(a, v, 0, n + m - 1)
     if n >= m:
