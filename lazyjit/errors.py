@@ -35,9 +35,11 @@ def is_internal(code) -> bool:
 
 
 def creation_site() -> tuple:
-    """Return the user's stack (innermost first) as ``(code, line)`` pairs; frames inside
-    the lazyjit package are skipped, so the first entry is the user's line that created
-    the op.  :func:`format_site` turns it into text."""
+    """Return the user's stack (innermost first) as ``(code, offset)`` pairs (the offset
+    of the frame's current instruction, ``f_lasti``: its line is looked up only when an
+    error shows it, see :func:`site_lines`); frames inside the lazyjit package are
+    skipped, so the first entry is the user's line that created the op.
+    :func:`format_site` turns it into text."""
     frames = []
     get = _INTERNAL.get
     f = sys._getframe(1)
@@ -46,7 +48,7 @@ def creation_site() -> tuple:
         known = get(id(code))
         inside = known[1] if known is not None and known[0] is code else is_internal(code)
         if not inside:
-            frames.append((code, f.f_lineno))
+            frames.append((code, f.f_lasti))
             if len(frames) == _MAX_FRAMES:
                 break
         f = f.f_back
@@ -60,7 +62,16 @@ if NATIVE is not None:  # the same walk in C (lazyjit.speedups), without a frame
 
 def site_lines(site: tuple) -> list[tuple[str, int, str]]:
     """``(file, line, function)`` for each frame of a creation site."""
-    return [(code.co_filename, line, code.co_name) for code, line in site]
+    return [(code.co_filename, _line(code, offset), code.co_name) for code, offset in site]
+
+
+def _line(code, offset: int) -> int:
+    """The source line of the instruction at byte ``offset`` of ``code`` (as a frame's
+    ``f_lineno`` reads it from ``f_lasti``; 0 where the code has no line for it)."""
+    for start, end, line in code.co_lines():
+        if start <= offset < end:
+            return line if line is not None else 0
+    return 0
 
 
 def format_site(site: tuple) -> str:

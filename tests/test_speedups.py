@@ -1,7 +1,7 @@
 """The optional C extension ``lazyjit._speedups`` does what the Python loops it replaces
 do: every case runs with it and without it (the cpu backend's ``NATIVE`` set to None),
 against NumPy, with the same outputs, read-only flags, kept and shared blocks,
-donated inputs, errors, and creation sites."""
+donated inputs, errors, creation sites, and nodes' structural keys."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,6 +25,7 @@ def mode(request, tmp_path, monkeypatch):
         monkeypatch.setattr(backend, "NATIVE", None)
         monkeypatch.setattr(jit, "NATIVE", None)
         monkeypatch.setattr(node, "creation_site", errors.walk_stack)
+        monkeypatch.setattr(node, "_structure", node.structure_py)
     with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
         yield request.param
 
@@ -166,5 +167,49 @@ def test_creation_site_walks_the_stack_as_python_does():
         return _nested_site()
 
     native, python = a()
-    assert native == python
+    # (the two calls sit at two instructions of one line of _nested_site: the same line,
+    # and in the outer frames the same instruction)
+    assert errors.site_lines(native) == errors.site_lines(python)
+    assert native[1:] == python[1:] and native[0][0] is python[0][0]
     assert [c.co_name for c, _ in native] == ["_nested_site", "b", "a"]
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_structural_keys_in_c_equal_pythons(monkeypatch, rng):
+    """Every node made while eager programs run (random expressions over leaves and
+    computed values, sharing inputs, constants, more than sixteen inputs, an MLP's
+    gradients) gets from the C steps the structural key the Python steps give it:
+    the same inputs (the same nodes, in order), number and epoch."""
+    compared = []
+
+    def both(n):
+        node.structure_py(n)
+        want = (n.ins, n.sk, n.ep)
+        NATIVE.structure(n)
+        got = (n.ins, n.sk, n.ep)
+        assert got[1:] == want[1:] and (got[0] is None) == (want[0] is None), (n, got, want)
+        assert want[0] is None or len(got[0]) == len(want[0]) and \
+            all(x is y for x, y in zip(got[0], want[0])), n
+        compared.append(len(n.src))
+
+    monkeypatch.setattr(node, "_structure", both)
+    ops = [lambda a, b: a + b, lambda a, b: a * b - 1.5, lambda a, b: lj.maximum(a, b),
+           lambda a, b: -a, lambda a, b: (a * a).sum() + b, lambda a, b: lj.where(a > b, a, b)]
+    with lj.config(backend="numpy"):  # (keys are the same on every backend)
+        _random_eager_programs(ops, rng)
+    assert {1, 2} <= set(compared) and len(compared) > 300
+
+
+def _random_eager_programs(ops, rng) -> None:
+    for _ in range(30):
+        xs = [lj.tensor(rng.standard_normal(3).astype(np.float32)) for _ in range(20)]
+        for _step in range(int(rng.integers(1, 25))):
+            op = ops[int(rng.integers(len(ops)))]
+            xs.append(op(xs[int(rng.integers(len(xs)))], xs[int(rng.integers(len(xs)))]))
+            if rng.random() < 0.2:
+                lj.realize(xs[-1])  # (a computed source: an input of the next nodes)
+        lj.realize(xs[-1])
+    w = lj.tensor(rng.standard_normal((4, 3)).astype(np.float32))
+    x = lj.tensor(rng.standard_normal((5, 4)).astype(np.float32))
+    loss = lj.log_softmax(lj.relu(x @ w), axis=-1).sum()
+    lj.realize(*lj.grad(loss, [w, x]))
