@@ -32,13 +32,18 @@
  *   structure(node)  (after structure_init(Node, EPOCH, _NUMBERS, ...) from node.py)
  *       lazyjit.trace.node._structure: a new node's structural key (ins, sk, ep) from
  *       its sources', for one or two sources; others go to the Python function.
+ *
+ *   make(op, src, arg, shape, dtype)  (after make_init(_CACHE, _Ref, ...) from node.py)
+ *       lazyjit.trace.node.Node.make: the live node of that key, or a new one.
+ *
+ *   elementwise2(name, a, b)  (after elementwise_init(Tensor, ...) from lazyjit.api)
+ *       lazyjit.api.core.elementwise's fast paths for two operands; None where they
+ *       do not apply (the Python function then does everything).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "lj_speedups.h"
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stdint.h>
-#include <structmember.h>
 
 typedef int (*lj_run_fn)(void **B, const int64_t *P);
 
@@ -285,7 +290,6 @@ static PyObject *creation_site(PyObject *self, PyObject *const *args, Py_ssize_t
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.creation_site(dict, fn, int)");
         return NULL;
     }
-    PyObject *internal = args[0], *is_internal = args[1];
     Py_ssize_t max_frames = PyLong_AsSsize_t(args[2]);
     if (max_frames == -1 && PyErr_Occurred())
         return NULL;
@@ -294,6 +298,10 @@ static PyObject *creation_site(PyObject *self, PyObject *const *args, Py_ssize_t
                         "must be 1 to 8");
         return NULL;
     }
+    return walk(args[0], args[1], max_frames);
+}
+
+PyObject *walk(PyObject *internal, PyObject *is_internal, Py_ssize_t max_frames) {
     PyObject *frames[8];
     Py_ssize_t n = 0;
     PyFrameObject *f = PyEval_GetFrame();  /* (borrowed) the caller's frame */
@@ -350,400 +358,6 @@ fail:
     return NULL;
 }
 
-/* ---- structure(node): lazyjit.trace.node._structure, step for step --------------------
- * Sets node.ins, node.sk and node.ep from its sources' (see node.py) for nodes of one or
- * two sources; any other node goes to the Python function (_structure_any).  The Node
- * slots are read and written at their offsets, found once by structure_init from the
- * class's member descriptors. */
-static Py_ssize_t O_op, O_src, O_arg, O_shape, O_dtype, O_buffer, O_ins, O_sk, O_ep;
-static PyTypeObject *G_node;
-static PyObject *G_epoch, *G_numbers, *G_next_number, *G_no_key, *G_fallback, *G_merge;
-static PyObject *S_u, *S_b, *S_in, *S_bufop, *G_zero;
-static Py_ssize_t G_never, G_input, G_max_ins;
-
-#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
-
-static void set_slot(PyObject *o, Py_ssize_t off, PyObject *v) {  /* steals v */
-    PyObject *old = SLOT(o, off);
-    SLOT(o, off) = v;
-    Py_XDECREF(old);
-}
-
-static PyObject *get_slot(PyObject *o, Py_ssize_t off) {  /* borrowed; NULL: unset */
-    PyObject *v = SLOT(o, off);
-    if (v == NULL)
-        PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups.structure: a node slot "
-                        "is not set");
-    return v;
-}
-
-static int offset_of(PyObject *cls, const char *name, Py_ssize_t *out) {
-    PyObject *d = PyObject_GetAttrString(cls, name);
-    if (d == NULL)
-        return -1;
-    if (!PyObject_TypeCheck(d, &PyMemberDescr_Type) ||
-        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-        Py_DECREF(d);
-        PyErr_Format(PyExc_TypeError, "lazyjit._speedups.structure_init: %s is not a slot",
-                     name);
-        return -1;
-    }
-    *out = ((PyMemberDescrObject *)d)->d_member->offset;
-    Py_DECREF(d);
-    return 0;
-}
-
-static PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    /* (Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT, MAX_INS,
-        _structure_any, merge) */
-    if (nargs != 10 || !PyType_Check(args[0]) || !PyList_Check(args[1]) ||
-        PyList_GET_SIZE(args[1]) != 1 || !PyDict_Check(args[2]) ||
-        !PyFrozenSet_Check(args[4])) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure_init: bad arguments");
-        return NULL;
-    }
-    const char *names[] = {"op", "src", "arg", "shape", "dtype", "buffer", "ins", "sk", "ep"};
-    Py_ssize_t *offs[] = {&O_op, &O_src, &O_arg, &O_shape, &O_dtype, &O_buffer, &O_ins,
-                          &O_sk, &O_ep};
-    for (int i = 0; i < 9; i++)
-        if (offset_of(args[0], names[i], offs[i]) < 0)
-            return NULL;
-    G_never = PyLong_AsSsize_t(args[5]);
-    G_input = PyLong_AsSsize_t(args[6]);
-    G_max_ins = PyLong_AsSsize_t(args[7]);
-    if (PyErr_Occurred())
-        return NULL;
-    PyObject **keep[] = {(PyObject **)&G_node, &G_epoch, &G_numbers, &G_next_number,
-                         &G_no_key};
-    for (int i = 0; i < 5; i++) {
-        Py_INCREF(args[i]);
-        Py_XSETREF(*keep[i], args[i]);
-    }
-    Py_INCREF(args[8]);
-    Py_XSETREF(G_fallback, args[8]);
-    Py_INCREF(args[9]);
-    Py_XSETREF(G_merge, args[9]);
-    Py_RETURN_NONE;
-}
-
-static PyObject *number(PyObject *key) {  /* node.py's _number; new reference */
-    if (key == NULL)
-        return NULL;
-    PyObject *n = PyDict_GetItemWithError(G_numbers, key);
-    if (n != NULL) {
-        Py_INCREF(n);
-        return n;
-    }
-    if (PyErr_Occurred())
-        return NULL;
-    if (PyDict_GET_SIZE(G_numbers) > (1 << 20))
-        PyDict_Clear(G_numbers);  /* (later nodes get new numbers: a miss, never a mix-up) */
-    n = PyObject_CallNoArgs(G_next_number);
-    if (n != NULL && PyDict_SetItem(G_numbers, key, n) < 0)
-        Py_CLEAR(n);
-    return n;
-}
-
-static PyObject *number_of(PyObject *key) {  /* number(key), key's reference dropped */
-    PyObject *n = number(key);
-    Py_XDECREF(key);
-    return n;
-}
-
-static PyObject *input_number(PyObject *s) {  /* node.py's _input_number; new reference */
-    PyObject *op = get_slot(s, O_op), *shape = get_slot(s, O_shape);
-    PyObject *dtype = get_slot(s, O_dtype);
-    if (op == NULL || shape == NULL || dtype == NULL)
-        return NULL;
-    int is_buffer = PyObject_RichCompareBool(op, S_bufop, Py_EQ);
-    if (is_buffer < 0)
-        return NULL;
-    if (!is_buffer)
-        return number_of(PyTuple_Pack(3, S_in, shape, dtype));
-    PyObject *sk = get_slot(s, O_sk);
-    if (sk == NULL)
-        return NULL;
-    Py_ssize_t v = PyLong_AsSsize_t(sk);
-    if (v == -1 && PyErr_Occurred())
-        return NULL;
-    if (v == G_input) {
-        PyObject *n = number_of(PyTuple_Pack(3, S_in, shape, dtype));
-        if (n == NULL)
-            return NULL;
-        Py_INCREF(n);
-        set_slot(s, O_sk, n);
-        return n;
-    }
-    Py_INCREF(sk);
-    return sk;
-}
-
-static PyObject *no_key(PyObject *node) {  /* node.ins, node.sk, node.ep = None, 0, 0 */
-    Py_INCREF(Py_None);
-    set_slot(node, O_ins, Py_None);
-    Py_INCREF(G_zero);
-    set_slot(node, O_sk, G_zero);
-    Py_INCREF(G_zero);
-    set_slot(node, O_ep, G_zero);
-    Py_RETURN_NONE;
-}
-
-/* set node.ins = ins, node.sk = number(key), node.ep = ep; steals ins and key */
-static PyObject *keyed(PyObject *node, PyObject *ins, PyObject *key, Py_ssize_t ep) {
-    PyObject *sk = number_of(key), *e = PyLong_FromSsize_t(ep);
-    if (sk == NULL || e == NULL) {
-        Py_XDECREF(sk);
-        Py_XDECREF(e);
-        Py_DECREF(ins);
-        return NULL;
-    }
-    set_slot(node, O_ins, ins);
-    set_slot(node, O_sk, sk);
-    set_slot(node, O_ep, e);
-    Py_RETURN_NONE;
-}
-
-static int epoch_now(Py_ssize_t *out) {
-    *out = PyLong_AsSsize_t(PyList_GET_ITEM(G_epoch, 0));
-    return *out == -1 && PyErr_Occurred() ? -1 : 0;
-}
-
-/* a source's (ins, k, ep): an input of the trace (its buffer set) or its own key;
-   *ins NULL with no error: the source has no key */
-static int source_key(PyObject *s, PyObject **ins, PyObject **k, Py_ssize_t *ep,
-                      Py_ssize_t input_ep) {
-    PyObject *buffer = get_slot(s, O_buffer);
-    if (buffer == NULL)
-        return -1;
-    if (buffer != Py_None) {
-        *k = input_number(s);
-        if (*k == NULL)
-            return -1;
-        *ins = PyTuple_Pack(1, s);
-        if (*ins == NULL) {
-            Py_DECREF(*k);
-            return -1;
-        }
-        *ep = input_ep;
-        return 0;
-    }
-    PyObject *si = get_slot(s, O_ins), *sk = get_slot(s, O_sk), *se = get_slot(s, O_ep);
-    if (si == NULL || sk == NULL || se == NULL)
-        return -1;
-    if (si == Py_None) {
-        *ins = NULL;
-        return 0;
-    }
-    if (!PyTuple_Check(si)) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: ins is not a tuple");
-        return -1;
-    }
-    *ep = PyLong_AsSsize_t(se);
-    if (*ep == -1 && PyErr_Occurred())
-        return -1;
-    Py_INCREF(si);
-    Py_INCREF(sk);
-    *ins = si;
-    *k = sk;
-    return 0;
-}
-
-static Py_ssize_t find(PyObject *tuple, PyObject *x) {  /* tuple.index(x) by identity, or -1 */
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++)
-        if (PyTuple_GET_ITEM(tuple, i) == x)
-            return i;
-    return -1;
-}
-
-/* node.py's merge(ins, si) for short tuples (Python's beyond); new references */
-static int merge_c(PyObject *ins, PyObject *si, PyObject **out, PyObject **at) {
-    Py_ssize_t ni = PyTuple_GET_SIZE(ins), ns = PyTuple_GET_SIZE(si);
-    if (si == ins) {
-        Py_INCREF(ins);
-        Py_INCREF(Py_None);
-        *out = ins;
-        *at = Py_None;
-        return 0;
-    }
-    if (ni + ns > 16) {
-        PyObject *r = PyObject_CallFunctionObjArgs(G_merge, ins, si, NULL);
-        if (r == NULL)
-            return -1;
-        if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) {
-            Py_DECREF(r);
-            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: merge result");
-            return -1;
-        }
-        *out = PyTuple_GET_ITEM(r, 0);
-        *at = PyTuple_GET_ITEM(r, 1);
-        Py_INCREF(*out);
-        Py_INCREF(*at);
-        Py_DECREF(r);
-        return 0;
-    }
-    PyObject *items[32];
-    Py_ssize_t n = 0;
-    for (Py_ssize_t i = 0; i < ni; i++)
-        items[n++] = PyTuple_GET_ITEM(ins, i);
-    for (Py_ssize_t j = 0; j < ns; j++) {
-        PyObject *x = PyTuple_GET_ITEM(si, j);
-        if (find(ins, x) < 0)
-            items[n++] = x;
-    }
-    PyObject *merged;
-    if (n == ni) {
-        Py_INCREF(ins);
-        merged = ins;
-    } else {
-        merged = PyTuple_New(n);
-        if (merged == NULL)
-            return -1;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            Py_INCREF(items[i]);
-            PyTuple_SET_ITEM(merged, i, items[i]);
-        }
-    }
-    PyObject *pos = PyTuple_New(ns);
-    if (pos == NULL) {
-        Py_DECREF(merged);
-        return -1;
-    }
-    for (Py_ssize_t j = 0; j < ns; j++) {
-        PyObject *v = PyLong_FromSsize_t(find(merged, PyTuple_GET_ITEM(si, j)));
-        if (v == NULL) {
-            Py_DECREF(merged);
-            Py_DECREF(pos);
-            return -1;
-        }
-        PyTuple_SET_ITEM(pos, j, v);
-    }
-    *out = merged;
-    *at = pos;
-    return 0;
-}
-
-static PyObject *structure_one(PyObject *node, PyObject *op, PyObject *s) {
-    Py_ssize_t epoch, ep;
-    PyObject *ins, *k;
-    if (epoch_now(&epoch) < 0 || source_key(s, &ins, &k, &ep, epoch) < 0)
-        return NULL;
-    if (ins == NULL)
-        return no_key(node);
-    if (get_slot(s, O_buffer) == Py_None)  /* (a computed source: its epoch, or now's) */
-        ep = ep < epoch ? ep : PyTuple_GET_SIZE(ins) ? epoch : G_never;
-    PyObject *arg = SLOT(node, O_arg), *shape = SLOT(node, O_shape);
-    PyObject *dtype = SLOT(node, O_dtype);
-    if (arg == NULL || shape == NULL || dtype == NULL) {
-        Py_DECREF(ins);
-        Py_DECREF(k);
-        return get_slot(node, arg == NULL ? O_arg : shape == NULL ? O_shape : O_dtype);
-    }
-    PyObject *key = PyTuple_Pack(6, op, arg, shape, dtype, S_u, k);
-    Py_DECREF(k);
-    if (key == NULL) {
-        Py_DECREF(ins);
-        return NULL;
-    }
-    return keyed(node, ins, key, ep);
-}
-
-static PyObject *structure_two(PyObject *node, PyObject *op, PyObject *a, PyObject *b) {
-    Py_ssize_t epoch, ea, eb;
-    PyObject *ia = NULL, *ka = NULL, *ib = NULL, *kb = NULL, *ins = NULL, *at = NULL;
-    PyObject *result = NULL;
-    if (epoch_now(&epoch) < 0 || source_key(a, &ia, &ka, &ea, G_never) < 0)
-        return NULL;
-    if (ia == NULL)
-        return no_key(node);
-    if (source_key(b, &ib, &kb, &eb, G_never) < 0)
-        goto done;
-    if (ib == NULL) {
-        result = no_key(node);
-        goto done;
-    }
-    Py_ssize_t na = PyTuple_GET_SIZE(ia), nb = PyTuple_GET_SIZE(ib);
-    if (!na || ib == ia || b == a) {  /* b's inputs at 0, 1, ... (None) */
-        ins = na ? ia : ib;
-        Py_INCREF(ins);
-        at = Py_None;
-        Py_INCREF(at);
-    } else if (!nb) {  /* (b a constant) */
-        ins = ia;
-        Py_INCREF(ins);
-        at = PyTuple_New(0);
-    } else if (nb == 1) {
-        PyObject *x = PyTuple_GET_ITEM(ib, 0);
-        Py_ssize_t i = find(ia, x);
-        if (i >= 0) {
-            ins = ia;
-            Py_INCREF(ins);
-            at = Py_BuildValue("(n)", i);
-        } else if (na < G_max_ins) {
-            ins = PySequence_Concat(ia, ib);
-            at = Py_BuildValue("(n)", na);
-        } else {
-            result = no_key(node);
-            goto done;
-        }
-    } else {
-        if (merge_c(ia, ib, &ins, &at) < 0)
-            goto done;
-        if (PyTuple_GET_SIZE(ins) > G_max_ins) {
-            result = no_key(node);
-            goto done;
-        }
-    }
-    if (ins == NULL || at == NULL)
-        goto done;
-    PyObject *arg = get_slot(node, O_arg), *shape = get_slot(node, O_shape);
-    PyObject *dtype = get_slot(node, O_dtype);
-    if (arg == NULL || shape == NULL || dtype == NULL)
-        goto done;
-    PyObject *key = PyTuple_Pack(8, op, arg, shape, dtype, S_b, ka, kb, at);
-    if (key == NULL)
-        goto done;
-    Py_ssize_t ep = epoch;
-    if (ea < ep)
-        ep = ea;
-    if (eb < ep)
-        ep = eb;
-    result = keyed(node, ins, key, PyTuple_GET_SIZE(ins) ? ep : G_never);
-    ins = NULL;  /* (stolen) */
-done:
-    Py_XDECREF(ia);
-    Py_XDECREF(ka);
-    Py_XDECREF(ib);
-    Py_XDECREF(kb);
-    Py_XDECREF(ins);
-    Py_XDECREF(at);
-    return result;
-}
-
-static PyObject *structure(PyObject *self, PyObject *node) {
-    if (G_node == NULL || Py_TYPE(node) != G_node) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: not a Node (or "
-                        "structure_init not called)");
-        return NULL;
-    }
-    PyObject *op = get_slot(node, O_op), *src = get_slot(node, O_src);
-    if (op == NULL || src == NULL)
-        return NULL;
-    if (!PyTuple_Check(src)) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: src is not a tuple");
-        return NULL;
-    }
-    int r = PySet_Contains(G_no_key, op);
-    if (r < 0)
-        return NULL;
-    if (r)
-        return no_key(node);
-    if (PyTuple_GET_SIZE(src) == 1)
-        return structure_one(node, op, PyTuple_GET_ITEM(src, 0));
-    if (PyTuple_GET_SIZE(src) == 2)
-        return structure_two(node, op, PyTuple_GET_ITEM(src, 0), PyTuple_GET_ITEM(src, 1));
-    return PyObject_CallOneArg(G_fallback, node);
-}
-
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "Program.run's loops."},
     {"jit_args", (PyCFunction)(void (*)(void))jit_args, METH_FASTCALL,
@@ -754,6 +368,14 @@ static PyMethodDef methods[] = {
      "structure's constants: the Node class and node.py's tables."},
     {"structure", (PyCFunction)structure, METH_O,
      "lazyjit.trace.node._structure: a new node's structural key."},
+    {"make_init", (PyCFunction)(void (*)(void))make_init, METH_FASTCALL,
+     "make's tables: node.py's and lazyjit.errors'."},
+    {"make", (PyCFunction)(void (*)(void))make, METH_FASTCALL,
+     "lazyjit.trace.node.Node.make: the hash-consed node."},
+    {"elementwise_init", (PyCFunction)(void (*)(void))elementwise_init, METH_FASTCALL,
+     "elementwise2's tables: lazyjit.api.core's."},
+    {"elementwise2", (PyCFunction)(void (*)(void))elementwise2, METH_FASTCALL,
+     "lazyjit.api.core.elementwise's fast paths for two operands, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -764,13 +386,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     S_node = PyUnicode_InternFromString("node");
     S_buffer = PyUnicode_InternFromString("buffer");
     S_low = PyUnicode_InternFromString("low");
-    S_u = PyUnicode_InternFromString("u");
-    S_b = PyUnicode_InternFromString("b");
-    S_in = PyUnicode_InternFromString("in");
-    S_bufop = PyUnicode_InternFromString("buffer");
-    G_zero = PyLong_FromLong(0);
-    if (S_node == NULL || S_buffer == NULL || S_low == NULL || S_u == NULL || S_b == NULL ||
-        S_in == NULL || S_bufop == NULL || G_zero == NULL)
+    if (S_node == NULL || S_buffer == NULL || S_low == NULL || lj_graph_init() < 0)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -4,6 +4,8 @@ against NumPy, with the same outputs, read-only flags, kept and shared blocks,
 donated inputs, errors, creation sites, and nodes' structural keys."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -26,6 +28,7 @@ def mode(request, tmp_path, monkeypatch):
         monkeypatch.setattr(jit, "NATIVE", None)
         monkeypatch.setattr(node, "creation_site", errors.walk_stack)
         monkeypatch.setattr(node, "_structure", node.structure_py)
+        monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))
     with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
         yield request.param
 
@@ -193,6 +196,7 @@ def test_structural_keys_in_c_equal_pythons(monkeypatch, rng):
         compared.append(len(n.src))
 
     monkeypatch.setattr(node, "_structure", both)
+    monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))  # (calls _structure)
     ops = [lambda a, b: a + b, lambda a, b: a * b - 1.5, lambda a, b: lj.maximum(a, b),
            lambda a, b: -a, lambda a, b: (a * a).sum() + b, lambda a, b: lj.where(a > b, a, b)]
     with lj.config(backend="numpy"):  # (keys are the same on every backend)
@@ -213,3 +217,42 @@ def _random_eager_programs(ops, rng) -> None:
     x = lj.tensor(rng.standard_normal((5, 4)).astype(np.float32))
     loss = lj.log_softmax(lj.relu(x @ w), axis=-1).sum()
     lj.realize(*lj.grad(loss, [w, x]))
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # (1e300 in float32)
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+def test_operators_in_c_make_the_nodes_python_makes(rng):
+    """Operators take elementwise's fast paths in C (``elementwise2``): each result is the
+    very node (hash-consing) that ``lazyjit.api.core.elementwise`` makes for the same
+    operands, for tensors of one or two shapes and dtypes and Python scalars (signed
+    zeros, NaN, ints beyond the dtype), and its value is NumPy's."""
+    from lazyjit.api import core, methods
+    ops = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+           "lt": np.less, "eq": np.equal}
+    arrays = [rng.standard_normal(3).astype(np.float32), np.arange(3, dtype=np.int64),
+              rng.standard_normal((2, 3)), np.array([True, False, True])]
+    scalars = [2, 2.0, -0.0, 0.0, float("nan"), 7, 1e300]
+    fast = 0
+    with lj.config(backend="numpy"):
+        for op, np_op in ops.items():
+            name = methods._ELEMENTWISE[op]
+            for x in arrays:
+                for y in arrays + scalars:
+                    for a, b in ((x, y), (y, x)):
+                        ta = lj.tensor(a) if isinstance(a, np.ndarray) else a
+                        tb = lj.tensor(b) if isinstance(b, np.ndarray) else b
+                        try:
+                            want = np_op(a, b)
+                        except (TypeError, ValueError):
+                            continue
+                        if not isinstance(ta, lj.Tensor) and op in ("lt", "eq"):
+                            continue  # (Python turns 2 < t into t > 2)
+                        got = getattr(operator, op)(ta, tb)
+                        same = core.elementwise(name, ta, tb)
+                        assert got.node is same.node, (op, a, b)
+                        fast += NATIVE.elementwise2(name, ta, tb) is not None
+                        np.testing.assert_array_equal(got.numpy(), want)
+                        assert got.dtype == want.dtype, (op, a, b)
+    assert fast > 100  # (most went through the C paths)

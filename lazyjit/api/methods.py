@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+import lazyjit.api.core as core
 import lazyjit.api.functions as F
 import lazyjit.api.indexing as indexing
 from lazyjit.api.tensor import Tensor, check_device
 from lazyjit.api.weak import WeakScalar, derived, weak_of
+from lazyjit.speedups import NATIVE
 
 
 def _binop(fn, reflected=False):
@@ -26,14 +28,50 @@ _BINARY = {
     "and": F.bitwise_and, "or": F.bitwise_or, "xor": F.bitwise_xor,
     "lshift": F.left_shift, "rshift": F.right_shift,
 }
+_COMPARISONS = {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
+                "gt": F.greater, "ge": F.greater_equal}
+# the operators whose function is ``core.elementwise(name, a, b)`` itself: eager code's
+# ``x * 2 + 1`` tries elementwise's fast paths in C first (the same steps)
+_ELEMENTWISE = {op: name for op, name, fn in
+                [("add", "add", core.add), ("sub", "sub", core.subtract),
+                 ("mul", "mul", core.multiply), ("truediv", "div", core.true_divide),
+                 ("eq", "eq", core.equal), ("ne", "ne", core.not_equal),
+                 ("lt", "lt", core.less), ("le", "le", core.less_equal),
+                 ("gt", "gt", core.greater), ("ge", "ge", core.greater_equal)]
+                if {**_BINARY, **_COMPARISONS}[op] is fn}
+
+
+def _fast_binop(name: str, fn, reflected=False):
+    """:func:`_binop`, trying ``lazyjit._speedups.elementwise2`` (core.elementwise's fast
+    paths for two operands) first; where they do not apply, ``fn``."""
+    ew = NATIVE.elementwise2
+    if reflected:
+        def rop(self, other):
+            out = ew(name, other, self)
+            return fn(other, self) if out is None else out
+        return rop
+
+    def op(self, other):
+        out = ew(name, self, other)
+        return fn(self, other) if out is None else out
+    return op
+
+
+def _operator(op: str, fn, reflected=False):
+    if NATIVE is None or op not in _ELEMENTWISE:
+        return _binop(fn, reflected)
+    return _fast_binop(_ELEMENTWISE[op], fn, reflected)
+
+
+if NATIVE is not None:
+    NATIVE.elementwise_init(Tensor, core._SAME_TYPE_OUT, core._SCALAR_OUT, core._CONSTS)
 for _name, _fn in _BINARY.items():
-    setattr(Tensor, f"__{_name}__", _binop(_fn))
-    setattr(Tensor, f"__r{_name}__", _binop(_fn, reflected=True))
+    setattr(Tensor, f"__{_name}__", _operator(_name, _fn))
+    setattr(Tensor, f"__r{_name}__", _operator(_name, _fn, reflected=True))
 Tensor.__pow__ = _binop(F.power_operator)  # (NumPy's ndarray.__pow__: x ** 2, x ** 0.5)
 
-for _name, _fn in {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
-                   "gt": F.greater, "ge": F.greater_equal}.items():
-    setattr(Tensor, f"__{_name}__", _binop(_fn))
+for _name, _fn in _COMPARISONS.items():
+    setattr(Tensor, f"__{_name}__", _operator(_name, _fn))
 
 
 def _weak_binop(fn, reflected=False):
@@ -54,8 +92,7 @@ for _name, _fn in _BINARY.items():
     if _name != "matmul":
         setattr(WeakScalar, f"__{_name}__", _weak_binop(_fn))
         setattr(WeakScalar, f"__r{_name}__", _weak_binop(_fn, reflected=True))
-for _name, _fn in {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
-                   "gt": F.greater, "ge": F.greater_equal}.items():
+for _name, _fn in _COMPARISONS.items():
     setattr(WeakScalar, f"__{_name}__", _weak_binop(_fn))
 for _name, _fn in {"neg": F.negative, "abs": F.absolute, "invert": F.invert}.items():
     setattr(WeakScalar, f"__{_name}__",

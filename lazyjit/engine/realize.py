@@ -165,6 +165,16 @@ def realize(*tensors) -> None:
         For a value that exists only at a call: one that depends on an ``lj.function``
         placeholder, a ``jit`` tracer, a scan step's placeholders, or a symbolic size.
     """
+    if len(tensors) == 1 and not STATE.recording:  # eager code's realize of one value
+        n = tensors[0].node
+        ins = n.ins
+        if n.buffer is None and ins is not None and (n.ep == EPOCH[0] or n.ep == NEVER):
+            key = _KNOWN.get((n.sk, backend_key(), STATE.generic_sizes))
+            plan = _PLANS.get(key) if key is not None else None
+            if plan is not None and not _through_computed(ins):
+                count("trace_cache_hits")  # (the steps below, for one node)
+                _leaves(tensors, (n,), _run(plan, ins, (n,)))
+                return
     nodes = []
     seen = set()
     given = [t.node for t in tensors]  # (another thread may give a tensor a new node)

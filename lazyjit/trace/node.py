@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from lazyjit.errors import creation_site
+from lazyjit.errors import _INTERNAL, _MAX_FRAMES, creation_site, is_internal
 from lazyjit.speedups import NATIVE
 from lazyjit.trace.constraints import PENDING, attach, symbols_of
 
@@ -325,11 +325,6 @@ def merge(ins: tuple, si: tuple) -> tuple[tuple, tuple | None]:
 # ops whose argument holds graphs (a loop's body): their nodes get no structural key
 _NO_KEY = frozenset(("scan",))
 
-structure_py = _structure  # (the Python steps, which the C ones must equal: tests)
-if NATIVE is not None:  # the same steps in C (lazyjit.speedups), a fifth of the time
-    NATIVE.structure_init(Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT,
-                          MAX_INS, _structure_any, merge)
-    _structure = NATIVE.structure
 
 
 def _attach(node: Node) -> None:
@@ -369,3 +364,15 @@ def origin_of(n: Node) -> Node | None:
     realized value's leaf, or its graph has been freed)."""
     d = n.derived
     return None if d is None else d[0]()
+
+
+# ---- the same steps in C (lazyjit.speedups): Node.make and _structure ----------------
+structure_py = _structure  # (the Python steps, which the C ones must equal: tests)
+make_py = Node.make
+if NATIVE is not None:  # (a new node in a third of the time: eager code makes one per op)
+    NATIVE.structure_init(Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT,
+                          MAX_INS, _structure_any, merge)
+    _structure = NATIVE.structure
+    NATIVE.make_init(_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _low_of, _INTERNAL,
+                     is_internal, _MAX_FRAMES)
+    Node.make = staticmethod(NATIVE.make)

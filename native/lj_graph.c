@@ -1,0 +1,746 @@
+/* lazyjit._speedups, the graph's side: a new node's structural key, Node.make, and the
+ * fast paths of lazyjit.api.core.elementwise (the functions are described in
+ * lj_speedups.c's header comment; the module itself is made there).  Each does the
+ * steps of its Python function, which stays the reference: tests/test_speedups.py
+ * compares the two on random programs. */
+#include "lj_speedups.h"
+#include <structmember.h>
+
+static PyObject *S_u, *S_b, *S_in, *S_bufop, *S_grad, *G_zero;
+
+int lj_graph_init(void) {
+    S_u = PyUnicode_InternFromString("u");
+    S_b = PyUnicode_InternFromString("b");
+    S_in = PyUnicode_InternFromString("in");
+    S_bufop = PyUnicode_InternFromString("buffer");
+    S_grad = PyUnicode_InternFromString("grad");
+    G_zero = PyLong_FromLong(0);
+    return S_u == NULL || S_b == NULL || S_in == NULL || S_bufop == NULL || S_grad == NULL ||
+           G_zero == NULL ? -1 : 0;
+}
+
+/* ---- structure(node): lazyjit.trace.node._structure, step for step --------------------
+ * Sets node.ins, node.sk and node.ep from its sources' (see node.py) for nodes of one or
+ * two sources; any other node goes to the Python function (_structure_any).  The Node
+ * slots are read and written at their offsets, found once by structure_init from the
+ * class's member descriptors. */
+static Py_ssize_t O_op, O_src, O_arg, O_shape, O_dtype, O_buffer, O_ins, O_sk, O_ep;
+static PyTypeObject *G_node;
+static PyObject *G_epoch, *G_numbers, *G_next_number, *G_no_key, *G_fallback, *G_merge;
+static Py_ssize_t G_never, G_input, G_max_ins;
+
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+static void set_slot(PyObject *o, Py_ssize_t off, PyObject *v) {  /* steals v */
+    PyObject *old = SLOT(o, off);
+    SLOT(o, off) = v;
+    Py_XDECREF(old);
+}
+
+static PyObject *get_slot(PyObject *o, Py_ssize_t off) {  /* borrowed; NULL: unset */
+    PyObject *v = SLOT(o, off);
+    if (v == NULL)
+        PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups.structure: a node slot "
+                        "is not set");
+    return v;
+}
+
+static int offset_of(PyObject *cls, const char *name, Py_ssize_t *out) {
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL)
+        return -1;
+    if (!PyObject_TypeCheck(d, &PyMemberDescr_Type) ||
+        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_TypeError, "lazyjit._speedups.structure_init: %s is not a slot",
+                     name);
+        return -1;
+    }
+    *out = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* (Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT, MAX_INS,
+        _structure_any, merge) */
+    if (nargs != 10 || !PyType_Check(args[0]) || !PyList_Check(args[1]) ||
+        PyList_GET_SIZE(args[1]) != 1 || !PyDict_Check(args[2]) ||
+        !PyFrozenSet_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure_init: bad arguments");
+        return NULL;
+    }
+    const char *names[] = {"op", "src", "arg", "shape", "dtype", "buffer", "ins", "sk", "ep"};
+    Py_ssize_t *offs[] = {&O_op, &O_src, &O_arg, &O_shape, &O_dtype, &O_buffer, &O_ins,
+                          &O_sk, &O_ep};
+    for (int i = 0; i < 9; i++)
+        if (offset_of(args[0], names[i], offs[i]) < 0)
+            return NULL;
+    G_never = PyLong_AsSsize_t(args[5]);
+    G_input = PyLong_AsSsize_t(args[6]);
+    G_max_ins = PyLong_AsSsize_t(args[7]);
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject **keep[] = {(PyObject **)&G_node, &G_epoch, &G_numbers, &G_next_number,
+                         &G_no_key};
+    for (int i = 0; i < 5; i++) {
+        Py_INCREF(args[i]);
+        Py_XSETREF(*keep[i], args[i]);
+    }
+    Py_INCREF(args[8]);
+    Py_XSETREF(G_fallback, args[8]);
+    Py_INCREF(args[9]);
+    Py_XSETREF(G_merge, args[9]);
+    Py_RETURN_NONE;
+}
+
+static PyObject *number(PyObject *key) {  /* node.py's _number; new reference */
+    if (key == NULL)
+        return NULL;
+    PyObject *n = PyDict_GetItemWithError(G_numbers, key);
+    if (n != NULL) {
+        Py_INCREF(n);
+        return n;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    if (PyDict_GET_SIZE(G_numbers) > (1 << 20))
+        PyDict_Clear(G_numbers);  /* (later nodes get new numbers: a miss, never a mix-up) */
+    n = PyObject_CallNoArgs(G_next_number);
+    if (n != NULL && PyDict_SetItem(G_numbers, key, n) < 0)
+        Py_CLEAR(n);
+    return n;
+}
+
+static PyObject *number_of(PyObject *key) {  /* number(key), key's reference dropped */
+    PyObject *n = number(key);
+    Py_XDECREF(key);
+    return n;
+}
+
+static PyObject *input_number(PyObject *s) {  /* node.py's _input_number; new reference */
+    PyObject *op = get_slot(s, O_op), *shape = get_slot(s, O_shape);
+    PyObject *dtype = get_slot(s, O_dtype);
+    if (op == NULL || shape == NULL || dtype == NULL)
+        return NULL;
+    int is_buffer = PyObject_RichCompareBool(op, S_bufop, Py_EQ);
+    if (is_buffer < 0)
+        return NULL;
+    if (!is_buffer)
+        return number_of(PyTuple_Pack(3, S_in, shape, dtype));
+    PyObject *sk = get_slot(s, O_sk);
+    if (sk == NULL)
+        return NULL;
+    Py_ssize_t v = PyLong_AsSsize_t(sk);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    if (v == G_input) {
+        PyObject *n = number_of(PyTuple_Pack(3, S_in, shape, dtype));
+        if (n == NULL)
+            return NULL;
+        Py_INCREF(n);
+        set_slot(s, O_sk, n);
+        return n;
+    }
+    Py_INCREF(sk);
+    return sk;
+}
+
+static PyObject *no_key(PyObject *node) {  /* node.ins, node.sk, node.ep = None, 0, 0 */
+    Py_INCREF(Py_None);
+    set_slot(node, O_ins, Py_None);
+    Py_INCREF(G_zero);
+    set_slot(node, O_sk, G_zero);
+    Py_INCREF(G_zero);
+    set_slot(node, O_ep, G_zero);
+    Py_RETURN_NONE;
+}
+
+/* set node.ins = ins, node.sk = number(key), node.ep = ep; steals ins and key */
+static PyObject *keyed(PyObject *node, PyObject *ins, PyObject *key, Py_ssize_t ep) {
+    PyObject *sk = number_of(key), *e = PyLong_FromSsize_t(ep);
+    if (sk == NULL || e == NULL) {
+        Py_XDECREF(sk);
+        Py_XDECREF(e);
+        Py_DECREF(ins);
+        return NULL;
+    }
+    set_slot(node, O_ins, ins);
+    set_slot(node, O_sk, sk);
+    set_slot(node, O_ep, e);
+    Py_RETURN_NONE;
+}
+
+static int epoch_now(Py_ssize_t *out) {
+    *out = PyLong_AsSsize_t(PyList_GET_ITEM(G_epoch, 0));
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* a source's (ins, k, ep): an input of the trace (its buffer set) or its own key;
+   *ins NULL with no error: the source has no key */
+static int source_key(PyObject *s, PyObject **ins, PyObject **k, Py_ssize_t *ep,
+                      Py_ssize_t input_ep) {
+    PyObject *buffer = get_slot(s, O_buffer);
+    if (buffer == NULL)
+        return -1;
+    if (buffer != Py_None) {
+        *k = input_number(s);
+        if (*k == NULL)
+            return -1;
+        *ins = PyTuple_Pack(1, s);
+        if (*ins == NULL) {
+            Py_DECREF(*k);
+            return -1;
+        }
+        *ep = input_ep;
+        return 0;
+    }
+    PyObject *si = get_slot(s, O_ins), *sk = get_slot(s, O_sk), *se = get_slot(s, O_ep);
+    if (si == NULL || sk == NULL || se == NULL)
+        return -1;
+    if (si == Py_None) {
+        *ins = NULL;
+        return 0;
+    }
+    if (!PyTuple_Check(si)) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: ins is not a tuple");
+        return -1;
+    }
+    *ep = PyLong_AsSsize_t(se);
+    if (*ep == -1 && PyErr_Occurred())
+        return -1;
+    Py_INCREF(si);
+    Py_INCREF(sk);
+    *ins = si;
+    *k = sk;
+    return 0;
+}
+
+static Py_ssize_t find(PyObject *tuple, PyObject *x) {  /* tuple.index(x) by identity, or -1 */
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++)
+        if (PyTuple_GET_ITEM(tuple, i) == x)
+            return i;
+    return -1;
+}
+
+/* node.py's merge(ins, si) for short tuples (Python's beyond); new references */
+static int merge_c(PyObject *ins, PyObject *si, PyObject **out, PyObject **at) {
+    Py_ssize_t ni = PyTuple_GET_SIZE(ins), ns = PyTuple_GET_SIZE(si);
+    if (si == ins) {
+        Py_INCREF(ins);
+        Py_INCREF(Py_None);
+        *out = ins;
+        *at = Py_None;
+        return 0;
+    }
+    if (ni + ns > 16) {
+        PyObject *r = PyObject_CallFunctionObjArgs(G_merge, ins, si, NULL);
+        if (r == NULL)
+            return -1;
+        if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) {
+            Py_DECREF(r);
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: merge result");
+            return -1;
+        }
+        *out = PyTuple_GET_ITEM(r, 0);
+        *at = PyTuple_GET_ITEM(r, 1);
+        Py_INCREF(*out);
+        Py_INCREF(*at);
+        Py_DECREF(r);
+        return 0;
+    }
+    PyObject *items[32];
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < ni; i++)
+        items[n++] = PyTuple_GET_ITEM(ins, i);
+    for (Py_ssize_t j = 0; j < ns; j++) {
+        PyObject *x = PyTuple_GET_ITEM(si, j);
+        if (find(ins, x) < 0)
+            items[n++] = x;
+    }
+    PyObject *merged;
+    if (n == ni) {
+        Py_INCREF(ins);
+        merged = ins;
+    } else {
+        merged = PyTuple_New(n);
+        if (merged == NULL)
+            return -1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_INCREF(items[i]);
+            PyTuple_SET_ITEM(merged, i, items[i]);
+        }
+    }
+    PyObject *pos = PyTuple_New(ns);
+    if (pos == NULL) {
+        Py_DECREF(merged);
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < ns; j++) {
+        PyObject *v = PyLong_FromSsize_t(find(merged, PyTuple_GET_ITEM(si, j)));
+        if (v == NULL) {
+            Py_DECREF(merged);
+            Py_DECREF(pos);
+            return -1;
+        }
+        PyTuple_SET_ITEM(pos, j, v);
+    }
+    *out = merged;
+    *at = pos;
+    return 0;
+}
+
+static PyObject *structure_one(PyObject *node, PyObject *op, PyObject *s) {
+    Py_ssize_t epoch, ep;
+    PyObject *ins, *k;
+    if (epoch_now(&epoch) < 0 || source_key(s, &ins, &k, &ep, epoch) < 0)
+        return NULL;
+    if (ins == NULL)
+        return no_key(node);
+    if (get_slot(s, O_buffer) == Py_None)  /* (a computed source: its epoch, or now's) */
+        ep = ep < epoch ? ep : PyTuple_GET_SIZE(ins) ? epoch : G_never;
+    PyObject *arg = SLOT(node, O_arg), *shape = SLOT(node, O_shape);
+    PyObject *dtype = SLOT(node, O_dtype);
+    if (arg == NULL || shape == NULL || dtype == NULL) {
+        Py_DECREF(ins);
+        Py_DECREF(k);
+        return get_slot(node, arg == NULL ? O_arg : shape == NULL ? O_shape : O_dtype);
+    }
+    PyObject *key = PyTuple_Pack(6, op, arg, shape, dtype, S_u, k);
+    Py_DECREF(k);
+    if (key == NULL) {
+        Py_DECREF(ins);
+        return NULL;
+    }
+    return keyed(node, ins, key, ep);
+}
+
+static PyObject *structure_two(PyObject *node, PyObject *op, PyObject *a, PyObject *b) {
+    Py_ssize_t epoch, ea, eb;
+    PyObject *ia = NULL, *ka = NULL, *ib = NULL, *kb = NULL, *ins = NULL, *at = NULL;
+    PyObject *result = NULL;
+    if (epoch_now(&epoch) < 0 || source_key(a, &ia, &ka, &ea, G_never) < 0)
+        return NULL;
+    if (ia == NULL)
+        return no_key(node);
+    if (source_key(b, &ib, &kb, &eb, G_never) < 0)
+        goto done;
+    if (ib == NULL) {
+        result = no_key(node);
+        goto done;
+    }
+    Py_ssize_t na = PyTuple_GET_SIZE(ia), nb = PyTuple_GET_SIZE(ib);
+    if (!na || ib == ia || b == a) {  /* b's inputs at 0, 1, ... (None) */
+        ins = na ? ia : ib;
+        Py_INCREF(ins);
+        at = Py_None;
+        Py_INCREF(at);
+    } else if (!nb) {  /* (b a constant) */
+        ins = ia;
+        Py_INCREF(ins);
+        at = PyTuple_New(0);
+    } else if (nb == 1) {
+        PyObject *x = PyTuple_GET_ITEM(ib, 0);
+        Py_ssize_t i = find(ia, x);
+        if (i >= 0) {
+            ins = ia;
+            Py_INCREF(ins);
+            at = Py_BuildValue("(n)", i);
+        } else if (na < G_max_ins) {
+            ins = PySequence_Concat(ia, ib);
+            at = Py_BuildValue("(n)", na);
+        } else {
+            result = no_key(node);
+            goto done;
+        }
+    } else {
+        if (merge_c(ia, ib, &ins, &at) < 0)
+            goto done;
+        if (PyTuple_GET_SIZE(ins) > G_max_ins) {
+            result = no_key(node);
+            goto done;
+        }
+    }
+    if (ins == NULL || at == NULL)
+        goto done;
+    PyObject *arg = get_slot(node, O_arg), *shape = get_slot(node, O_shape);
+    PyObject *dtype = get_slot(node, O_dtype);
+    if (arg == NULL || shape == NULL || dtype == NULL)
+        goto done;
+    PyObject *key = PyTuple_Pack(8, op, arg, shape, dtype, S_b, ka, kb, at);
+    if (key == NULL)
+        goto done;
+    Py_ssize_t ep = epoch;
+    if (ea < ep)
+        ep = ea;
+    if (eb < ep)
+        ep = eb;
+    result = keyed(node, ins, key, PyTuple_GET_SIZE(ins) ? ep : G_never);
+    ins = NULL;  /* (stolen) */
+done:
+    Py_XDECREF(ia);
+    Py_XDECREF(ka);
+    Py_XDECREF(ib);
+    Py_XDECREF(kb);
+    Py_XDECREF(ins);
+    Py_XDECREF(at);
+    return result;
+}
+
+PyObject *structure(PyObject *self, PyObject *node) {
+    if (G_node == NULL || Py_TYPE(node) != G_node) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: not a Node (or "
+                        "structure_init not called)");
+        return NULL;
+    }
+    PyObject *op = get_slot(node, O_op), *src = get_slot(node, O_src);
+    if (op == NULL || src == NULL)
+        return NULL;
+    if (!PyTuple_Check(src)) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: src is not a tuple");
+        return NULL;
+    }
+    int r = PySet_Contains(G_no_key, op);
+    if (r < 0)
+        return NULL;
+    if (r)
+        return no_key(node);
+    if (PyTuple_GET_SIZE(src) == 1)
+        return structure_one(node, op, PyTuple_GET_ITEM(src, 0));
+    if (PyTuple_GET_SIZE(src) == 2)
+        return structure_two(node, op, PyTuple_GET_ITEM(src, 0), PyTuple_GET_ITEM(src, 1));
+    return PyObject_CallOneArg(G_fallback, node);
+}
+
+/* ---- make(op, src, arg, shape, dtype): lazyjit.trace.node.Node.make, step for step -----
+ * The hash-consing lookup, and on a miss the new node: its slots, creation site (the
+ * walk of creation_site), creation number, low (node.py's _low_of; the Python function
+ * for leaves and "grad" nodes), structural key (structure above) and weak entry in the
+ * table; a node made while symbolic-size requirements are pending gets them attached. */
+static Py_ssize_t O_site, O_derived, O_seq, O_low, O_refkey;
+static PyObject *M_cache, *M_ref, *M_forget, *M_ids, *M_pending, *M_attach, *M_low_py;
+static PyObject *M_internal, *M_is_internal;
+static Py_ssize_t M_frames;
+
+PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* (_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _low_of, _INTERNAL,
+        is_internal, _MAX_FRAMES) */
+    if (G_node == NULL || nargs != 10 || !PyDict_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyList_Check(args[4]) || !PyDict_Check(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make_init: bad arguments (or "
+                        "structure_init not called)");
+        return NULL;
+    }
+    const char *names[] = {"site", "derived", "seq", "low"};
+    Py_ssize_t *offs[] = {&O_site, &O_derived, &O_seq, &O_low};
+    for (int i = 0; i < 4; i++)
+        if (offset_of((PyObject *)G_node, names[i], offs[i]) < 0)
+            return NULL;
+    if (offset_of(args[1], "key", &O_refkey) < 0)
+        return NULL;
+    M_frames = PyLong_AsSsize_t(args[9]);
+    if (M_frames == -1 && PyErr_Occurred())
+        return NULL;
+    if (M_frames < 1 || M_frames > 8) {
+        PyErr_SetString(PyExc_ValueError, "lazyjit._speedups.make_init: max_frames 1 to 8");
+        return NULL;
+    }
+    PyObject **keep[] = {&M_cache, &M_ref, &M_forget, &M_ids, &M_pending, &M_attach,
+                         &M_low_py, &M_internal, &M_is_internal};
+    for (int i = 0; i < 9; i++) {
+        Py_INCREF(args[i]);
+        Py_XSETREF(*keep[i], args[i]);
+    }
+    Py_RETURN_NONE;
+}
+
+static int attach_pending(PyObject *node) {  /* if PENDING: _attach(node) */
+    if (PyList_GET_SIZE(M_pending) == 0)
+        return 0;
+    PyObject *r = PyObject_CallOneArg(M_attach, node);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+static PyObject *low_of(PyObject *node, PyObject *op, PyObject *src) {  /* new reference */
+    Py_ssize_t n = PyTuple_GET_SIZE(src);
+    int grad = PyObject_RichCompareBool(op, S_grad, Py_EQ);
+    if (grad < 0)
+        return NULL;
+    if (grad || n == 0)
+        return PyObject_CallOneArg(M_low_py, node);
+    PyObject *best = NULL;
+    Py_ssize_t low = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = get_slot(PyTuple_GET_ITEM(src, i), O_low);
+        if (v == NULL)
+            return NULL;
+        Py_ssize_t x = PyLong_AsSsize_t(v);
+        if (x == -1 && PyErr_Occurred())
+            return NULL;
+        if (best == NULL || x < low) {
+            best = v;
+            low = x;
+        }
+    }
+    Py_INCREF(best);
+    return best;
+}
+
+PyObject *make(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (M_cache == NULL || nargs != 5 || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make(op, src: tuple, arg, "
+                        "shape, dtype) (after make_init)");
+        return NULL;
+    }
+    PyObject *op = args[0], *src = args[1];
+    Py_ssize_t ns = PyTuple_GET_SIZE(src);
+    for (Py_ssize_t i = 0; i < ns; i++)
+        if (Py_TYPE(PyTuple_GET_ITEM(src, i)) != G_node) {
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make: a source is not a Node");
+            return NULL;
+        }
+    PyObject *key = PyTuple_New(4 + ns);  /* (op, arg, shape, dtype, *map(id, src)) */
+    if (key == NULL)
+        return NULL;
+    PyObject *parts[4] = {op, args[2], args[3], args[4]};
+    for (int i = 0; i < 4; i++) {
+        Py_INCREF(parts[i]);
+        PyTuple_SET_ITEM(key, i, parts[i]);
+    }
+    for (Py_ssize_t i = 0; i < ns; i++) {
+        PyObject *id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(src, i));
+        if (id == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(key, 4 + i, id);
+    }
+    PyObject *ref = PyDict_GetItemWithError(M_cache, key);  /* (borrowed) */
+    if (ref != NULL) {
+        PyObject *alive = PyWeakref_GetObject(ref);  /* (borrowed; None: dead) */
+        if (alive == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        if (alive != Py_None) {
+            Py_INCREF(alive);
+            Py_DECREF(key);
+            if (attach_pending(alive) < 0) {
+                Py_DECREF(alive);
+                return NULL;
+            }
+            return alive;
+        }
+    } else if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    PyObject *node = G_node->tp_alloc(G_node, 0);
+    if (node == NULL) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    Py_ssize_t slots[5] = {O_op, O_src, O_arg, O_shape, O_dtype};
+    for (int i = 0; i < 5; i++) {
+        Py_INCREF(args[i]);
+        set_slot(node, slots[i], args[i]);
+    }
+    Py_INCREF(Py_None);
+    set_slot(node, O_buffer, Py_None);
+    Py_INCREF(Py_None);
+    set_slot(node, O_derived, Py_None);
+    PyObject *v = walk(M_internal, M_is_internal, M_frames);
+    if (v == NULL)
+        goto fail;
+    set_slot(node, O_site, v);
+    if ((v = PyIter_Next(M_ids)) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "lazyjit._speedups.make: no creation number");
+        goto fail;
+    }
+    set_slot(node, O_seq, v);
+    if ((v = low_of(node, op, src)) == NULL)
+        goto fail;
+    set_slot(node, O_low, v);
+    if ((v = structure(NULL, node)) == NULL)
+        goto fail;
+    Py_DECREF(v);
+    ref = PyObject_CallFunctionObjArgs(M_ref, node, M_forget, NULL);
+    if (ref == NULL)
+        goto fail;
+    Py_INCREF(key);
+    set_slot(ref, O_refkey, key);
+    int bad = PyDict_SetItem(M_cache, key, ref);
+    Py_DECREF(ref);
+    if (bad < 0 || attach_pending(node) < 0)
+        goto fail;
+    Py_DECREF(key);
+    return node;
+fail:
+    Py_DECREF(key);
+    Py_DECREF(node);
+    return NULL;
+}
+
+/* ---- elementwise2(name, a, b): lazyjit.api.core.elementwise's fast paths -------------
+ * Two tensors of one shape and dtype whose result dtype is known (_SAME_TYPE_OUT), or a
+ * tensor and a Python float or int whose recipe is known (_SCALAR_OUT) without a cast,
+ * with the scalar's constant made before (_CONSTS): the new Tensor, as those paths make
+ * it.  None for anything else (the Python function then does all). */
+static PyTypeObject *E_tensor;
+static PyObject *E_same, *E_scalar, *E_consts;
+static Py_ssize_t OT_node, OT_origin, OT_index;
+
+PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* (Tensor, _SAME_TYPE_OUT, _SCALAR_OUT, _CONSTS) */
+    if (nargs != 4 || !PyType_Check(args[0]) || !PyDict_Check(args[1]) ||
+        !PyDict_Check(args[2]) || !PyDict_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.elementwise_init: bad arguments");
+        return NULL;
+    }
+    if (offset_of(args[0], "node", &OT_node) < 0 || offset_of(args[0], "_origin", &OT_origin)
+        < 0 || offset_of(args[0], "_index", &OT_index) < 0)
+        return NULL;
+    PyObject **keep[] = {(PyObject **)&E_tensor, &E_same, &E_scalar, &E_consts};
+    for (int i = 0; i < 4; i++) {
+        Py_INCREF(args[i]);
+        Py_XSETREF(*keep[i], args[i]);
+    }
+    Py_RETURN_NONE;
+}
+
+/* Tensor(Node.make(name, (x, y), None, shape, dtype)) */
+static PyObject *tensor_of(PyObject *name, PyObject *x, PyObject *y, PyObject *shape,
+                           PyObject *dtype) {
+    PyObject *src = PyTuple_Pack(2, x, y);
+    if (src == NULL)
+        return NULL;
+    PyObject *margs[5] = {name, src, Py_None, shape, dtype};
+    PyObject *node = make(NULL, margs, 5);
+    Py_DECREF(src);
+    if (node == NULL)
+        return NULL;
+    PyObject *t = E_tensor->tp_alloc(E_tensor, 0);
+    if (t == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    set_slot(t, OT_node, node);
+    Py_INCREF(Py_None);
+    set_slot(t, OT_origin, Py_None);
+    Py_INCREF(Py_None);
+    set_slot(t, OT_index, Py_None);
+    return t;
+}
+
+static PyObject *lookup(PyObject *dict, PyObject *key) {  /* borrowed; NULL: none/error */
+    if (key == NULL)
+        return NULL;
+    PyObject *v = PyDict_GetItemWithError(dict, key);
+    Py_DECREF(key);
+    return v;
+}
+
+static PyObject *scalar_operand(PyObject *name, PyObject *a, PyObject *t, PyObject *v,
+                                PyObject *node, PyObject *shape, PyObject *dtype);
+
+PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (E_tensor == NULL || M_cache == NULL || nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.elementwise2(name, a, b) (after "
+                        "elementwise_init and make_init)");
+        return NULL;
+    }
+    PyObject *name = args[0], *a = args[1], *b = args[2];
+    int ta = Py_TYPE(a) == E_tensor, tb = Py_TYPE(b) == E_tensor;
+    if (ta && tb) {  /* tensors of one shape and dtype */
+        PyObject *na = get_slot(a, OT_node), *nb = get_slot(b, OT_node);
+        if (na == NULL || nb == NULL)
+            return NULL;
+        PyObject *shape = get_slot(na, O_shape), *dtype = get_slot(na, O_dtype);
+        PyObject *shape_b = get_slot(nb, O_shape), *dtype_b = get_slot(nb, O_dtype);
+        if (shape == NULL || dtype == NULL || shape_b == NULL || dtype_b == NULL)
+            return NULL;
+        int same = PyObject_RichCompareBool(shape, shape_b, Py_EQ);
+        if (same > 0)
+            same = PyObject_RichCompareBool(dtype, dtype_b, Py_EQ);
+        if (same < 0)
+            return NULL;
+        if (!same)
+            Py_RETURN_NONE;
+        PyObject *out = lookup(E_same, PyTuple_Pack(2, name, dtype));
+        if (out == NULL)
+            return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+        Py_INCREF(out);  /* (held, with the nodes and shape: make runs Python code) */
+        Py_INCREF(na);
+        Py_INCREF(nb);
+        Py_INCREF(shape);
+        PyObject *r = tensor_of(name, na, nb, shape, out);
+        Py_DECREF(out);
+        Py_DECREF(na);
+        Py_DECREF(nb);
+        Py_DECREF(shape);
+        return r;
+    }
+    /* a tensor and a Python float or int (exactly: not bool) */
+    PyObject *t, *v;
+    if (ta && (PyFloat_CheckExact(b) || PyLong_CheckExact(b))) {
+        t = a;
+        v = b;
+    } else if (tb && (PyFloat_CheckExact(a) || PyLong_CheckExact(a))) {
+        t = b;
+        v = a;
+    } else {
+        Py_RETURN_NONE;
+    }
+    PyObject *node = get_slot(t, OT_node);
+    if (node == NULL)
+        return NULL;
+    PyObject *shape = get_slot(node, O_shape), *dtype = get_slot(node, O_dtype);
+    if (shape == NULL || dtype == NULL)
+        return NULL;
+    Py_INCREF(node);  /* (held: Python code runs below, and may give t a new node) */
+    PyObject *r = scalar_operand(name, a, t, v, node, shape, dtype);
+    Py_DECREF(node);
+    return r;
+}
+
+static PyObject *scalar_operand(PyObject *name, PyObject *a, PyObject *t, PyObject *v,
+                                PyObject *node, PyObject *shape, PyObject *dtype) {
+    PyObject *known = lookup(E_scalar, PyTuple_Pack(5, name, shape, dtype,
+                                                    (PyObject *)Py_TYPE(v),
+                                                    t == a ? Py_True : Py_False));
+    if (known == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.elementwise2: a recipe is not "
+                        "(common, out)");
+        return NULL;
+    }
+    PyObject *common = PyTuple_GET_ITEM(known, 0), *out = PyTuple_GET_ITEM(known, 1);
+    Py_INCREF(common);
+    Py_INCREF(out);  /* (held: the lookups below run Python code) */
+    PyObject *result = NULL;
+    int same = PyObject_RichCompareBool(dtype, common, Py_EQ);
+    if (same <= 0) {  /* (a cast first: the Python function) */
+        result = same < 0 ? NULL : Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *text = PyObject_Repr(v);
+    if (text == NULL)
+        goto done;
+    PyObject *c = lookup(E_consts, PyTuple_Pack(4, (PyObject *)Py_TYPE(v), text, common,
+                                                shape));
+    Py_DECREF(text);
+    if (c == NULL) {
+        result = PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+        goto done;
+    }
+    Py_INCREF(c);
+    result = t == a ? tensor_of(name, node, c, shape, out) : tensor_of(name, c, node, shape, out);
+    Py_DECREF(c);
+done:
+    Py_DECREF(common);
+    Py_DECREF(out);
+    return result;
+}
