@@ -28,6 +28,7 @@ static Py_ssize_t O_op, O_src, O_arg, O_shape, O_dtype, O_buffer, O_ins, O_sk, O
 static PyTypeObject *G_node;
 static PyObject *G_epoch, *G_numbers, *G_next_number, *G_no_key, *G_fallback, *G_merge;
 static Py_ssize_t G_never, G_input, G_max_ins;
+static PyObject *G_never_obj, *G_input_obj, *G_no_src;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
@@ -87,6 +88,12 @@ PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         Py_INCREF(args[i]);
         Py_XSETREF(*keep[i], args[i]);
     }
+    Py_INCREF(args[5]);
+    Py_XSETREF(G_never_obj, args[5]);
+    Py_INCREF(args[6]);
+    Py_XSETREF(G_input_obj, args[6]);
+    if (G_no_src == NULL && (G_no_src = PyTuple_New(0)) == NULL)
+        return NULL;
     Py_INCREF(args[8]);
     Py_XSETREF(G_fallback, args[8]);
     Py_INCREF(args[9]);
@@ -581,6 +588,61 @@ fail:
     Py_DECREF(key);
     Py_DECREF(node);
     return NULL;
+}
+
+/* leaf(array, site=True): lazyjit.trace.node.Node.leaf, step for step (a realized leaf
+ * holding ``array``; ``site`` a tuple to keep, else the caller's site walked when true) */
+PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *site = Py_True;
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (M_cache == NULL || nargs + nk < 1 || nargs + nk > 2 || nargs < 1 ||
+        (nk == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "site"))) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.leaf(array, site=True) (after "
+                        "make_init)");
+        return NULL;
+    }
+    if (nargs + nk == 2)
+        site = args[1];
+    PyObject *array = args[0];
+    PyObject *shape = PyObject_GetAttrString(array, "shape");
+    PyObject *dtype = shape == NULL ? NULL : PyObject_GetAttrString(array, "dtype");
+    if (dtype == NULL) {
+        Py_XDECREF(shape);
+        return NULL;
+    }
+    PyObject *where;
+    if (PyTuple_CheckExact(site)) {
+        Py_INCREF(site);
+        where = site;
+    } else {
+        int walk_it = PyObject_IsTrue(site);
+        where = walk_it < 0 ? NULL : walk_it ? walk(M_internal, M_is_internal, M_frames)
+                                             : Py_NewRef(G_no_src);
+    }
+    PyObject *seq = where == NULL ? NULL : PyIter_Next(M_ids);
+    PyObject *node = seq == NULL ? NULL : G_node->tp_alloc(G_node, 0);
+    if (node == NULL) {
+        if (where != NULL && seq == NULL && !PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "lazyjit._speedups.leaf: no creation number");
+        Py_DECREF(shape);
+        Py_DECREF(dtype);
+        Py_XDECREF(where);
+        Py_XDECREF(seq);
+        return NULL;
+    }
+    Py_ssize_t offs[] = {O_op, O_src, O_arg, O_seq, O_low, O_shape, O_dtype, O_site,
+                         O_buffer, O_derived, O_ins, O_sk, O_ep};
+    PyObject *vals[] = {S_bufop, G_no_src, seq, seq, seq, shape, dtype, where, array,
+                        Py_None, Py_None, G_input_obj, G_never_obj};
+    for (int i = 0; i < 13; i++) {
+        Py_INCREF(vals[i]);
+        set_slot(node, offs[i], vals[i]);
+    }
+    Py_DECREF(shape);
+    Py_DECREF(dtype);
+    Py_DECREF(where);
+    Py_DECREF(seq);
+    return node;
 }
 
 /* ---- elementwise2(name, a, b): lazyjit.api.core.elementwise's fast paths -------------

@@ -35,6 +35,8 @@
  *
  *   make(op, src, arg, shape, dtype)  (after make_init(_CACHE, _Ref, ...) from node.py)
  *       lazyjit.trace.node.Node.make: the live node of that key, or a new one.
+ *   leaf(array, site=True)
+ *       lazyjit.trace.node.Node.leaf: a realized leaf holding ``array``.
  *
  *   elementwise2(name, a, b)  (after elementwise_init(Tensor, ...) from lazyjit.api)
  *       lazyjit.api.core.elementwise's fast paths for two operands; None where they
@@ -372,6 +374,8 @@ static PyMethodDef methods[] = {
      "make's tables: node.py's and lazyjit.errors'."},
     {"make", (PyCFunction)(void (*)(void))make, METH_FASTCALL,
      "lazyjit.trace.node.Node.make: the hash-consed node."},
+    {"leaf", (PyCFunction)(void (*)(void))leaf, METH_FASTCALL | METH_KEYWORDS,
+     "lazyjit.trace.node.Node.leaf: a realized leaf."},
     {"elementwise_init", (PyCFunction)(void (*)(void))elementwise_init, METH_FASTCALL,
      "elementwise2's tables: lazyjit.api.core's."},
     {"elementwise2", (PyCFunction)(void (*)(void))elementwise2, METH_FASTCALL,

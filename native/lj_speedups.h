@@ -14,6 +14,7 @@ PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 PyObject *structure(PyObject *self, PyObject *node);
 PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *make(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 #endif

@@ -29,6 +29,7 @@ def mode(request, tmp_path, monkeypatch):
         monkeypatch.setattr(node, "creation_site", errors.walk_stack)
         monkeypatch.setattr(node, "_structure", node.structure_py)
         monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))
+        monkeypatch.setattr(node.Node, "leaf", staticmethod(node.leaf_py))
     with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
         yield request.param
 
@@ -256,3 +257,20 @@ def test_operators_in_c_make_the_nodes_python_makes(rng):
                         np.testing.assert_array_equal(got.numpy(), want)
                         assert got.dtype == want.dtype, (op, a, b)
     assert fast > 100  # (most went through the C paths)
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_leaves_in_c_equal_pythons():
+    """``Node.leaf`` in C sets every slot as the Python steps do, for each kind of site
+    (walked, none, given), and leaves are numbered in creation order."""
+    arr = np.arange(6.0).reshape(2, 3)
+    given = ((test_leaves_in_c_equal_pythons.__code__, 0),)
+    for args, kw in (((arr,), {}), ((arr, True), {}), ((arr,), {"site": False}),
+                     ((arr, False), {}), ((arr,), {"site": given})):
+        a, b = node.leaf_py(*args, **kw), NATIVE.leaf(*args, **kw)
+        assert b.seq == b.arg == b.low == a.seq + 1 and b.op == a.op == "buffer"
+        for slot in ("src", "shape", "dtype", "derived", "ins", "sk", "ep"):
+            assert getattr(a, slot) == getattr(b, slot), slot
+        assert b.buffer is arr and [c for c, _ in a.site] == [c for c, _ in b.site]
+    with pytest.raises(TypeError):
+        NATIVE.leaf(arr, False, True)
