@@ -6,7 +6,7 @@
 #include "lj_speedups.h"
 #include <structmember.h>
 
-static PyObject *S_u, *S_b, *S_in, *S_bufop, *S_grad, *G_zero;
+static PyObject *S_u, *S_b, *S_in, *S_bufop, *S_grad, *S_const, *G_zero;
 
 int lj_graph_init(void) {
     S_u = PyUnicode_InternFromString("u");
@@ -14,19 +14,20 @@ int lj_graph_init(void) {
     S_in = PyUnicode_InternFromString("in");
     S_bufop = PyUnicode_InternFromString("buffer");
     S_grad = PyUnicode_InternFromString("grad");
+    S_const = PyUnicode_InternFromString("const");
     G_zero = PyLong_FromLong(0);
     return S_u == NULL || S_b == NULL || S_in == NULL || S_bufop == NULL || S_grad == NULL ||
-           G_zero == NULL ? -1 : 0;
+           S_const == NULL || G_zero == NULL ? -1 : 0;
 }
 
 /* ---- structure(node): lazyjit.trace.node._structure, step for step --------------------
- * Sets node.ins, node.sk and node.ep from its sources' (see node.py) for nodes of one or
- * two sources; any other node goes to the Python function (_structure_any).  The Node
+ * Sets node.ins, node.sk and node.ep from its sources' (see node.py): written out for
+ * one and two sources, as there, and _structure_any's loop for the others.  The Node
  * slots are read and written at their offsets, found once by structure_init from the
  * class's member descriptors. */
 static Py_ssize_t O_op, O_src, O_arg, O_shape, O_dtype, O_buffer, O_ins, O_sk, O_ep;
 static PyTypeObject *G_node;
-static PyObject *G_epoch, *G_numbers, *G_next_number, *G_no_key, *G_fallback, *G_merge;
+static PyObject *G_epoch, *G_numbers, *G_next_number, *G_no_key, *G_merge;
 static Py_ssize_t G_never, G_input, G_max_ins;
 static PyObject *G_never_obj, *G_input_obj, *G_no_src;
 
@@ -63,9 +64,8 @@ static int offset_of(PyObject *cls, const char *name, Py_ssize_t *out) {
 }
 
 PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    /* (Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT, MAX_INS,
-        _structure_any, merge) */
-    if (nargs != 10 || !PyType_Check(args[0]) || !PyList_Check(args[1]) ||
+    /* (Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT, MAX_INS, merge) */
+    if (nargs != 9 || !PyType_Check(args[0]) || !PyList_Check(args[1]) ||
         PyList_GET_SIZE(args[1]) != 1 || !PyDict_Check(args[2]) ||
         !PyFrozenSet_Check(args[4])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure_init: bad arguments");
@@ -95,9 +95,7 @@ PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (G_no_src == NULL && (G_no_src = PyTuple_New(0)) == NULL)
         return NULL;
     Py_INCREF(args[8]);
-    Py_XSETREF(G_fallback, args[8]);
-    Py_INCREF(args[9]);
-    Py_XSETREF(G_merge, args[9]);
+    Py_XSETREF(G_merge, args[8]);
     Py_RETURN_NONE;
 }
 
@@ -394,6 +392,82 @@ done:
     return result;
 }
 
+/* node.py's _structure_any: any number of sources (a const: none) */
+static PyObject *structure_many(PyObject *node, PyObject *op, PyObject *src) {
+    PyObject *arg = get_slot(node, O_arg), *shape = get_slot(node, O_shape);
+    PyObject *dtype = get_slot(node, O_dtype);
+    if (arg == NULL || shape == NULL || dtype == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(src), epoch, ep;
+    if (n == 0) {
+        int c = PyObject_RichCompareBool(op, S_const, Py_EQ);
+        if (c <= 0)
+            return c < 0 ? NULL : no_key(node);
+        PyObject *key = PyTuple_Pack(3, S_const, arg, dtype);
+        if (key == NULL)
+            return NULL;
+        Py_INCREF(G_no_src);
+        return keyed(node, G_no_src, key, G_never);
+    }
+    if (epoch_now(&epoch) < 0)
+        return NULL;
+    ep = epoch;
+    PyObject *parts = PyTuple_New(4 + n), *ins = Py_NewRef(G_no_src), *result = NULL;
+    if (parts == NULL) {
+        Py_DECREF(ins);
+        return NULL;
+    }
+    PyObject *head[4] = {op, arg, shape, dtype};
+    for (int i = 0; i < 4; i++)
+        PyTuple_SET_ITEM(parts, i, Py_NewRef(head[i]));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *si, *k, *part;
+        Py_ssize_t sep;  /* (an input's: NEVER, which lowers nothing) */
+        if (source_key(PyTuple_GET_ITEM(src, i), &si, &k, &sep, G_never) < 0)
+            goto done;
+        if (si == NULL) {
+            result = no_key(node);
+            goto done;
+        }
+        if (sep < ep)
+            ep = sep;
+        if (PyTuple_GET_SIZE(si) == 0) {  /* (a constant: no inputs) */
+            Py_DECREF(si);
+            PyTuple_SET_ITEM(parts, 4 + i, k);
+            continue;
+        }
+        if (PyTuple_GET_SIZE(ins)) {
+            PyObject *merged, *at;
+            int bad = merge_c(ins, si, &merged, &at);
+            Py_DECREF(si);
+            if (bad < 0) {
+                Py_DECREF(k);
+                goto done;
+            }
+            Py_SETREF(ins, merged);
+            part = PyTuple_Pack(2, k, at);
+            Py_DECREF(at);
+        } else {  /* (its inputs come first, in their order) */
+            Py_SETREF(ins, si);
+            part = PyTuple_Pack(2, k, Py_None);
+        }
+        Py_DECREF(k);
+        if (part == NULL)
+            goto done;
+        PyTuple_SET_ITEM(parts, 4 + i, part);
+    }
+    if (PyTuple_GET_SIZE(ins) > G_max_ins) {
+        result = no_key(node);
+        goto done;
+    }
+    result = keyed(node, ins, parts, PyTuple_GET_SIZE(ins) ? ep : G_never);
+    return result;  /* (keyed took ins and parts) */
+done:
+    Py_DECREF(ins);
+    Py_DECREF(parts);
+    return result;
+}
+
 PyObject *structure(PyObject *self, PyObject *node) {
     if (G_node == NULL || Py_TYPE(node) != G_node) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.structure: not a Node (or "
@@ -416,7 +490,7 @@ PyObject *structure(PyObject *self, PyObject *node) {
         return structure_one(node, op, PyTuple_GET_ITEM(src, 0));
     if (PyTuple_GET_SIZE(src) == 2)
         return structure_two(node, op, PyTuple_GET_ITEM(src, 0), PyTuple_GET_ITEM(src, 1));
-    return PyObject_CallOneArg(G_fallback, node);
+    return structure_many(node, op, src);
 }
 
 /* ---- make(op, src, arg, shape, dtype): lazyjit.trace.node.Node.make, step for step -----

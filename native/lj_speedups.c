@@ -31,7 +31,7 @@
  *
  *   structure(node)  (after structure_init(Node, EPOCH, _NUMBERS, ...) from node.py)
  *       lazyjit.trace.node._structure: a new node's structural key (ins, sk, ep) from
- *       its sources', for one or two sources; others go to the Python function.
+ *       its sources'.
  *
  *   make(op, src, arg, shape, dtype)  (after make_init(_CACHE, _Ref, ...) from node.py)
  *       lazyjit.trace.node.Node.make: the live node of that key, or a new one.

@@ -181,8 +181,8 @@ def test_creation_site_walks_the_stack_as_python_does():
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
 def test_structural_keys_in_c_equal_pythons(monkeypatch, rng):
     """Every node made while eager programs run (random expressions over leaves and
-    computed values, sharing inputs, constants, more than sixteen inputs, an MLP's
-    gradients) gets from the C steps the structural key the Python steps give it:
+    computed values, sharing inputs, constants, more than sixteen inputs, nodes of no,
+    one, two and more sources, an MLP's gradients) gets from the C steps the structural key the Python steps give it:
     the same inputs (the same nodes, in order), number and epoch."""
     compared = []
 
@@ -199,10 +199,11 @@ def test_structural_keys_in_c_equal_pythons(monkeypatch, rng):
     monkeypatch.setattr(node, "_structure", both)
     monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))  # (calls _structure)
     ops = [lambda a, b: a + b, lambda a, b: a * b - 1.5, lambda a, b: lj.maximum(a, b),
-           lambda a, b: -a, lambda a, b: (a * a).sum() + b, lambda a, b: lj.where(a > b, a, b)]
+           lambda a, b: -a, lambda a, b: (a * a).sum() + b, lambda a, b: lj.where(a > b, a, b),
+           lambda a, b: lj.stack([a, b, a * 2]).sum(axis=0), lambda a, b: a + float(rng.random())]
     with lj.config(backend="numpy"):  # (keys are the same on every backend)
         _random_eager_programs(ops, rng)
-    assert {1, 2} <= set(compared) and len(compared) > 300
+    assert {0, 1, 2, 3} <= set(compared) and len(compared) > 300
 
 
 def _random_eager_programs(ops, rng) -> None:

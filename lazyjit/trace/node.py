@@ -371,7 +371,7 @@ structure_py = _structure  # (the Python steps, which the C ones must equal: tes
 make_py, leaf_py = Node.make, Node.leaf
 if NATIVE is not None:  # (a new node in a third of the time: eager code makes one per op)
     NATIVE.structure_init(Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT,
-                          MAX_INS, _structure_any, merge)
+                          MAX_INS, merge)
     _structure = NATIVE.structure
     NATIVE.make_init(_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _low_of, _INTERNAL,
                      is_internal, _MAX_FRAMES)
