@@ -182,8 +182,9 @@ def test_creation_site_walks_the_stack_as_python_does():
 def test_structural_keys_in_c_equal_pythons(monkeypatch, rng):
     """Every node made while eager programs run (random expressions over leaves and
     computed values, sharing inputs, constants, more than sixteen inputs, nodes of no,
-    one, two and more sources, an MLP's gradients) gets from the C steps the structural key the Python steps give it:
-    the same inputs (the same nodes, in order), number and epoch."""
+    one, two and more sources, an MLP's gradients) gets from the C steps the structural
+    key the Python steps give it: the same inputs (the same nodes, in order), number and
+    epoch."""
     compared = []
 
     def both(n):
