@@ -29,7 +29,10 @@ BACKENDS = ["numpy", "ir", "cpu"]
 # kernels' index arithmetic, reductions and barriers are checked on every change)
 CUDA_TABLES = {"test_ops", "test_grad", "test_forward", "test_scan", "test_random",
                "test_nn", "test_nn_basic", "test_nn_functional", "test_cuda",
-               "test_float16", "test_linalg", "test_loops", "test_complex", "test_fft"}
+               "test_float16", "test_linalg", "test_loops", "test_complex", "test_fft",
+               "test_numpy_ufuncs", "test_numpy_calculus", "test_numpy_stacking",
+               "test_statistics", "test_sorting", "test_searching", "test_arrays", "test_einsum",
+               "test_activations"}
 # the third-party packages each backend imports (top-level names): the only modules
 # whose absence skips a backend's tests
 DEPENDENCIES: dict[str, tuple[str, ...]] = {
