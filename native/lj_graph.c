@@ -194,7 +194,7 @@ static int source_key(PyObject *s, PyObject **ins, PyObject **k, Py_ssize_t *ep,
             return -1;
         *ins = PyTuple_Pack(1, s);
         if (*ins == NULL) {
-            Py_DECREF(*k);
+            Py_CLEAR(*k);  /* (the caller's cleanup must not drop it again) */
             return -1;
         }
         *ep = input_ep;
@@ -781,6 +781,27 @@ static PyObject *lookup(PyObject *dict, PyObject *key) {  /* borrowed; NULL: non
 static PyObject *scalar_operand(PyObject *name, PyObject *a, PyObject *t, PyObject *v,
                                 PyObject *node, PyObject *shape, PyObject *dtype);
 
+/* elementwise2 for two tensors (their nodes na and nb, held by the caller) */
+static PyObject *same_type(PyObject *name, PyObject *na, PyObject *nb) {
+    PyObject *shape = get_slot(na, O_shape), *dtype = get_slot(na, O_dtype);
+    PyObject *shape_b = get_slot(nb, O_shape), *dtype_b = get_slot(nb, O_dtype);
+    if (shape == NULL || dtype == NULL || shape_b == NULL || dtype_b == NULL)
+        return NULL;
+    int same = PyObject_RichCompareBool(shape, shape_b, Py_EQ);
+    if (same > 0)
+        same = PyObject_RichCompareBool(dtype, dtype_b, Py_EQ);
+    if (same <= 0)
+        return same < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *out = lookup(E_same, PyTuple_Pack(2, name, dtype));
+    if (out == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    Py_INCREF(out);  /* (held: make runs Python code) */
+    PyObject *r = tensor_of(name, na, nb, shape, out);
+    Py_DECREF(out);
+    return r;
+}
+
+
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (E_tensor == NULL || M_cache == NULL || nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.elementwise2(name, a, b) (after "
@@ -793,29 +814,14 @@ PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
         PyObject *na = get_slot(a, OT_node), *nb = get_slot(b, OT_node);
         if (na == NULL || nb == NULL)
             return NULL;
-        PyObject *shape = get_slot(na, O_shape), *dtype = get_slot(na, O_dtype);
-        PyObject *shape_b = get_slot(nb, O_shape), *dtype_b = get_slot(nb, O_dtype);
-        if (shape == NULL || dtype == NULL || shape_b == NULL || dtype_b == NULL)
-            return NULL;
-        int same = PyObject_RichCompareBool(shape, shape_b, Py_EQ);
-        if (same > 0)
-            same = PyObject_RichCompareBool(dtype, dtype_b, Py_EQ);
-        if (same < 0)
-            return NULL;
-        if (!same)
-            Py_RETURN_NONE;
-        PyObject *out = lookup(E_same, PyTuple_Pack(2, name, dtype));
-        if (out == NULL)
-            return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
-        Py_INCREF(out);  /* (held, with the nodes and shape: make runs Python code) */
-        Py_INCREF(na);
+        if (Py_TYPE(na) != G_node || Py_TYPE(nb) != G_node)
+            Py_RETURN_NONE;  /* (not a node: the Python function says what is wrong) */
+        Py_INCREF(na);  /* (held, with what is read from them: comparing symbolic sizes
+                           and make run Python code, which may give a or b a new node) */
         Py_INCREF(nb);
-        Py_INCREF(shape);
-        PyObject *r = tensor_of(name, na, nb, shape, out);
-        Py_DECREF(out);
+        PyObject *r = same_type(name, na, nb);
         Py_DECREF(na);
         Py_DECREF(nb);
-        Py_DECREF(shape);
         return r;
     }
     /* a tensor and a Python float or int (exactly: not bool) */
@@ -832,6 +838,8 @@ PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     PyObject *node = get_slot(t, OT_node);
     if (node == NULL)
         return NULL;
+    if (Py_TYPE(node) != G_node)
+        Py_RETURN_NONE;  /* (not a node: the Python function says what is wrong) */
     PyObject *shape = get_slot(node, O_shape), *dtype = get_slot(node, O_dtype);
     if (shape == NULL || dtype == NULL)
         return NULL;

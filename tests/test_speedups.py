@@ -16,7 +16,7 @@ from lazyjit.engine import jit
 from lazyjit.engine.realize import plan_for
 from lazyjit.trace import node
 from lazyjit.speedups import NATIVE
-from lazyjit.trace.graph import collect
+from lazyjit.trace.graph import collect, reachable
 
 MODES = ["python"] + (["C"] if NATIVE is not None else [])
 
@@ -179,47 +179,53 @@ def test_creation_site_walks_the_stack_as_python_does():
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
-def test_structural_keys_in_c_equal_pythons(monkeypatch, rng):
-    """Every node made while eager programs run (random expressions over leaves and
-    computed values, sharing inputs, constants, more than sixteen inputs, nodes of no,
-    one, two and more sources, an MLP's gradients) gets from the C steps the structural
-    key the Python steps give it: the same inputs (the same nodes, in order), number and
-    epoch."""
-    compared = []
+def test_structural_keys_in_c_equal_pythons(rng):
+    """Every node made while eager programs run (by the operators' C paths and by the
+    Python functions: random expressions over leaves and computed values, sharing
+    inputs, constants, more than sixteen inputs, nodes of no, one, two and more
+    sources, an MLP's gradients) has the structural key the Python steps give it, right
+    after it is made: the same inputs (the same nodes, in order), number and epoch."""
+    compared: list[int] = []
+    newest = [0]
 
-    def both(n):
-        node.structure_py(n)
-        want = (n.ins, n.sk, n.ep)
-        NATIVE.structure(n)
-        got = (n.ins, n.sk, n.ep)
-        assert got[1:] == want[1:] and (got[0] is None) == (want[0] is None), (n, got, want)
-        assert want[0] is None or len(got[0]) == len(want[0]) and \
-            all(x is y for x, y in zip(got[0], want[0])), n
-        compared.append(len(n.src))
+    def check(t):
+        new = [n for n in reachable([t.node], lambda n: n.src) if n.seq > newest[0]]
+        for n in sorted(new, key=lambda n: n.seq):
+            if n.op == "buffer":
+                continue
+            got = (n.ins, n.sk, n.ep)
+            node.structure_py(n)
+            assert got[1:] == (n.sk, n.ep) and (got[0] is None) == (n.ins is None), n
+            assert n.ins is None or len(got[0]) == len(n.ins) and \
+                all(x is y for x, y in zip(got[0], n.ins)), n
+            compared.append(len(n.src))
+        newest[0] = max([newest[0]] + [n.seq for n in new])
 
-    monkeypatch.setattr(node, "_structure", both)
-    monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))  # (calls _structure)
-    ops = [lambda a, b: a + b, lambda a, b: a * b - 1.5, lambda a, b: lj.maximum(a, b),
-           lambda a, b: -a, lambda a, b: (a * a).sum() + b, lambda a, b: lj.where(a > b, a, b),
-           lambda a, b: lj.stack([a, b, a * 2]).sum(axis=0), lambda a, b: a + float(rng.random())]
+    ops = [lambda a, b, c: a + b, lambda a, b, c: a * b - 1.5, lambda a, b, c: -a,
+           lambda a, b, c: lj.maximum(a, b), lambda a, b, c: (a * a).sum() + b,
+           lambda a, b, c: lj.where(a > b, a, c), lambda a, b, c: a / b + 2.0 / c,
+           lambda a, b, c: lj.stack([a, b, c * 2]).sum(axis=0),
+           lambda a, b, c: a + float(rng.random()), lambda a, b, c: (a + b) * (b + a) - a]
     with lj.config(backend="numpy"):  # (keys are the same on every backend)
-        _random_eager_programs(ops, rng)
+        for _ in range(30):
+            xs = [lj.tensor(rng.standard_normal(3).astype(np.float32))
+                  for _ in range(int(rng.integers(2, 30)))]
+            newest[0] = max(x.node.seq for x in xs)
+            for _step in range(int(rng.integers(1, 25))):
+                a, b, c = (xs[int(rng.integers(len(xs)))] for _ in range(3))
+                xs.append(ops[int(rng.integers(len(ops)))](a, b, c))
+                check(xs[-1])
+                if rng.random() < 0.2:
+                    lj.realize(xs[-1])  # (a computed source: an input of the next nodes)
+            many = sum(xs[1:], xs[0])  # (more than sixteen inputs, in C and Python merges)
+            check(many)
+            lj.realize(many)
+        w = lj.tensor(rng.standard_normal((4, 3)).astype(np.float32))
+        x = lj.tensor(rng.standard_normal((5, 4)).astype(np.float32))
+        grads = lj.grad(lj.log_softmax(lj.relu(x @ w), axis=-1).sum(), [w, x])
+        for g in grads:
+            check(g)
     assert {0, 1, 2, 3} <= set(compared) and len(compared) > 300
-
-
-def _random_eager_programs(ops, rng) -> None:
-    for _ in range(30):
-        xs = [lj.tensor(rng.standard_normal(3).astype(np.float32)) for _ in range(20)]
-        for _step in range(int(rng.integers(1, 25))):
-            op = ops[int(rng.integers(len(ops)))]
-            xs.append(op(xs[int(rng.integers(len(xs)))], xs[int(rng.integers(len(xs)))]))
-            if rng.random() < 0.2:
-                lj.realize(xs[-1])  # (a computed source: an input of the next nodes)
-        lj.realize(xs[-1])
-    w = lj.tensor(rng.standard_normal((4, 3)).astype(np.float32))
-    x = lj.tensor(rng.standard_normal((5, 4)).astype(np.float32))
-    loss = lj.log_softmax(lj.relu(x @ w), axis=-1).sum()
-    lj.realize(*lj.grad(loss, [w, x]))
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
@@ -276,3 +282,13 @@ def test_leaves_in_c_equal_pythons():
         assert b.buffer is arr and [c for c, _ in a.site] == [c for c, _ in b.site]
     with pytest.raises(TypeError):
         NATIVE.leaf(arr, False, True)
+
+
+def test_an_operator_on_a_tensor_around_no_node_raises():
+    """A Tensor built around something that is not a node (``lj.Tensor`` is public; the
+    C fast paths read nodes' slots) raises TypeError, on both sides of an operator,
+    instead of reading another object's memory (found by review)."""
+    u, t = lj.Tensor(np.arange(3.0)), lj.tensor(np.arange(3.0))
+    for make in (lambda: u * 2.0, lambda: 2.0 - u, lambda: u + t, lambda: t < u):
+        with pytest.raises((TypeError, AttributeError)):
+            make()
