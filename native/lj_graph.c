@@ -746,6 +746,8 @@ PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
+static PyObject *new_tensor(PyObject *node);
+
 /* Tensor(Node.make(name, (x, y), None, shape, dtype)) */
 static PyObject *tensor_of(PyObject *name, PyObject *x, PyObject *y, PyObject *shape,
                            PyObject *dtype) {
@@ -755,8 +757,23 @@ static PyObject *tensor_of(PyObject *name, PyObject *x, PyObject *y, PyObject *s
     PyObject *margs[5] = {name, src, Py_None, shape, dtype};
     PyObject *node = make(NULL, margs, 5);
     Py_DECREF(src);
-    if (node == NULL)
+    return node == NULL ? NULL : new_tensor(node);
+}
+
+/* tensor_leaf(array): Tensor(Node.leaf(array, site=False)), a jitted call's output */
+PyObject *tensor_leaf(PyObject *self, PyObject *array) {
+    if (E_tensor == NULL) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.tensor_leaf: elementwise_init "
+                        "not called");
         return NULL;
+    }
+    PyObject *largs[2] = {array, Py_False};
+    PyObject *node = leaf(NULL, largs, 2, NULL);
+    return node == NULL ? NULL : new_tensor(node);
+}
+
+/* Tensor(node), its other slots None, as Tensor.__init__ leaves them; steals node */
+static PyObject *new_tensor(PyObject *node) {
     PyObject *t = E_tensor->tp_alloc(E_tensor, 0);
     if (t == NULL) {
         Py_DECREF(node);

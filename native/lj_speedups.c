@@ -41,6 +41,8 @@
  *   elementwise2(name, a, b)  (after elementwise_init(Tensor, ...) from lazyjit.api)
  *       lazyjit.api.core.elementwise's fast paths for two operands; None where they
  *       do not apply (the Python function then does everything).
+ *   tensor_leaf(array)
+ *       Tensor(Node.leaf(array, site=False)), a jitted call's output.
  */
 #include "lj_speedups.h"
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -380,6 +382,8 @@ static PyMethodDef methods[] = {
      "elementwise2's tables: lazyjit.api.core's."},
     {"elementwise2", (PyCFunction)(void (*)(void))elementwise2, METH_FASTCALL,
      "lazyjit.api.core.elementwise's fast paths for two operands, or None."},
+    {"tensor_leaf", (PyCFunction)tensor_leaf, METH_O,
+     "Tensor(Node.leaf(array, site=False)): a jitted call's output."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -17,4 +17,5 @@ PyObject *make(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *tensor_leaf(PyObject *self, PyObject *array);
 #endif

@@ -158,10 +158,15 @@ def _wrap(array: np.ndarray, low: int | None) -> Tensor:
     arguments (whose graphs may hold a differentiated node, none older than ``low``)
     went in, the output's leaf says so, and a derivative that might need to go through
     it raises (:func:`lazyjit.trace.through.see_through`) instead of giving zero."""
-    node = Node.leaf(array, site=False)
+    if NATIVE is not None:  # (the same steps in C: Tensor(Node.leaf(array, site=False)))
+        t = NATIVE.tensor_leaf(array)
+        node = t.node
+    else:
+        node = Node.leaf(array, site=False)
+        t = Tensor(node)
     if low is not None:
         node.derived = (JITTED, node.seq, low)
-    return Tensor(node)
+    return t
 
 
 def _low(args) -> int | None:
