@@ -182,3 +182,22 @@ def test_numpy_functions_with_parameters_before_star_args(backend):
     got = np.gradient(lj.tensor(x), 2.0)
     assert isinstance(got, lj.Tensor)
     assert_same(got, np.gradient(x, 2.0))
+
+
+def test_ndarray_methods_and_attributes_found_missing(backend):
+    """The ndarray methods and attributes a new user reached for (``cumsum cumprod
+    argsort copy nonzero repeat``, ``nbytes itemsize``, ``round(t, n)``, ``v in t``)
+    give NumPy's values; ``in`` compares as NumPy's ``(a == v).any()``."""
+    a = np.arange(12.0, dtype=np.float32).reshape(3, 4) - 4.5
+    t = lj.tensor(a)
+    pairs = [(t.cumsum(), a.cumsum()), (t.cumsum(axis=1), a.cumsum(axis=1)),
+             (t.cumprod(0), a.cumprod(0)), (t.argsort(), a.argsort()),
+             (t.argsort(axis=0), a.argsort(axis=0)), (t.copy(), a.copy()),
+             (t.repeat(2), a.repeat(2)), (t.repeat([1, 0, 2], axis=0), a.repeat([1, 0, 2], axis=0)),
+             (round(t, 1), np.round(a, 1)), (round(t), np.round(a))]
+    pairs += list(zip((t > 0).nonzero(), (a > 0).nonzero()))
+    for got, want in pairs:
+        np.testing.assert_array_equal(got.numpy(), want)
+        assert got.dtype == want.dtype
+    assert (t.nbytes, t.itemsize) == (a.nbytes, a.itemsize)
+    assert (-0.5 in t, 0.25 in t, np.float32(2.5) in t) == (-0.5 in a, 0.25 in a, 2.5 in a)

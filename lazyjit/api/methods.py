@@ -11,6 +11,7 @@ import numpy as np
 import lazyjit.api.core as core
 import lazyjit.api.functions as F
 import lazyjit.api.indexing as indexing
+import lazyjit.api.sorting as sorting
 from lazyjit.api.tensor import Tensor, check_device
 from lazyjit.api.weak import WeakScalar, derived, weak_of
 from lazyjit.speedups import NATIVE
@@ -114,7 +115,9 @@ _METHODS = {
     "sqrt": F.sqrt, "tanh": F.tanh, "sigmoid": F.sigmoid, "relu": F.relu, "abs": F.absolute,
     "take": F.take, "dot": F.dot, "expand_dims": F.expand_dims, "sin": F.sin, "cos": F.cos,
     "broadcast_to": F.broadcast_to, "conj": F.conj, "conjugate": F.conj,
-    "trace": F.trace, "diagonal": F.diagonal,
+    "trace": F.trace, "diagonal": F.diagonal, "cumsum": sorting.cumsum,
+    "cumprod": sorting.cumprod, "argsort": sorting.argsort, "copy": F.copy,
+    "nonzero": F.nonzero, "repeat": F.repeat,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
@@ -147,3 +150,15 @@ def _to_device(self, device, /, *, stream=None) -> Tensor:
 
 
 Tensor.to_device = _to_device
+# (no ``sort`` method: NumPy's sorts in place and returns None; lj.sort returns a tensor)
+Tensor.itemsize = property(lambda self: self.dtype.itemsize)
+Tensor.nbytes = property(lambda self: self.size * self.dtype.itemsize)
+Tensor.__round__ = lambda self, ndigits=None: F.round(self, ndigits or 0)
+
+
+def _contains(self, value) -> bool:
+    """``value in t``, as NumPy's: ``(t == value).any()`` (computes it)."""
+    return bool(F.any(F.equal(self, value)))
+
+
+Tensor.__contains__ = _contains
