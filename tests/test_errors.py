@@ -3,6 +3,8 @@ the dtypes (``LazyjitError``, a ``ValueError``), or NumPy's ``IndexError``/``Typ
 where NumPy raises those."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,14 @@ def test_theano_style_derivatives_given_a_function():
         lj.hvp(lambda a: (a * a).sum(), x, x)
     np.testing.assert_array_equal(lj.hvp(lambda a: (a * a).sum(), (x,), (x,))[0].numpy(),
                                   [2.0, 2.0, 2.0])
+
+
+def test_an_index_out_of_bounds_names_where_the_indexing_was_written(backend):
+    """An index array out of bounds fails when the value is computed; the error names
+    the line that indexed (found by a new user: it named no line)."""
+    a = lj.tensor(np.arange(12.0).reshape(3, 4))
+    y = a[lj.tensor([0, 7])]  # the indexing
+    line = inspect.currentframe().f_lineno - 1
+    with pytest.raises(IndexError, match=rf"(?s)take of a \(3, 4\) float64.*{__file__}\", "
+                       rf"line {line},"):
+        y.sum().numpy()

@@ -289,7 +289,10 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
     stay constants for every later graph: their values are returned by node."""
     with UPDATING:  # (an update in another thread never writes over these arrays)
         arrays = [n.buffer for n in inputs]
-    outs = plan.run(arrays)
+    try:
+        outs = plan.run(arrays)
+    except IndexError as e:  # (a kernel's index check: say where the indexing was written)
+        raise IndexError(f"{e}{_index_sites(nodes)}") from None
     literals = {}
     for n, arr in zip(nodes, outs):
         if n.ins == ():
@@ -298,6 +301,23 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
             n.buffer = arr
     EPOCH[0] = next_epoch()
     return literals
+
+
+_INDEXING = frozenset(("take", "put", "put_add"))  # the ops whose indices a kernel checks
+
+
+def _index_sites(nodes) -> str:
+    """Where the indexing ops of the graph of ``nodes`` (down to values computed earlier)
+    were written, for an out-of-bounds error raised when they are computed."""
+    found = [n for n in reachable(list(nodes), lambda n: () if n.buffer is not None else n.src)
+             if n.op in _INDEXING and n.site]
+    if not found:
+        return ""
+    shown = "\n".join(f"{n.op} of a {describe(n.src[0].shape)} {n.dtype.name} tensor, "
+                       f"indices {describe(n.src[1].shape)}:\n{format_site(n.site)}"
+                       for n in found[:3])
+    more = f"\n(and {len(found) - 3} more)" if len(found) > 3 else ""
+    return f"; the indexing of this computation was written at:\n{shown}{more}"
 
 
 def _leaves(tensors, given, literals: dict) -> None:
