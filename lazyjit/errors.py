@@ -94,6 +94,11 @@ class LazyjitError(ValueError):
     """Raised for bad input; the message names the op, the shapes and the dtypes."""
 
 
+class ScalarOverflowError(LazyjitError, OverflowError):
+    """A Python int that the dtype of the operation cannot hold (``int8 + 300``): an
+    ``OverflowError`` as NumPy's, and a :class:`LazyjitError`."""
+
+
 def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) -> LazyjitError:
     """Build an error naming ``op`` and the shapes and dtypes of ``srcs``.
 

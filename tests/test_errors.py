@@ -181,3 +181,14 @@ def test_an_index_out_of_bounds_names_where_the_indexing_was_written(backend):
     with pytest.raises(IndexError, match=rf"(?s)take of a \(3, 4\) float64.*{__file__}\", "
                        rf"line {line},"):
         y.sum().numpy()
+
+
+def test_a_python_int_out_of_the_dtypes_range_is_an_overflow_error_as_in_numpy(backend):
+    """``int8 + 300`` raises what NumPy raises, ``OverflowError`` (still a
+    ``LazyjitError``), naming the user's line; a 300-digit int is shown shortened."""
+    for dtype, value in ((np.int8, 300), (np.uint8, -1), (np.int64, 2 ** 1000)):
+        with pytest.raises(OverflowError):
+            np.array([1], dtype) + value
+        with pytest.raises(OverflowError, match=f"{__file__}:") as e:
+            lj.tensor(np.array([1], dtype)) + value
+        assert isinstance(e.value, lj.LazyjitError) and len(str(e.value)) < 300

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lazyjit.errors import describe, op_error, site_lines
+from lazyjit.errors import ScalarOverflowError, describe, op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
 from lazyjit.api.tensor import check_device, check_dtype, Tensor
@@ -360,8 +360,10 @@ def _node_to(x, dtype: np.dtype, shape: tuple[int, ...]) -> Node:
     if node is None:
         try:
             node = _broadcast_node(Node.const(x, dtype), shape)
-        except OverflowError as e:
-            raise op_error("const", f"Python scalar {x!r} does not fit {dtype}: {e}") from None
+        except OverflowError as e:  # (NumPy's exception; a 300-digit int shown shortened)
+            text = repr(x) if len(repr(x)) < 40 else f"{repr(x)[:12]}... ({len(repr(x))} digits)"
+            raise op_error("const", f"Python scalar {text} does not fit {dtype}: {e}",
+                           cls=ScalarOverflowError) from None
         if len(_CONSTS) > 4096:
             _CONSTS.clear()
         _CONSTS[key] = node
