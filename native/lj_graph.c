@@ -295,7 +295,8 @@ static int merge_c(PyObject *ins, PyObject *si, PyObject **out, PyObject **at) {
     return 0;
 }
 
-static PyObject *structure_one(PyObject *node, PyObject *op, PyObject *s) {
+/* h: the node's (op, arg, shape, dtype), read once by structure */
+static PyObject *structure_one(PyObject *node, PyObject *const *h, PyObject *s) {
     Py_ssize_t epoch, ep;
     PyObject *ins, *k;
     if (epoch_now(&epoch) < 0 || source_key(s, &ins, &k, &ep, epoch) < 0)
@@ -304,14 +305,7 @@ static PyObject *structure_one(PyObject *node, PyObject *op, PyObject *s) {
         return no_key(node);
     if (get_slot(s, O_buffer) == Py_None)  /* (a computed source: its epoch, or now's) */
         ep = ep < epoch ? ep : PyTuple_GET_SIZE(ins) ? epoch : G_never;
-    PyObject *arg = SLOT(node, O_arg), *shape = SLOT(node, O_shape);
-    PyObject *dtype = SLOT(node, O_dtype);
-    if (arg == NULL || shape == NULL || dtype == NULL) {
-        Py_DECREF(ins);
-        Py_DECREF(k);
-        return get_slot(node, arg == NULL ? O_arg : shape == NULL ? O_shape : O_dtype);
-    }
-    PyObject *key = PyTuple_Pack(6, op, arg, shape, dtype, S_u, k);
+    PyObject *key = PyTuple_Pack(6, h[0], h[1], h[2], h[3], S_u, k);
     Py_DECREF(k);
     if (key == NULL) {
         Py_DECREF(ins);
@@ -320,7 +314,8 @@ static PyObject *structure_one(PyObject *node, PyObject *op, PyObject *s) {
     return keyed(node, ins, key, ep);
 }
 
-static PyObject *structure_two(PyObject *node, PyObject *op, PyObject *a, PyObject *b) {
+static PyObject *structure_two(PyObject *node, PyObject *const *h, PyObject *a,
+                               PyObject *b) {
     Py_ssize_t epoch, ea, eb;
     PyObject *ia = NULL, *ka = NULL, *ib = NULL, *kb = NULL, *ins = NULL, *at = NULL;
     PyObject *result = NULL;
@@ -368,11 +363,7 @@ static PyObject *structure_two(PyObject *node, PyObject *op, PyObject *a, PyObje
     }
     if (ins == NULL || at == NULL)
         goto done;
-    PyObject *arg = get_slot(node, O_arg), *shape = get_slot(node, O_shape);
-    PyObject *dtype = get_slot(node, O_dtype);
-    if (arg == NULL || shape == NULL || dtype == NULL)
-        goto done;
-    PyObject *key = PyTuple_Pack(8, op, arg, shape, dtype, S_b, ka, kb, at);
+    PyObject *key = PyTuple_Pack(8, h[0], h[1], h[2], h[3], S_b, ka, kb, at);
     if (key == NULL)
         goto done;
     Py_ssize_t ep = epoch;
@@ -393,17 +384,13 @@ done:
 }
 
 /* node.py's _structure_any: any number of sources (a const: none) */
-static PyObject *structure_many(PyObject *node, PyObject *op, PyObject *src) {
-    PyObject *arg = get_slot(node, O_arg), *shape = get_slot(node, O_shape);
-    PyObject *dtype = get_slot(node, O_dtype);
-    if (arg == NULL || shape == NULL || dtype == NULL)
-        return NULL;
+static PyObject *structure_many(PyObject *node, PyObject *const *h, PyObject *src) {
     Py_ssize_t n = PyTuple_GET_SIZE(src), epoch, ep;
     if (n == 0) {
-        int c = PyObject_RichCompareBool(op, S_const, Py_EQ);
+        int c = PyObject_RichCompareBool(h[0], S_const, Py_EQ);
         if (c <= 0)
             return c < 0 ? NULL : no_key(node);
-        PyObject *key = PyTuple_Pack(3, S_const, arg, dtype);
+        PyObject *key = PyTuple_Pack(3, S_const, h[1], h[3]);
         if (key == NULL)
             return NULL;
         Py_INCREF(G_no_src);
@@ -417,9 +404,8 @@ static PyObject *structure_many(PyObject *node, PyObject *op, PyObject *src) {
         Py_DECREF(ins);
         return NULL;
     }
-    PyObject *head[4] = {op, arg, shape, dtype};
     for (int i = 0; i < 4; i++)
-        PyTuple_SET_ITEM(parts, i, Py_NewRef(head[i]));
+        PyTuple_SET_ITEM(parts, i, Py_NewRef(h[i]));
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *si, *k, *part;
         Py_ssize_t sep;  /* (an input's: NEVER, which lowers nothing) */
@@ -486,11 +472,16 @@ PyObject *structure(PyObject *self, PyObject *node) {
         return NULL;
     if (r)
         return no_key(node);
+    /* (borrowed from the node, which the caller holds; a node's slots never change) */
+    PyObject *h[4] = {op, get_slot(node, O_arg), get_slot(node, O_shape),
+                      get_slot(node, O_dtype)};
+    if (h[1] == NULL || h[2] == NULL || h[3] == NULL)
+        return NULL;
     if (PyTuple_GET_SIZE(src) == 1)
-        return structure_one(node, op, PyTuple_GET_ITEM(src, 0));
+        return structure_one(node, h, PyTuple_GET_ITEM(src, 0));
     if (PyTuple_GET_SIZE(src) == 2)
-        return structure_two(node, op, PyTuple_GET_ITEM(src, 0), PyTuple_GET_ITEM(src, 1));
-    return structure_many(node, op, src);
+        return structure_two(node, h, PyTuple_GET_ITEM(src, 0), PyTuple_GET_ITEM(src, 1));
+    return structure_many(node, h, src);
 }
 
 /* ---- make(op, src, arg, shape, dtype): lazyjit.trace.node.Node.make, step for step -----

@@ -590,7 +590,7 @@ erf.__doc__ = "Gauss error function, as ``scipy.special.erf``."
 def _binary(name):
     def fn(a, b):
         return elementwise(name, a, b)
-    fn.__name__ = name
+    fn.__name__ = fn.elementwise = name  # (elementwise(name, a, b) itself: methods.py)
     fn.__doc__ = f"Elementwise ``{name}`` with NumPy broadcasting and type promotion."
     return fn
 
@@ -664,6 +664,7 @@ def true_divide(a, b) -> Tensor:
     return elementwise("div", a, b)
 
 
+true_divide.elementwise = "div"
 divide = true_divide
 
 

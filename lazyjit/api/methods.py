@@ -31,15 +31,10 @@ _BINARY = {
 }
 _COMPARISONS = {"eq": F.equal, "ne": F.not_equal, "lt": F.less, "le": F.less_equal,
                 "gt": F.greater, "ge": F.greater_equal}
-# the operators whose function is ``core.elementwise(name, a, b)`` itself: eager code's
-# ``x * 2 + 1`` tries elementwise's fast paths in C first (the same steps)
-_ELEMENTWISE = {op: name for op, name, fn in
-                [("add", "add", core.add), ("sub", "sub", core.subtract),
-                 ("mul", "mul", core.multiply), ("truediv", "div", core.true_divide),
-                 ("eq", "eq", core.equal), ("ne", "ne", core.not_equal),
-                 ("lt", "lt", core.less), ("le", "le", core.less_equal),
-                 ("gt", "gt", core.greater), ("ge", "ge", core.greater_equal)]
-                if {**_BINARY, **_COMPARISONS}[op] is fn}
+# the operators whose function is ``core.elementwise(name, a, b)`` itself (marked there):
+# eager code's ``x * 2 + 1`` tries elementwise's fast paths in C first (the same steps)
+_ELEMENTWISE = {op: fn.elementwise for op, fn in {**_BINARY, **_COMPARISONS}.items()
+                if hasattr(fn, "elementwise")}
 
 
 def _fast_binop(name: str, fn, reflected=False):

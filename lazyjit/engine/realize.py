@@ -114,6 +114,15 @@ def _compile_expanded(trace: Trace) -> tuple[Executable, bool]:
     return (_WithExtras(plan, [n.buffer for n in extras]) if extras else plan), cacheable
 
 
+def _known_plan(key, inputs) -> Executable | None:
+    """The plan of a structure realized before (``key``, from :func:`_structural_key`),
+    or None: none yet, or one of its ``inputs`` is a computed node (the plan may hold a
+    deferred gradient: see :func:`_through_computed`)."""
+    plan_key = _KNOWN.get((key, backend_key(), STATE.generic_sizes))
+    plan = _PLANS.get(plan_key) if plan_key is not None else None
+    return None if plan is None or _through_computed(inputs) else plan
+
+
 def _through_computed(inputs) -> bool:
     """Whether an input of a trace with a deferred gradient is a computed node (a value
     read earlier, whose graph the gradient may be taken through): the trace's key stops
@@ -165,16 +174,14 @@ def realize(*tensors) -> None:
         For a value that exists only at a call: one that depends on an ``lj.function``
         placeholder, a ``jit`` tracer, a scan step's placeholders, or a symbolic size.
     """
-    if len(tensors) == 1 and not STATE.recording:  # eager code's realize of one value
-        n = tensors[0].node
-        ins = n.ins
-        if n.buffer is None and ins is not None and (n.ep == EPOCH[0] or n.ep == NEVER):
-            key = _KNOWN.get((n.sk, backend_key(), STATE.generic_sizes))
-            plan = _PLANS.get(key) if key is not None else None
-            if plan is not None and not _through_computed(ins):
-                count("trace_cache_hits")  # (the steps below, for one node)
-                _leaves(tensors, (n,), _run(plan, ins, (n,)))
-                return
+    if len(tensors) == 1 and not STATE.recording:  # eager code's realize of one value:
+        n = tensors[0].node  # (the steps below, without their lists)
+        known = _structural_key((n,)) if n.buffer is None else None
+        plan = _known_plan(*known) if known is not None else None
+        if plan is not None:
+            count("trace_cache_hits")
+            _leaves(tensors, (n,), _run(plan, known[1], (n,)))
+            return
     nodes = []
     seen = set()
     given = [t.node for t in tensors]  # (another thread may give a tensor a new node)
@@ -185,15 +192,11 @@ def realize(*tensors) -> None:
     if STATE.recording and tracing_jit(STATE.recording):  # (inside an lj.jit trace)
         _refuse_shared(given)
     known = _structural_key(nodes) if nodes else None
-    if known is not None:  # the common case of eager code: a structure realized before
-        key = _KNOWN.get((known[0], backend_key(), STATE.generic_sizes))
-        plan = _PLANS.get(key) if key is not None else None
-        if plan is not None and _through_computed(known[1]):
-            plan = None  # (it may hold a deferred gradient: see _through_computed)
-        if plan is not None:
-            count("trace_cache_hits")
-            _leaves(tensors, given, _run(plan, known[1], nodes))
-            return
+    plan = _known_plan(*known) if known is not None else None
+    if plan is not None:  # the common case of eager code: a structure realized before
+        count("trace_cache_hits")
+        _leaves(tensors, given, _run(plan, known[1], nodes))
+        return
     trace = collect(nodes) if nodes else None
     companions = _companions(trace) if nodes else []
     if companions:  # (computed in the same run: see _companions)
