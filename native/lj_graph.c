@@ -295,6 +295,68 @@ static int merge_c(PyObject *ins, PyObject *si, PyObject **out, PyObject **at) {
     return 0;
 }
 
+/* trace_key(nodes): lazyjit.engine.realize._structural_key, step for step: ``(key,
+ * inputs)`` of the trace of the list ``nodes`` from their structural keys, or None where
+ * a node has none or its graph may have been computed since (its epoch is not now) */
+PyObject *trace_key(PyObject *self, PyObject *nodes) {
+    if (G_epoch == NULL || !PyList_CheckExact(nodes)) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.trace_key(nodes: list) (after "
+                        "structure_init)");
+        return NULL;
+    }
+    Py_ssize_t epoch, n = PyList_GET_SIZE(nodes);
+    if (epoch_now(&epoch) < 0)
+        return NULL;
+    PyObject *ins = PyTuple_New(0), *parts = PyTuple_New(n);
+    if (ins == NULL || parts == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *node = PyList_GET_ITEM(nodes, i);
+        if (Py_TYPE(node) != G_node) {
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.trace_key: not a Node");
+            goto fail;
+        }
+        PyObject *ni = get_slot(node, O_ins), *sk = get_slot(node, O_sk);
+        PyObject *e = get_slot(node, O_ep);
+        if (ni == NULL || sk == NULL || e == NULL)
+            goto fail;
+        Py_ssize_t ep = PyLong_AsSsize_t(e);
+        if (ep == -1 && PyErr_Occurred())
+            goto fail;
+        if (ni == Py_None || (ep != epoch && ep != G_never)) {
+            Py_DECREF(ins);
+            Py_DECREF(parts);
+            Py_RETURN_NONE;
+        }
+        if (!PyTuple_Check(ni)) {
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.trace_key: ins is not a tuple");
+            goto fail;
+        }
+        if (n == 1) {  /* (one node: its own key and inputs) */
+            Py_DECREF(ins);
+            Py_DECREF(parts);
+            return PyTuple_Pack(2, sk, ni);
+        }
+        PyObject *merged, *at;
+        if (merge_c(ins, ni, &merged, &at) < 0)
+            goto fail;
+        Py_SETREF(ins, merged);
+        PyObject *part = PyTuple_Pack(2, sk, at);
+        Py_DECREF(at);
+        if (part == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(parts, i, part);
+    }
+    PyObject *r = PyTuple_Pack(2, parts, ins);
+    Py_DECREF(ins);
+    Py_DECREF(parts);
+    return r;
+fail:
+    Py_XDECREF(ins);
+    Py_XDECREF(parts);
+    return NULL;
+}
+
 /* h: the node's (op, arg, shape, dtype), read once by structure */
 static PyObject *structure_one(PyObject *node, PyObject *const *h, PyObject *s) {
     Py_ssize_t epoch, ep;
@@ -559,7 +621,25 @@ static PyObject *low_of(PyObject *node, PyObject *op, PyObject *src) {  /* new r
     return best;
 }
 
+PyTypeObject *lj_node_slots(Py_ssize_t *op, Py_ssize_t *src, Py_ssize_t *seq,
+                            Py_ssize_t *derived) {
+    *op = O_op;
+    *src = O_src;
+    *seq = O_seq;
+    *derived = O_derived;
+    return M_cache == NULL ? NULL : G_node;  /* (the offsets are set by then) */
+}
+
+static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs);
+
 PyObject *make(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *node = make_node(args, nargs);  /* (and the recording's, if one is under way) */
+    if (node != NULL && lj_record_made(node) < 0)
+        Py_CLEAR(node);
+    return node;
+}
+
+static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs) {
     if (M_cache == NULL || nargs != 5 || !PyTuple_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make(op, src: tuple, arg, "
                         "shape, dtype) (after make_init)");
@@ -737,7 +817,6 @@ PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
-static PyObject *new_tensor(PyObject *node);
 
 /* Tensor(Node.make(name, (x, y), None, shape, dtype)) */
 static PyObject *tensor_of(PyObject *name, PyObject *x, PyObject *y, PyObject *shape,
@@ -748,7 +827,7 @@ static PyObject *tensor_of(PyObject *name, PyObject *x, PyObject *y, PyObject *s
     PyObject *margs[5] = {name, src, Py_None, shape, dtype};
     PyObject *node = make(NULL, margs, 5);
     Py_DECREF(src);
-    return node == NULL ? NULL : new_tensor(node);
+    return node == NULL ? NULL : lj_new_tensor(node);
 }
 
 /* tensor_leaf(array): Tensor(Node.leaf(array, site=False)), a jitted call's output */
@@ -760,11 +839,11 @@ PyObject *tensor_leaf(PyObject *self, PyObject *array) {
     }
     PyObject *largs[2] = {array, Py_False};
     PyObject *node = leaf(NULL, largs, 2, NULL);
-    return node == NULL ? NULL : new_tensor(node);
+    return node == NULL ? NULL : lj_new_tensor(node);
 }
 
 /* Tensor(node), its other slots None, as Tensor.__init__ leaves them; steals node */
-static PyObject *new_tensor(PyObject *node) {
+PyObject *lj_new_tensor(PyObject *node) {
     PyObject *t = E_tensor->tp_alloc(E_tensor, 0);
     if (t == NULL) {
         Py_DECREF(node);

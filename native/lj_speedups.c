@@ -33,6 +33,10 @@
  *       lazyjit.trace.node._structure: a new node's structural key (ins, sk, ep) from
  *       its sources'.
  *
+ *   trace_key(nodes)
+ *       lazyjit.engine.realize._structural_key: (key, inputs) of the trace of ``nodes``
+ *       from their structural keys, or None.
+ *
  *   make(op, src, arg, shape, dtype)  (after make_init(_CACHE, _Ref, ...) from node.py)
  *       lazyjit.trace.node.Node.make: the live node of that key, or a new one.
  *   leaf(array, site=True)
@@ -43,6 +47,12 @@
  *       do not apply (the Python function then does everything).
  *   tensor_leaf(array)
  *       Tensor(Node.leaf(array, site=False)), a jitted call's output.
+ *
+ *   record(list), replay(program, nodes, out)
+ *       lazyjit.api.memo's recording of the nodes an API function makes, and its
+ *       replay over other inputs (see lj_memo.c).
+ *   reach(roots, floor, stop, look_into)
+ *       lazyjit.trace.through.see_through's walk (lj_memo.c).
  */
 #include "lj_speedups.h"
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -372,6 +382,8 @@ static PyMethodDef methods[] = {
      "structure's constants: the Node class and node.py's tables."},
     {"structure", (PyCFunction)structure, METH_O,
      "lazyjit.trace.node._structure: a new node's structural key."},
+    {"trace_key", (PyCFunction)trace_key, METH_O,
+     "lazyjit.engine.realize._structural_key: a trace's key from its nodes' keys."},
     {"make_init", (PyCFunction)(void (*)(void))make_init, METH_FASTCALL,
      "make's tables: node.py's and lazyjit.errors'."},
     {"make", (PyCFunction)(void (*)(void))make, METH_FASTCALL,
@@ -384,6 +396,12 @@ static PyMethodDef methods[] = {
      "lazyjit.api.core.elementwise's fast paths for two operands, or None."},
     {"tensor_leaf", (PyCFunction)tensor_leaf, METH_O,
      "Tensor(Node.leaf(array, site=False)): a jitted call's output."},
+    {"record", (PyCFunction)record, METH_O,
+     "Record the nodes make returns in this thread into a list (None: stop)."},
+    {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,
+     "Replay a recorded API function's graph over new input nodes."},
+    {"reach", (PyCFunction)(void (*)(void))reach, METH_FASTCALL,
+     "lazyjit.trace.through.see_through's walk: the nodes seen, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,5 @@
-/* lazyjit._speedups' two translation units: lj_speedups.c (the call path and the
- * module) and lj_graph.c (the graph's nodes). */
+/* lazyjit._speedups' translation units: lj_speedups.c (the call path and the module),
+ * lj_graph.c (the graph's nodes) and lj_memo.c (replaying an API function's graph). */
 #ifndef LJ_SPEEDUPS_H
 #define LJ_SPEEDUPS_H
 #define PY_SSIZE_T_CLEAN
@@ -12,10 +12,21 @@ PyObject *walk(PyObject *internal, PyObject *is_internal, Py_ssize_t max_frames)
 int lj_graph_init(void);
 PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *structure(PyObject *self, PyObject *node);
+PyObject *trace_key(PyObject *self, PyObject *nodes);
 PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *make(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *tensor_leaf(PyObject *self, PyObject *array);
+PyObject *lj_new_tensor(PyObject *node);  /* Tensor(node); steals node */
+/* the Node class and its slots' offsets (NULL before structure_init) */
+PyTypeObject *lj_node_slots(Py_ssize_t *op, Py_ssize_t *src, Py_ssize_t *seq,
+                            Py_ssize_t *derived);
+
+/* lj_memo.c */
+int lj_record_made(PyObject *node);
+PyObject *record(PyObject *self, PyObject *arg);
+PyObject *replay(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 #endif

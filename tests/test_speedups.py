@@ -12,9 +12,10 @@ import pytest
 import lazyjit as lj
 from lazyjit import errors
 from lazyjit.backends.cpu import backend
-from lazyjit.engine import jit
+from lazyjit.api import memo
+from lazyjit.engine import jit, realize
 from lazyjit.engine.realize import plan_for
-from lazyjit.trace import node
+from lazyjit.trace import node, through
 from lazyjit.speedups import NATIVE
 from lazyjit.trace.graph import collect, reachable
 
@@ -30,6 +31,9 @@ def mode(request, tmp_path, monkeypatch):
         monkeypatch.setattr(node, "_structure", node.structure_py)
         monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))
         monkeypatch.setattr(node.Node, "leaf", staticmethod(node.leaf_py))
+        monkeypatch.setattr(memo, "NATIVE", None)
+        monkeypatch.setattr(through, "_reach", through.reach_py)
+        monkeypatch.setattr(realize, "_structural_key", realize.structural_key_py)
     with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
         yield request.param
 
@@ -292,3 +296,41 @@ def test_an_operator_on_a_tensor_around_no_node_raises():
     for make in (lambda: u * 2.0, lambda: 2.0 - u, lambda: u + t, lambda: t < u):
         with pytest.raises((TypeError, AttributeError)):
             make()
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_trace_keys_and_gradient_walks_in_c_equal_pythons(rng):
+    """``trace_key`` (a realize's key from its nodes' keys) and ``reach`` (lj.grad's walk
+    of the cost's graph, looking into values that were read) give what their Python
+    functions give, calling back for the same leaves in the same order, on random
+    graphs over leaves and realized values."""
+    from lazyjit.engine.realize import structural_key_py
+    from lazyjit.trace.through import _look_into, reach_py
+    ops = [lambda a, b: a + b, lambda a, b: a * b - 1.5, lambda a, b: lj.tanh(a),
+           lambda a, b: lj.stop_gradient(a) * b, lambda a, b: (a * b).sum() + a]
+    walks = 0
+    with lj.config(backend="numpy"):
+        for _ in range(25):
+            xs = [lj.tensor(rng.standard_normal(3)) for _ in range(int(rng.integers(1, 8)))]
+            for _step in range(int(rng.integers(1, 20))):
+                a, b = (xs[int(rng.integers(len(xs)))] for _ in range(2))
+                xs.append(ops[int(rng.integers(len(ops)))](a, b))
+                if rng.random() < 0.25:
+                    lj.realize(xs[-1])
+            picked = [xs[int(i)].node for i in rng.integers(0, len(xs), int(rng.integers(1, 5)))]
+            nodes = list(dict.fromkeys(n for n in picked if n.buffer is None))
+            if nodes:
+                assert NATIVE.trace_key(nodes) == structural_key_py(nodes)
+            targets = {x.graph_node for x in xs[:int(rng.integers(1, len(xs) + 1))]}
+            floor = min(t.seq for t in targets)
+            stop = {xs[int(rng.integers(len(xs)))].node} if rng.random() < 0.3 else set()
+            seen_c, seen_py = [], []
+            roots = [xs[-1].graph_node, xs[-1].node]
+
+            def looking(seen, targets=targets, floor=floor):
+                return lambda leaf: seen.append(leaf) or _look_into(leaf, targets, floor)
+            got = NATIVE.reach(roots, floor, stop, looking(seen_c))
+            want = reach_py(roots, floor, stop, looking(seen_py))
+            assert got == want and seen_c == seen_py
+            walks += len(seen_c) > 0
+    assert walks > 3  # (values read on the way were looked into)

@@ -241,3 +241,21 @@ def test_a_scan_drawing_while_another_thread_draws(backend):
     draws = np.concatenate(run_threads(work))
     assert len(np.unique(draws)) == draws.size == tries * 6 + tries * 2
     assert rs.counter == draws.size
+
+
+def test_replayed_api_functions_in_threads():
+    """Threads recording and replaying API functions' graphs at once
+    (lazyjit.api.memo: one thread records, the others run the functions) each get
+    NumPy's values."""
+    def work(i):
+        r = np.random.default_rng(i)
+        for _ in range(40):
+            a = r.standard_normal((int(r.integers(1, 4)), 5)).astype(np.float32)
+            b = r.standard_normal(5).astype(np.float32)
+            got = lj.log_softmax(lj.tensor(a) + lj.tensor(b), axis=-1).numpy()
+            z = a + b
+            want = z - z.max(-1, keepdims=True)
+            np.testing.assert_allclose(got, want - np.log(np.exp(want).sum(-1, keepdims=True)),
+                                       rtol=1e-5, atol=1e-6)
+    with lj.config(backend="numpy"):
+        run_threads(work, 4)

@@ -27,6 +27,7 @@ from lazyjit.api.statistics import *  # noqa: F401,F403
 from lazyjit.api.ufuncs import *  # noqa: F401,F403
 from lazyjit.api.scan import size_range  # noqa: F401  (arange, also of an unknown size)
 from lazyjit.api.linalg import matrix_transpose, vecdot  # noqa: F401  (NumPy 2's names)
+from lazyjit.api.memo import memoize
 
 _MODULES = ("lazyjit.api.core", "lazyjit.api.dtypes", "lazyjit.api.reductions",
             "lazyjit.api.shape_ops",
@@ -37,3 +38,14 @@ __all__ = sorted([name for name, value in globals().items()
                   if not name.startswith("_") and callable(value)
                   and getattr(value, "__module__", None) in _MODULES] +
                  ["size_range", "matrix_transpose", "vecdot"])
+
+# composites and broadcasting ops whose graphs depend only on their arguments' shapes,
+# dtypes and other arguments (audited: no value read, no random key, no warning):
+# eager calls replay the graph of a signature seen before (lazyjit.api.memo)
+MEMOIZED = ("add", "subtract", "multiply", "true_divide", "divide", "maximum", "minimum",
+            "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+            "logical_and", "logical_or", "logical_xor", "where", "sum", "mean", "max",
+            "min", "amax", "amin", "prod", "var", "std", "logsumexp", "softmax",
+            "log_softmax")
+for _name in MEMOIZED:
+    globals()[_name] = memoize(globals()[_name])

@@ -14,7 +14,7 @@ import numpy as np
 
 import lazyjit.api.functions as F
 from lazyjit.errors import LazyjitError, op_error
-from lazyjit.ops import REGISTRY, apply, kind_of
+from lazyjit.ops import REGISTRY, kind_of
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.api.tensor import Tensor
@@ -106,6 +106,9 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
             raise op_error("grad", f"cost must be real floating point, got {cost.dtype}"
                            f"{hint}", (cost.node,),
                            cls=TypeError if cost.dtype.kind == "c" else LazyjitError)
+        if not known_grads and not consider_constant:  # deferred: no seed graph needed
+            return reverse({cost.graph_node: None}, wrt, None, disconnected_inputs, "grad",
+                           "cost", deferred=True)
         seeds[cost.graph_node] = F.ones_like(cost)
     elif not known_grads:
         raise op_error("grad", "cost is None: give the seeds in known_grads")
@@ -145,6 +148,9 @@ def wrt_leaves(wrt, op: str) -> tuple[list[Tensor], object, list[str]]:
         raise op_error(op, "wrt is required")
     if isinstance(wrt, Tensor):
         return [wrt], None, ["wrt"]
+    kind = "l" if type(wrt) is list else "t" if type(wrt) is tuple else None
+    if kind and all(type(w) is Tensor for w in wrt):  # (flatten's result, at once)
+        return list(wrt), (kind, ("*",) * len(wrt)), [f"wrt[{i}]" for i in range(len(wrt))]
     leaves, tree = flatten(wrt, lambda x: not isinstance(x, (list, tuple, dict)))
     names = [f"wrt{p}" for p in leaf_paths(wrt)]
     for w, name in zip(leaves, names, strict=True):
@@ -168,8 +174,8 @@ def reverse(seeds: dict[Node, Tensor], wrt, consider_constant, disconnected_inpu
     """Backpropagate ``seeds`` to ``wrt`` (the driver of :func:`grad` and ``Lop``);
     returns the gradients in the structure of ``wrt``.  ``source`` names what the inputs
     should be part of (``cost``, ``f``) in the disconnected-input message.  With
-    ``deferred`` (one seed of ones, on a scalar cost) and no ``consider_constant``, the
-    gradients are deferred ``grad`` nodes (see below)."""
+    ``deferred`` (one seed, a scalar cost's, whose value of ones is not built) and no
+    ``consider_constant``, the gradients are deferred ``grad`` nodes (see below)."""
     if disconnected_inputs not in ("raise", "warn", "ignore"):
         raise ValueError("disconnected_inputs must be 'raise', 'warn' or 'ignore', "
                          f"got {disconnected_inputs!r}")
@@ -230,7 +236,9 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
     for w, name, ns in zip(wrts, names, nodes, strict=True):
         mine = tuple(sorted({position[n] for n in ns if n in position}))
         if mine:
-            out.append(Tensor(apply("grad", (root, *targets), ("grad", mine))))
+            t = targets[mine[0]]  # (the op's shape and dtype rules: its first target's)
+            out.append(Tensor(Node.make("grad", (root, *targets), ("grad", mine), t.shape,
+                                        t.dtype)))
         elif ns:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
         else:

@@ -19,6 +19,7 @@ from lazyjit.config import config
 from lazyjit.errors import LazyjitError, describe, format_site
 from lazyjit.ops import kind_of
 from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
+from lazyjit.speedups import NATIVE
 from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
 from lazyjit.trace.node import EPOCH, NEVER, Node, derived, merge, next_epoch
@@ -176,7 +177,7 @@ def realize(*tensors) -> None:
     """
     if len(tensors) == 1 and not STATE.recording:  # eager code's realize of one value:
         n = tensors[0].node  # (the steps below, without their lists)
-        known = _structural_key((n,)) if n.buffer is None else None
+        known = _structural_key([n]) if n.buffer is None else None
         plan = _known_plan(*known) if known is not None else None
         if plan is not None:
             count("trace_cache_hits")
@@ -264,7 +265,7 @@ def _companions(trace: Trace) -> list[Node]:
     return found
 
 
-def _structural_key(nodes: list[Node]) -> tuple | None:
+def structural_key_py(nodes: list[Node]) -> tuple | None:
     """``(key, inputs)`` of the trace of ``nodes`` from their structural keys (see
     :mod:`lazyjit.trace.node`), with no walk of the graph; None where a node has none,
     or some node of its graph may have been computed since it was made."""
@@ -282,6 +283,10 @@ def _structural_key(nodes: list[Node]) -> tuple | None:
         ins, at = merge(ins, n.ins)
         parts.append((n.sk, at))
     return tuple(parts), ins
+
+
+# (lazyjit._speedups.trace_key takes the same steps in C)
+_structural_key = NATIVE.trace_key if NATIVE is not None else structural_key_py
 
 
 def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:

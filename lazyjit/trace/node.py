@@ -41,6 +41,11 @@ def _forget(ref: _Ref) -> None:
 _leaf_ids = itertools.count()  # creation numbers (Node.seq) of every node
 
 
+def next_seq() -> int:
+    """A creation number no node has: every node made later has a larger ``seq``."""
+    return next(_leaf_ids)
+
+
 class Node:
     """One node of the graph.  Create through :meth:`Node.make`, never directly."""
 

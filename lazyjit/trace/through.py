@@ -20,6 +20,7 @@ import contextlib
 from typing import Iterator
 
 from lazyjit.errors import format_site, op_error
+from lazyjit.speedups import NATIVE
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import STATE
 
@@ -58,10 +59,20 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
     if not targets:
         return {}, set()
     floor = min(t.seq for t in targets)
+    seen = _reach(list(roots), floor, stop, lambda n: _look_into(n, targets, floor))
+    if seen is None:  # a value's computing graph must be looked into
+        return _Rebuild(targets, stop, floor).run(roots)
+    return {}, targets & seen
+
+
+def reach_py(roots: list[Node], floor: int, stop: set[Node], look_into) -> set[Node] | None:
+    """The nodes seen from ``roots``, not looking below nodes older than ``floor``, in
+    ``stop`` or ``stop_gradient`` ones, and calling ``look_into(leaf)`` at each realized
+    value's leaf; None as soon as it says that leaf's computing graph must be looked
+    into.  (``lazyjit._speedups.reach`` does the same steps.)"""
     seen: set[Node] = set()
     add, stack = seen.add, list(roots)
     pop, extend = stack.pop, stack.extend
-    deep = False  # a value's computing graph must be looked into
     while stack:
         n = pop()
         if n in seen:
@@ -71,11 +82,12 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
             continue
         if n.derived is None:
             extend(n.src)
-        elif not deep:
-            deep = _look_into(n, targets, floor)
-    if not deep:
-        return {}, targets & seen
-    return _Rebuild(targets, stop, floor).run(roots)
+        elif look_into(n):
+            return None
+    return seen
+
+
+_reach = NATIVE.reach if NATIVE is not None else reach_py
 
 
 def _look_into(leaf: Node, targets: set[Node], floor: int) -> bool:

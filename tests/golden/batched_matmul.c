@@ -15,7 +15,7 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
+      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, Q[10], Q[11], M, N, K, (float)lj_as_f64(Q[12]), pa + oa, Q[13], pb + ob, Q[14], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);

@@ -4,7 +4,7 @@
 #define LJ_T float
 #define LJ_S float32
 #define LJ_BLAS lj_sgemm
-#define LJ_MTMIN 4194304.0
+#define LJ_MTMIN 1048576.0
 #include "lazyjit_conv_gemm.h"
 #endif
 #ifndef LJ_HAVE_CONV_GEMM_float64
@@ -12,7 +12,7 @@
 #define LJ_T double
 #define LJ_S float64
 #define LJ_BLAS lj_dgemm
-#define LJ_MTMIN 4194304.0
+#define LJ_MTMIN 1048576.0
 #include "lazyjit_conv_gemm.h"
 #endif
 LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {

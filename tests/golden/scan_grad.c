@@ -49,7 +49,7 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
+      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, P[15], P[16], M, N, K, (float)lj_as_f64(P[17]), pa + oa, P[18], pb + ob, P[19], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);
@@ -340,7 +340,7 @@ LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
+      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, P[81], P[82], M, N, K, (float)lj_as_f64(P[83]), pa + oa, P[84], pb + ob, P[85], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);
@@ -502,7 +502,7 @@ LJ_KERNEL int k12(void** restrict B, const int64_t* restrict P, const int64_t* r
       continue;
     }
     if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 4194304.0);
+      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);

@@ -43,8 +43,9 @@ RED_BLOCK = 4096    # innermost block of a float reduction (blocked summation)
 # columns of a float16 reduction over outer axes accumulated at once (in a float array)
 HALF_COLUMNS = 256
 # GEMMs below this many multiply-adds run single-threaded: waking BLAS threads costs
-# more than it saves (MLP step at batch 128: 0.6 ms one thread, 3-4 ms two, 2 vCPUs)
-BLAS_MT_MIN = 2.0 ** 22
+# more than it saves (1M multiply-adds: a 64x64x256 GEMM; the MLP step at batch 128,
+# whose 128x64x256 GEMMs are 2M, is 12% faster threaded than at a 4M threshold)
+BLAS_MT_MIN = 2.0 ** 20
 
 
 @dataclass

@@ -1,0 +1,157 @@
+"""Eager calls of composite API functions, replayed: the graph an API function built
+for one signature of its arguments, built again over new inputs in one native call.
+
+Eager code calls ``log_softmax``, ``x + b`` (with broadcasting), ``sum`` and ``mean`` with
+the same shapes every step; each call runs the function's Python (argument checks,
+NumPy's promotion and broadcasting rules, the composite's ops) to make nodes that depend
+only on its arguments' shapes and dtypes and its other arguments.  :func:`memoize`
+records, on a function's first call with a signature, the nodes it made
+(``lazyjit._speedups.record``: every node ``Node.make`` returns in this thread, hits
+included) as a program over the input nodes, and replays it on the next call with that
+signature (``lazyjit._speedups.replay``: the same ``make`` calls, with the new inputs'
+nodes as sources), which is exactly the graph the function would make again.
+
+The program is kept only where that holds, checked at the recording:
+
+* the arguments are tensors (exactly :class:`Tensor`), Python scalars (their type and
+  ``repr`` are in the signature, so ``0.0`` and ``-0.0`` differ), None, strings, tuples
+  of ints, dtypes; the signature holds each tensor's shape and dtype and which tensor
+  arguments are one node (``x * x`` is not ``x * y``);
+* every shape is a tuple of ints (symbolic sizes record requirements as nodes are made);
+* each node has one origin: a node ``make`` returned is neither an input's node nor a
+  node the function read from elsewhere (a constant, kept in the program), and that
+  node was made before the call (no leaf came from the arguments' values);
+* the result is a new :class:`Tensor` of no view or origin, or one argument itself.
+
+Only functions whose nodes depend on nothing else are wrapped (:data:`MEMOIZED` in
+:mod:`lazyjit.api.functions`): no value is read, no random key drawn, no warning given.
+Without ``lazyjit._speedups`` (``LAZYJIT_SPEEDUPS=0``) the functions run as they are.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from lazyjit.api.tensor import Tensor
+from lazyjit.speedups import NATIVE
+from lazyjit.trace.node import Node, next_seq
+
+_MAX = 1024  # programs kept per function (the table starts again when full)
+_PLAIN = (int, bool, str, type(None))
+
+
+def _part(v):
+    """The signature part of a non-tensor argument, or None when it cannot be one."""
+    t = type(v)
+    if t is float:
+        return t, repr(v)
+    if t in _PLAIN or t is np.dtype or (t is type and issubclass(v, np.generic)):
+        return t, v
+    if t is tuple and all(type(x) is int for x in v):
+        return t, v
+    return None
+
+
+def memoize(fn):
+    """``fn``, its graph replayed for a signature of arguments seen before (see the
+    module docstring); ``fn`` itself without ``lazyjit._speedups``."""
+    if NATIVE is None:
+        return fn
+    table: dict = {}
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if NATIVE is None:  # (tests set it so: the Python reference)
+            return fn(*args, **kwargs)
+        key, nodes = [], []
+        for a in args:
+            if type(a) is Tensor:
+                n = a.node
+                if type(n) is not Node:  # (the function says what is wrong)
+                    return fn(*args, **kwargs)
+                if n in nodes:  # (identity: nodes have no __eq__)
+                    key.append(nodes.index(n))
+                else:
+                    nodes.append(n)
+                    key.append(n.shape)
+                    key.append(n.dtype)
+            else:
+                p = _part(a)
+                if p is None:
+                    return fn(*args, **kwargs)
+                key.append(p)
+        for k, v in kwargs.items():
+            p = _part(v)
+            if p is None:
+                return fn(*args, **kwargs)
+            key.append(k)
+            key.append(p)
+        key = tuple(key)
+        program = table.get(key)
+        if program is None:
+            return _record(fn, table, key, args, kwargs, nodes)
+        if type(program) is int:  # an argument itself
+            return args[program]
+        return NATIVE.replay(program[0], tuple(nodes), program[1])
+    call.memoized = table
+    return call
+
+
+def _record(fn, table: dict, key: tuple, args: tuple, kwargs: dict, nodes: list):
+    made: list = []
+    started = NATIVE.record(made)  # (False: a recording is under way: an outer one's)
+    first = next_seq()
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        if started:
+            NATIVE.record(None)
+    if started and type(out) is Tensor:
+        program = _program(out, args, nodes, made, first)
+        if program is not None:
+            if len(table) >= _MAX:
+                table.clear()
+            table[key] = program
+    return out
+
+
+def _program(out: Tensor, args: tuple, nodes: list, made: list, first: int):
+    """The replay of a recording (see the module docstring), or None where it would not
+    be the function's graph."""
+    for i, a in enumerate(args):
+        if out is a:
+            return i
+    if out._origin is not None or out._index is not None:
+        return None
+    where = {id(n): i for i, n in enumerate(nodes)}  # id -> value number
+    kept = set(where)  # the ids of inputs and of nodes read from elsewhere
+    for n in nodes:
+        if not _concrete(n):
+            return None
+    program = []
+    for n in made:
+        if id(n) in where:
+            if id(n) in kept:  # an input or a constant came out of make: two origins
+                return None
+            continue  # made again: the same step
+        if not _concrete(n) or n.op == "param":
+            return None
+        srcs = []
+        for s in n.src:
+            j = where.get(id(s))
+            if j is None:  # read from elsewhere: kept as it is, if it is older than
+                if s.seq >= first:  # the call (a leaf made from the arguments' values)
+                    return None
+                j = where[id(s)] = len(nodes) + len(program)
+                kept.add(id(s))
+                program.append(s)
+            srcs.append(j)
+        where[id(n)] = len(nodes) + len(program)
+        program.append((n.op, tuple(srcs), n.arg, n.shape, n.dtype))
+    j = where.get(id(out.node))
+    return None if j is None else (tuple(program), j)
+
+
+def _concrete(n: Node) -> bool:
+    return all(type(d) is int for d in n.shape)
