@@ -16,6 +16,7 @@
  * (reach, below). */
 #include "lj_speedups.h"
 #include <pythread.h>
+#include <structmember.h>
 
 static PyObject *R_list;          /* the recording's list, or NULL */
 static unsigned long R_thread;    /* the thread recording */
@@ -111,7 +112,7 @@ done:
 /* reach(roots, floor, stop, look_into): the walk of lazyjit.trace.through.see_through,
  * step for step: the set of nodes seen from ``roots`` (not looking below nodes older
  * than ``floor``, in ``stop`` or stop_gradient ones), calling ``look_into(node)`` at a
- * realized value's leaf; None as soon as it says that leaf's computing graph must be
+ * realized value's leaf whose computing node is not older than ``floor``; None as soon as it says that leaf's computing graph must be
  * looked into (the Python function then rebuilds the graph). */
 PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     Py_ssize_t o_op, o_src, o_seq, o_derived;
@@ -171,7 +172,18 @@ PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             } else if (derived == Py_None) {
                 for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(src) && skip == 0; i++)
                     skip = PyList_Append(stack, PyTuple_GET_ITEM(src, i));
+            } else if (!PyTuple_CheckExact(derived) || PyTuple_GET_SIZE(derived) != 3) {
+                PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.reach: derived is not "
+                                "(ref, seq, low)");
+                skip = -1;
             } else {
+                Py_ssize_t born = PyLong_AsSsize_t(PyTuple_GET_ITEM(derived, 1));
+                if (born == -1 && PyErr_Occurred())
+                    skip = -1;
+                else if (born < floor)  /* (computed from nodes older than every target) */
+                    skip = 1;
+            }
+            if (skip == 0 && derived != Py_None) {
                 PyObject *deep = PyObject_CallOneArg(look_into, n);
                 int yes = deep == NULL ? -1 : PyObject_IsTrue(deep);
                 Py_XDECREF(deep);
@@ -195,4 +207,321 @@ fail:
     Py_XDECREF(seen);
     Py_XDECREF(stack);
     return NULL;
+}
+
+/* ---- Memoized(fn, table, record, part, on): lazyjit.api.memo.memoize's callable -------
+ * Calling it builds the signature key of its arguments as memo.key_of does (a Tensor's
+ * node's shape, of ints, and dtype, or the position of an earlier argument of that node; float,
+ * int, bool, str and None as (type, repr or value); anything else through ``part``, None
+ * meaning no signature), then: no signature, or on[0] false: fn(*args, **kwargs); a key
+ * not in ``table``: record(fn, table, key, args, kwargs, nodes); an int: that argument;
+ * else replay(program, nodes, out).  It binds as a method, as a function does, and has a
+ * __dict__ (functools.update_wrapper's attributes). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn, *table, *record, *part, *on, *dict;
+    vectorcallfunc vectorcall;
+} Memoized;
+
+static PyTypeObject *T_tensor;  /* (memo_init) */
+static Py_ssize_t T_node_off;
+
+PyObject *memo_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* (Tensor) */
+    if (nargs != 1 || !PyType_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.memo_init(Tensor)");
+        return NULL;
+    }
+    PyObject *d = PyObject_GetAttrString(args[0], "node");
+    if (d == NULL)
+        return NULL;
+    if (!PyObject_TypeCheck(d, &PyMemberDescr_Type)) {
+        Py_DECREF(d);
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.memo_init: Tensor.node is not a slot");
+        return NULL;
+    }
+    T_node_off = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    Py_INCREF(args[0]);
+    Py_XSETREF(T_tensor, (PyTypeObject *)args[0]);
+    Py_RETURN_NONE;
+}
+
+/* the signature part of a non-tensor argument (new reference; Py_None: none) */
+static PyObject *part_of(Memoized *m, PyObject *v) {
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyFloat_Type) {
+        PyObject *r = PyObject_Repr(v);
+        if (r == NULL)
+            return NULL;
+        PyObject *p = PyTuple_Pack(2, (PyObject *)t, r);
+        Py_DECREF(r);
+        return p;
+    }
+    if (t == &PyLong_Type || t == &PyBool_Type || t == &PyUnicode_Type || v == Py_None)
+        return PyTuple_Pack(2, (PyObject *)t, v);
+    return PyObject_CallOneArg(m->part, v);
+}
+
+/* (key, nodes) of a call, or Py_None when it has no signature (new reference) */
+static PyObject *key_of(Memoized *m, PyObject *const *args, Py_ssize_t n, PyObject *kwnames) {
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *key = PyList_New(0), *nodes = PyList_New(0), *p = NULL, *r = NULL;
+    if (key == NULL || nodes == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = args[i];
+        if (T_tensor != NULL && Py_TYPE(a) == T_tensor) {
+            PyObject *node = *(PyObject **)((char *)a + T_node_off);
+            Py_ssize_t o_op, o_src, o_seq, o_derived;
+            PyTypeObject *node_type = lj_node_slots(&o_op, &o_src, &o_seq, &o_derived);
+            if (node == NULL || Py_TYPE(node) != node_type) {
+                r = Py_NewRef(Py_None);
+                goto done;
+            }
+            Py_ssize_t at = -1;
+            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(nodes) && at < 0; j++)
+                if (PyList_GET_ITEM(nodes, j) == node)
+                    at = j;
+            if (at >= 0) {
+                p = PyLong_FromSsize_t(at);
+                if (p == NULL || PyList_Append(key, p) < 0)
+                    goto done;
+                Py_CLEAR(p);
+                continue;
+            }
+            PyObject *shape = PyObject_GetAttrString(node, "shape");
+            if (shape == NULL)
+                goto done;
+            int sized = PyTuple_CheckExact(shape);  /* (symbolic sizes: no signature) */
+            for (Py_ssize_t d = 0; sized && d < PyTuple_GET_SIZE(shape); d++)
+                sized = PyLong_CheckExact(PyTuple_GET_ITEM(shape, d));
+            if (!sized) {
+                Py_DECREF(shape);
+                r = Py_NewRef(Py_None);
+                goto done;
+            }
+            PyObject *dtype = PyObject_GetAttrString(node, "dtype");
+            int bad = dtype == NULL || PyList_Append(nodes, node) < 0 ||
+                      PyList_Append(key, shape) < 0 || PyList_Append(key, dtype) < 0;
+            Py_XDECREF(shape);
+            Py_XDECREF(dtype);
+            if (bad)
+                goto done;
+            continue;
+        }
+        if ((p = part_of(m, a)) == NULL)
+            goto done;
+        if (p == Py_None) {
+            r = p;
+            p = NULL;
+            goto done;
+        }
+        if (PyList_Append(key, p) < 0)
+            goto done;
+        Py_CLEAR(p);
+    }
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        if ((p = part_of(m, args[n + i])) == NULL)
+            goto done;
+        if (p == Py_None) {
+            r = p;
+            p = NULL;
+            goto done;
+        }
+        if (PyList_Append(key, PyTuple_GET_ITEM(kwnames, i)) < 0 || PyList_Append(key, p) < 0)
+            goto done;
+        Py_CLEAR(p);
+    }
+    PyObject *k = PyList_AsTuple(key);
+    if (k != NULL) {
+        r = PyTuple_Pack(2, k, nodes);
+        Py_DECREF(k);
+    }
+done:
+    Py_XDECREF(p);
+    Py_XDECREF(key);
+    Py_XDECREF(nodes);
+    return r;
+}
+
+static PyObject *plain_call(Memoized *m, PyObject *const *args, size_t nargsf,
+                            PyObject *kwnames) {
+    return PyObject_Vectorcall(m->fn, args, nargsf, kwnames);
+}
+
+static PyObject *memoized_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames) {
+    Memoized *m = (Memoized *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    int on = PyList_CheckExact(m->on) && PyList_GET_SIZE(m->on) == 1 ?
+             PyObject_IsTrue(PyList_GET_ITEM(m->on, 0)) : 0;
+    if (on < 0)
+        return NULL;
+    if (!on)
+        return plain_call(m, args, nargsf, kwnames);
+    PyObject *kn = key_of(m, args, n, kwnames);
+    if (kn == NULL)
+        return NULL;
+    if (kn == Py_None) {
+        Py_DECREF(kn);
+        return plain_call(m, args, nargsf, kwnames);
+    }
+    PyObject *key = PyTuple_GET_ITEM(kn, 0), *nodes = PyTuple_GET_ITEM(kn, 1);
+    PyObject *program = PyDict_GetItemWithError(m->table, key), *r = NULL;
+    if (program == NULL) {
+        if (PyErr_Occurred())
+            goto done;
+        PyObject *a = PyTuple_New(n), *kw = PyDict_New();
+        if (a == NULL || kw == NULL) {
+            Py_XDECREF(a);
+            Py_XDECREF(kw);
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            PyTuple_SET_ITEM(a, i, Py_NewRef(args[i]));
+        int bad = 0;
+        for (Py_ssize_t i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames) && !bad; i++)
+            bad = PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0;
+        if (!bad)
+            r = PyObject_CallFunctionObjArgs(m->record, m->fn, m->table, key, a, kw, nodes,
+                                             NULL);
+        Py_DECREF(a);
+        Py_DECREF(kw);
+        goto done;
+    }
+    if (PyLong_CheckExact(program)) {  /* an argument itself */
+        Py_ssize_t i = PyLong_AsSsize_t(program);
+        if (i >= 0 && i < n)
+            r = Py_NewRef(args[i]);
+        else if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_IndexError, "lazyjit._speedups.Memoized: an argument "
+                            "out of range");
+        goto done;
+    }
+    if (!PyTuple_CheckExact(program) || PyTuple_GET_SIZE(program) != 2) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.Memoized: a program is not "
+                        "(steps, out)");
+        goto done;
+    }
+    Py_INCREF(program);  /* (the table may be cleared while it runs) */
+    PyObject *nt = PyList_AsTuple(nodes);
+    if (nt != NULL) {
+        PyObject *rargs[3] = {PyTuple_GET_ITEM(program, 0), nt, PyTuple_GET_ITEM(program, 1)};
+        r = replay(NULL, rargs, 3);
+        Py_DECREF(nt);
+    }
+    Py_DECREF(program);
+done:
+    Py_DECREF(kn);
+    return r;
+}
+
+static PyObject *memoized_key(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {  /* key_of, for the tests */
+    return key_of((Memoized *)self, args, nargs, kwnames);
+}
+
+static PyObject *memoized_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *fn, *table, *record, *part, *on;
+    if (!PyArg_ParseTuple(args, "OO!OOO!:Memoized", &fn, &PyDict_Type, &table, &record, &part,
+                          &PyList_Type, &on))
+        return NULL;
+    Memoized *m = (Memoized *)type->tp_alloc(type, 0);
+    if (m == NULL)
+        return NULL;
+    m->fn = Py_NewRef(fn);
+    m->table = Py_NewRef(table);
+    m->record = Py_NewRef(record);
+    m->part = Py_NewRef(part);
+    m->on = Py_NewRef(on);
+    m->vectorcall = memoized_call;
+    return (PyObject *)m;
+}
+
+static int memoized_traverse(Memoized *m, visitproc visit, void *arg) {
+    Py_VISIT(m->fn);
+    Py_VISIT(m->table);
+    Py_VISIT(m->record);
+    Py_VISIT(m->part);
+    Py_VISIT(m->on);
+    Py_VISIT(m->dict);
+    return 0;
+}
+
+static int memoized_clear(Memoized *m) {
+    Py_CLEAR(m->fn);
+    Py_CLEAR(m->table);
+    Py_CLEAR(m->record);
+    Py_CLEAR(m->part);
+    Py_CLEAR(m->on);
+    Py_CLEAR(m->dict);
+    return 0;
+}
+
+static void memoized_dealloc(Memoized *m) {
+    PyObject_GC_UnTrack(m);
+    memoized_clear(m);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static PyObject *memoized_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *memoized_repr(Memoized *m) {  /* <function relu> (as update_wrapper named it) */
+    PyObject *name = PyObject_GetAttrString((PyObject *)m, "__name__");
+    if (name == NULL) {
+        PyErr_Clear();
+        return PyUnicode_FromFormat("<function %R>", m->fn);
+    }
+    PyObject *r = PyUnicode_FromFormat("<function %S>", name);
+    Py_DECREF(name);
+    return r;
+}
+
+static PyMethodDef memoized_methods[] = {
+    {"key", (PyCFunction)(void (*)(void))memoized_key, METH_FASTCALL | METH_KEYWORDS,
+     "(signature key, nodes) of a call's arguments, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef memoized_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(Memoized, dict), READONLY, NULL},
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(Memoized, vectorcall), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot memoized_slots[] = {
+    {Py_tp_new, memoized_new},
+    {Py_tp_dealloc, memoized_dealloc},
+    {Py_tp_traverse, memoized_traverse},
+    {Py_tp_clear, memoized_clear},
+    {Py_tp_call, PyVectorcall_Call},
+    {Py_tp_descr_get, memoized_get},
+    {Py_tp_repr, memoized_repr},
+    {Py_tp_methods, memoized_methods},
+    {Py_tp_members, memoized_members},
+    {Py_tp_getset, (PyGetSetDef[]){{"__dict__", PyObject_GenericGetDict,
+                                    PyObject_GenericSetDict, NULL, NULL},
+                                   {NULL, NULL, NULL, NULL, NULL}}},
+    {0, NULL},
+};
+
+static PyType_Spec memoized_spec = {
+    "lazyjit._speedups.Memoized", sizeof(Memoized), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+    Py_TPFLAGS_METHOD_DESCRIPTOR, memoized_slots,
+};
+
+int lj_memo_add_type(PyObject *module) {
+    PyObject *t = PyType_FromSpec(&memoized_spec);
+    if (t == NULL)
+        return -1;
+    int r = PyModule_AddObject(module, "Memoized", t);
+    if (r < 0)
+        Py_DECREF(t);
+    return r;
 }

@@ -48,9 +48,9 @@
  *   tensor_leaf(array)
  *       Tensor(Node.leaf(array, site=False)), a jitted call's output.
  *
- *   record(list), replay(program, nodes, out)
- *       lazyjit.api.memo's recording of the nodes an API function makes, and its
- *       replay over other inputs (see lj_memo.c).
+ *   record(list), replay(program, nodes, out), Memoized(fn, table, record, part, on)
+ *       lazyjit.api.memo's recording of the nodes an API function makes, its replay
+ *       over other inputs, and the callable that does one or the other (lj_memo.c).
  *   reach(roots, floor, stop, look_into)
  *       lazyjit.trace.through.see_through's walk (lj_memo.c).
  */
@@ -400,6 +400,8 @@ static PyMethodDef methods[] = {
      "Record the nodes make returns in this thread into a list (None: stop)."},
     {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,
      "Replay a recorded API function's graph over new input nodes."},
+    {"memo_init", (PyCFunction)(void (*)(void))memo_init, METH_FASTCALL,
+     "Memoized's table: the Tensor class."},
     {"reach", (PyCFunction)(void (*)(void))reach, METH_FASTCALL,
      "lazyjit.trace.through.see_through's walk: the nodes seen, or None."},
     {NULL, NULL, 0, NULL},
@@ -414,5 +416,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     S_low = PyUnicode_InternFromString("low");
     if (S_node == NULL || S_buffer == NULL || S_low == NULL || lj_graph_init() < 0)
         return NULL;
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && lj_memo_add_type(m) < 0)
+        Py_CLEAR(m);
+    return m;
 }

@@ -29,4 +29,6 @@ int lj_record_made(PyObject *node);
 PyObject *record(PyObject *self, PyObject *arg);
 PyObject *replay(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *memo_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int lj_memo_add_type(PyObject *module);  /* Memoized */
 #endif

@@ -67,6 +67,11 @@ def _calls(rng):
         ("softmax", softmax, lambda: (t((4, 5)),)),
         ("log_softmax", log_softmax, lambda: (t((4, 10)),)),
         ("log_softmax", lambda a: log_softmax(a, axis=0), lambda: (t((0, 3)),)),
+        ("matmul", np.matmul, lambda: (t((4, 3)), t((3, 5)))),
+        ("matmul", np.matmul, lambda: (t((2, 4, 3)), t((3,), I64))),
+        ("relu", lambda a: np.maximum(a, 0), lambda: (t((4, 3)),)),
+        ("exp", np.exp, lambda: (t((4,), I64),)),
+        ("negative", np.negative, lambda: (t((2, 2), bool).astype(np.int8),)),
     ]
 
 
@@ -189,12 +194,33 @@ def test_gradients_through_replayed_calls_match_finite_differences(rng):
             np.testing.assert_allclose(g.numpy(), num, rtol=1e-6, atol=1e-8)
 
 
-def test_without_the_extension_the_functions_run_as_they_are(monkeypatch):
-    """With ``NATIVE`` None (LAZYJIT_SPEEDUPS=0), nothing is recorded or replayed."""
-    monkeypatch.setattr(memo, "NATIVE", None)
+def test_switched_off_the_functions_run_as_they_are():
+    """Switched off (the Python reference of tests/test_speedups.py), nothing is
+    recorded or replayed."""
     F.softmax.memoized.clear()
-    with lj.config(backend="numpy"):
-        x = lj.tensor(np.array([[1.0, 2.0]], np.float32))
-        for _ in range(2):
-            np.testing.assert_allclose(F.softmax(x).numpy(), [[0.26894142, 0.7310586]])
+    memo.ON[0] = False
+    try:
+        with lj.config(backend="numpy"):
+            x = lj.tensor(np.array([[1.0, 2.0]], np.float32))
+            for _ in range(2):
+                np.testing.assert_allclose(F.softmax(x).numpy(), [[0.26894142, 0.7310586]])
+    finally:
+        memo.ON[0] = True
     assert not F.softmax.memoized
+
+
+def test_signatures_in_c_equal_pythons():
+    """The C callable's signature key (``key``) is :func:`lazyjit.api.memo.key_of`'s for
+    tensors (shared nodes, symbolic sizes aside), Python scalars, axes, dtypes and what
+    has no signature (lists, NumPy scalars and arrays)."""
+    x = lj.tensor(np.ones((2, 3), np.float32))
+    y = lj.tensor(np.ones(3, np.int64))
+    cases = [((x,), {}), ((x, x), {}), ((x, y, x), {}), ((x, 2.0), {}), ((x, -0.0), {}),
+             ((x, float("nan")), {}), ((x, True), {}), ((x, 1), {}), ((2, x), {}),
+             ((x,), {"axis": (0, 1), "keepdims": True}), ((x,), {"dtype": np.float32}),
+             ((x,), {"dtype": np.dtype("float32")}), ((x,), {"dtype": "float32"}),
+             ((x, None), {}), ((x, [1]), {}), ((x, np.float32(2)), {}),
+             ((x, np.ones(3)), {}), ((x,), {"axis": [0]})]
+    for args, kwargs in cases:
+        assert F.add.key(*args, **kwargs) == memo.key_of(args, kwargs), (args, kwargs)
+    assert F.add.key(x, [1]) is None and F.add.key(x, x)[0][2] == 0

@@ -31,11 +31,14 @@ def mode(request, tmp_path, monkeypatch):
         monkeypatch.setattr(node, "_structure", node.structure_py)
         monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))
         monkeypatch.setattr(node.Node, "leaf", staticmethod(node.leaf_py))
-        monkeypatch.setattr(memo, "NATIVE", None)
         monkeypatch.setattr(through, "_reach", through.reach_py)
         monkeypatch.setattr(realize, "_structural_key", realize.structural_key_py)
-    with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
-        yield request.param
+    memo.ON[0] = request.param != "python"  # (replays of API functions: C only)
+    try:
+        with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
+            yield request.param
+    finally:
+        memo.ON[0] = True
 
 
 def read_only(a: np.ndarray) -> bool:

@@ -46,6 +46,7 @@ MEMOIZED = ("add", "subtract", "multiply", "true_divide", "divide", "maximum", "
             "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
             "logical_and", "logical_or", "logical_xor", "where", "sum", "mean", "max",
             "min", "amax", "amin", "prod", "var", "std", "logsumexp", "softmax",
-            "log_softmax")
+            "log_softmax", "matmul", "exp", "log", "log1p", "expm1", "sqrt", "tanh",
+            "sigmoid", "softplus", "relu", "negative", "absolute", "abs", "sin", "cos")
 for _name in MEMOIZED:
     globals()[_name] = memoize(globals()[_name])

@@ -38,6 +38,8 @@ from lazyjit.speedups import NATIVE
 from lazyjit.trace.node import Node, next_seq
 
 _MAX = 1024  # programs kept per function (the table starts again when full)
+if NATIVE is not None:
+    NATIVE.memo_init(Tensor)
 _PLAIN = (int, bool, str, type(None))
 
 
@@ -53,47 +55,49 @@ def _part(v):
     return None
 
 
+def key_of(args: tuple, kwargs: dict):
+    """``(key, nodes)``: the signature of a call's arguments (each tensor's node's shape,
+    of ints, and dtype, or the position among ``nodes`` of an earlier argument of that node; each
+    other argument's :func:`_part`, keyword arguments with their names) and the distinct
+    nodes of its tensors; None when an argument cannot be part of one.  (The callable
+    ``lazyjit._speedups.Memoized`` builds the same key in C: its ``key`` method.)"""
+    key, nodes = [], []
+    for a in args:
+        if type(a) is Tensor:
+            n = a.node
+            if type(n) is not Node or not _concrete(n):  # (the function says what is
+                return None  # wrong; symbolic sizes are recorded as nodes are made)
+            if n in nodes:  # (identity: nodes have no __eq__)
+                key.append(nodes.index(n))
+            else:
+                nodes.append(n)
+                key.append(n.shape)
+                key.append(n.dtype)
+        else:
+            p = _part(a)
+            if p is None:
+                return None
+            key.append(p)
+    for k, v in kwargs.items():
+        p = _part(v)
+        if p is None:
+            return None
+        key.append(k)
+        key.append(p)
+    return tuple(key), nodes
+
+
+ON = [True]  # ON[0] false: every memoized function runs as it is (the tests' reference)
+
+
 def memoize(fn):
     """``fn``, its graph replayed for a signature of arguments seen before (see the
-    module docstring); ``fn`` itself without ``lazyjit._speedups``."""
+    module docstring), as a ``lazyjit._speedups.Memoized`` callable (``memoized``: its
+    table of programs); ``fn`` itself without ``lazyjit._speedups``."""
     if NATIVE is None:
         return fn
     table: dict = {}
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        if NATIVE is None:  # (tests set it so: the Python reference)
-            return fn(*args, **kwargs)
-        key, nodes = [], []
-        for a in args:
-            if type(a) is Tensor:
-                n = a.node
-                if type(n) is not Node:  # (the function says what is wrong)
-                    return fn(*args, **kwargs)
-                if n in nodes:  # (identity: nodes have no __eq__)
-                    key.append(nodes.index(n))
-                else:
-                    nodes.append(n)
-                    key.append(n.shape)
-                    key.append(n.dtype)
-            else:
-                p = _part(a)
-                if p is None:
-                    return fn(*args, **kwargs)
-                key.append(p)
-        for k, v in kwargs.items():
-            p = _part(v)
-            if p is None:
-                return fn(*args, **kwargs)
-            key.append(k)
-            key.append(p)
-        key = tuple(key)
-        program = table.get(key)
-        if program is None:
-            return _record(fn, table, key, args, kwargs, nodes)
-        if type(program) is int:  # an argument itself
-            return args[program]
-        return NATIVE.replay(program[0], tuple(nodes), program[1])
+    call = functools.update_wrapper(NATIVE.Memoized(fn, table, _record, _part, ON), fn)
     call.memoized = table
     return call
 

@@ -68,8 +68,9 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
 def reach_py(roots: list[Node], floor: int, stop: set[Node], look_into) -> set[Node] | None:
     """The nodes seen from ``roots``, not looking below nodes older than ``floor``, in
     ``stop`` or ``stop_gradient`` ones, and calling ``look_into(leaf)`` at each realized
-    value's leaf; None as soon as it says that leaf's computing graph must be looked
-    into.  (``lazyjit._speedups.reach`` does the same steps.)"""
+    value's leaf whose computing node is not older than ``floor``; None as soon as it
+    says that leaf's computing graph must be looked into.  (``lazyjit._speedups.reach``
+    does the same steps.)"""
     seen: set[Node] = set()
     add, stack = seen.add, list(roots)
     pop, extend = stack.pop, stack.extend
@@ -82,8 +83,8 @@ def reach_py(roots: list[Node], floor: int, stop: set[Node], look_into) -> set[N
             continue
         if n.derived is None:
             extend(n.src)
-        elif look_into(n):
-            return None
+        elif n.derived[1] >= floor and look_into(n):  # (a value computed from nodes
+            return None  # older than every target: no target is in its graph)
     return seen
 
 
