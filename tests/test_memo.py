@@ -224,3 +224,45 @@ def test_signatures_in_c_equal_pythons():
     for args, kwargs in cases:
         assert F.add.key(*args, **kwargs) == memo.key_of(args, kwargs), (args, kwargs)
     assert F.add.key(x, [1]) is None and F.add.key(x, x)[0][2] == 0
+
+
+def test_an_argument_of_constants_only_is_not_mistaken_for_the_functions_constant(rng):
+    """A first call on ``lj.zeros``/``lj.ones``/``lj.full`` tensors, whose nodes are the
+    constants the function itself reads from a cache for its Python scalars (not
+    through ``make``, unseen by the recording), keeps nothing that a later call with
+    other values of that signature could replay (found by review: ``x == 0`` after
+    ``zeros == 0`` gave all True)."""
+    with lj.config(backend="numpy"):
+        for f in (F.equal, F.subtract, F.mean, F.maximum, F.where):
+            f.memoized.clear()
+        xi = np.array([0, 1, 2, 0])
+        (lj.zeros((4,), np.int64) == 0).numpy()
+        np.testing.assert_array_equal((lj.tensor(xi) == 0).numpy(), xi == 0)
+        lj.subtract(lj.ones((4,), np.int64), 1)
+        np.testing.assert_array_equal(lj.subtract(lj.tensor(xi), 1).numpy(), xi - 1)
+        lj.mean(lj.ones(()))
+        assert float(lj.mean(lj.tensor(5.0))) == 5.0
+        xf = rng.standard_normal((4, 5)).astype(np.float32)
+        F.maximum(lj.zeros((4, 5), np.float32), 0)
+        np.testing.assert_array_equal(F.maximum(lj.tensor(xf), 0).numpy(), np.maximum(xf, 0))
+        mask = lj.tensor(xf > 0)
+        lj.where(mask, lj.full((4, 5), 0.0, np.float32), 0.0)
+        np.testing.assert_array_equal(lj.where(mask, lj.tensor(xf), 0.0).numpy(),
+                                      np.where(xf > 0, xf, 0))
+        c = lj.tensor(np.array([[True, False, True]]))
+        lj.full((1, 3), 0.0)
+        F.where(c, lj.full((), 0.0), 0.0)
+        np.testing.assert_array_equal(F.where(c, lj.tensor(7.0), 0.0).numpy(), [[7, 0, 7]])
+
+
+def test_an_interrupted_recording_ends():
+    """An exception raised by the function (or a Ctrl-C) ends the recording: the next
+    call records."""
+    with lj.config(backend="numpy"):
+        F.log_softmax.memoized.clear()
+        with pytest.raises(lj.LazyjitError):
+            F.log_softmax(lj.tensor(np.ones(3, np.float32)), axis=5)
+        assert NATIVE.record([]) is True
+        NATIVE.record(None)
+        F.log_softmax(lj.tensor(np.ones(3, np.float32)))
+        assert F.log_softmax.memoized

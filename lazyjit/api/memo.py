@@ -20,7 +20,9 @@ The program is kept only where that holds, checked at the recording:
 * every shape is a tuple of ints (symbolic sizes record requirements as nodes are made);
 * each node has one origin: a node ``make`` returned is neither an input's node nor a
   node the function read from elsewhere (a constant, kept in the program), and that
-  node was made before the call (no leaf came from the arguments' values);
+  node was made before the call (no leaf came from the arguments' values); no input is
+  a graph of constants only (``lj.zeros(4)``), which the function may also read from a
+  cache of constants without ``make`` (``x == 0``'s 0), unseen by the recording;
 * the result is a new :class:`Tensor` of no view or origin, or one argument itself.
 
 Only functions whose nodes depend on nothing else are wrapped (:data:`MEMOIZED` in
@@ -30,6 +32,7 @@ Without ``lazyjit._speedups`` (``LAZYJIT_SPEEDUPS=0``) the functions run as they
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
@@ -48,7 +51,7 @@ def _part(v):
     t = type(v)
     if t is float:
         return t, repr(v)
-    if t in _PLAIN or t is np.dtype or (t is type and issubclass(v, np.generic)):
+    if t in _PLAIN or isinstance(v, np.dtype) or (t is type and issubclass(v, np.generic)):
         return t, v
     if t is tuple and all(type(x) is int for x in v):
         return t, v
@@ -104,9 +107,10 @@ def memoize(fn):
 
 def _record(fn, table: dict, key: tuple, args: tuple, kwargs: dict, nodes: list):
     made: list = []
-    started = NATIVE.record(made)  # (False: a recording is under way: an outer one's)
     first = next_seq()
-    try:
+    started = False
+    try:  # (the recording ends whatever happens once it has started, Ctrl-C included)
+        started = NATIVE.record(made)  # (False: one is under way: an outer call's)
         out = fn(*args, **kwargs)
     finally:
         if started:
@@ -130,9 +134,9 @@ def _program(out: Tensor, args: tuple, nodes: list, made: list, first: int):
         return None
     where = {id(n): i for i, n in enumerate(nodes)}  # id -> value number
     kept = set(where)  # the ids of inputs and of nodes read from elsewhere
-    for n in nodes:
-        if not _concrete(n):
-            return None
+    for n in nodes:  # (an input of constants only may also be read from a cache of
+        if not _concrete(n) or n.low == sys.maxsize:  # constants, not through make:
+            return None  # _node_to's of Python scalars; its two origins would not show)
     program = []
     for n in made:
         if id(n) in where:
