@@ -630,16 +630,24 @@ PyTypeObject *lj_node_slots(Py_ssize_t *op, Py_ssize_t *src, Py_ssize_t *seq,
     return M_cache == NULL ? NULL : G_node;  /* (the offsets are set by then) */
 }
 
-static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs);
+static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **site);
 
 PyObject *make(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    PyObject *node = make_node(args, nargs);  /* (and the recording's, if one is under way) */
+    return lj_make_sited(args, nargs, NULL);
+}
+
+/* make, where ``site`` (unless NULL) holds the creation site to give a new node: NULL
+ * there, the stack is walked for it, and it is kept there for the caller's next nodes
+ * (a new reference): nodes made in one C call have one site */
+PyObject *lj_make_sited(PyObject *const *args, Py_ssize_t nargs, PyObject **site) {
+    PyObject *node = make_node(args, nargs, site);  /* (and the recording's, if one is
+                                                       under way) */
     if (node != NULL && lj_record_made(node) < 0)
         Py_CLEAR(node);
     return node;
 }
 
-static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **site) {
     if (M_cache == NULL || nargs != 5 || !PyTuple_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make(op, src: tuple, arg, "
                         "shape, dtype) (after make_init)");
@@ -702,9 +710,12 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs) {
     set_slot(node, O_buffer, Py_None);
     Py_INCREF(Py_None);
     set_slot(node, O_derived, Py_None);
-    PyObject *v = walk(M_internal, M_is_internal, M_frames);
+    PyObject *v = site != NULL && *site != NULL ? Py_NewRef(*site)
+                                                : walk(M_internal, M_is_internal, M_frames);
     if (v == NULL)
         goto fail;
+    if (site != NULL && *site == NULL)
+        *site = Py_NewRef(v);
     set_slot(node, O_site, v);
     if ((v = PyIter_Next(M_ids)) == NULL) {
         if (!PyErr_Occurred())

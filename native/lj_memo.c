@@ -64,7 +64,7 @@ PyObject *replay(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (v == NULL)
         return PyErr_NoMemory();
     Py_ssize_t k = 0;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *site = NULL;  /* (one creation site: one user's line) */
     for (; k < n_in; k++)
         v[k] = Py_NewRef(PyTuple_GET_ITEM(nodes, k));
     for (Py_ssize_t e = 0; e < PyTuple_GET_SIZE(program); e++, k++) {
@@ -96,13 +96,14 @@ PyObject *replay(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         }
         PyObject *margs[5] = {PyTuple_GET_ITEM(step, 0), src, PyTuple_GET_ITEM(step, 2),
                               PyTuple_GET_ITEM(step, 3), PyTuple_GET_ITEM(step, 4)};
-        v[k] = make(NULL, margs, 5);
+        v[k] = lj_make_sited(margs, 5, &site);
         Py_DECREF(src);
         if (v[k] == NULL)
             goto done;
     }
     result = lj_new_tensor(Py_NewRef(v[out]));
 done:
+    Py_XDECREF(site);
     for (Py_ssize_t i = 0; i < k; i++)
         Py_DECREF(v[i]);
     PyMem_Free(v);

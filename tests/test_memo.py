@@ -5,6 +5,8 @@ function's graph (two origins of one node, symbolic sizes, leaves made from valu
 nothing is kept."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -266,3 +268,20 @@ def test_an_interrupted_recording_ends():
         NATIVE.record(None)
         F.log_softmax(lj.tensor(np.ones(3, np.float32)))
         assert F.log_softmax.memoized
+
+
+def test_replayed_nodes_name_the_callers_line():
+    """Every node a replay makes (here a broadcast's reshape and expand, and the add)
+    has the creation site of the user's line, as the function's own nodes have."""
+    from lazyjit import errors
+    with lj.config(backend="numpy"):
+        F.add(lj.tensor(np.ones((2, 3), np.float32)), lj.tensor(np.ones(3, np.float32)))
+        x, b = lj.tensor(np.zeros((2, 3), np.float32)), lj.tensor(np.zeros(3, np.float32))
+        line = sys._getframe().f_lineno + 1
+        out = F.add(x, b)
+        made = [out.node, *[s for s in out.node.src if s is not x.node]]
+        made.append(made[1].src[0])  # (expand, then its reshape)
+        assert [n.op for n in made] == ["add", "expand", "reshape"]
+        for n in made:
+            assert errors.site_lines(n.site)[0][1:] == (line, "test_replayed_nodes_name_the_"
+                                                        "callers_line")
