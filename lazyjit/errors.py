@@ -94,6 +94,11 @@ class LazyjitError(ValueError):
     """Raised for bad input; the message names the op, the shapes and the dtypes."""
 
 
+class DTypeError(LazyjitError, TypeError):
+    """An op given operands of a dtype it is not defined for (``&`` of floats, ``-`` of
+    bools): a ``TypeError``, as NumPy raises there, and a :class:`LazyjitError`."""
+
+
 class ScalarOverflowError(LazyjitError, OverflowError):
     """A Python int that the dtype of the operation cannot hold (``int8 + 300``): an
     ``OverflowError`` as NumPy's, and a :class:`LazyjitError`."""

@@ -192,3 +192,35 @@ def test_a_python_int_out_of_the_dtypes_range_is_an_overflow_error_as_in_numpy(b
         with pytest.raises(OverflowError, match=f"{__file__}:") as e:
             lj.tensor(np.array([1], dtype)) + value
         assert isinstance(e.value, lj.LazyjitError) and len(str(e.value)) < 300
+
+
+def test_an_op_on_a_dtype_it_lacks_is_a_type_error_as_in_numpy(backend):
+    """``&`` of floats and ``-`` of bools raise what NumPy raises, ``TypeError`` (a
+    ``DTypeError``, still a ``LazyjitError``), naming the user's line."""
+    f, b = np.ones(2), np.array([True, False])
+    for op in (lambda x, y: x & y, lambda x, y: -y):
+        with pytest.raises(TypeError):
+            op(f, b)
+        with pytest.raises(lj.DTypeError, match=f"{__file__}:") as e:
+            op(lj.tensor(f), lj.tensor(b))
+        assert isinstance(e.value, (TypeError, lj.LazyjitError))
+
+
+def test_a_python_int_beyond_every_integer_dtype_is_an_overflow_error():
+    """``lj.tensor(2**70)``: NumPy makes an array of objects, lazyjit says the int fits
+    no integer dtype (``OverflowError``); the ends of int64 and uint64 still fit."""
+    for data in (2 ** 70, [1, -2 ** 64], [[2 ** 64]]):
+        with pytest.raises(lj.ScalarOverflowError, match="out of the range of every integer"):
+            lj.tensor(data)
+    assert lj.tensor(-2 ** 63).dtype == np.int64 and lj.tensor(2 ** 64 - 1).dtype == np.uint64
+
+
+def test_a_singular_matrix_names_where_the_inverse_was_asked_for(backend):
+    """``inv`` of a singular matrix raises NumPy's ``LinAlgError`` when computed, naming
+    the line that asked for it (inv computes a solve)."""
+    a = lj.tensor(np.zeros((2, 2)))
+    y = lj.linalg.inv(a)
+    line = inspect.currentframe().f_lineno - 1
+    with pytest.raises(np.linalg.LinAlgError, match=rf"(?s)Singular matrix.*solve of a "
+                       rf"\(2, 2\) float64.*{__file__}\", line {line},"):
+        y.numpy()

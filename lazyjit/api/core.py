@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lazyjit.errors import ScalarOverflowError, describe, op_error, site_lines
+from lazyjit.errors import DTypeError, ScalarOverflowError, describe, op_error, site_lines
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
 from lazyjit.api.tensor import check_device, check_dtype, Tensor
@@ -63,7 +63,7 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
         out = Tensor(size_node(data))
         return out if dtype is None else astype(out, dtype)
     arr = np.array(data, dtype=dtype, order="C", copy=True)
-    check_dtype(arr.dtype, "tensor")
+    check_dtype(arr.dtype, "tensor", data)
     arr.flags.writeable = False
     return Tensor(Node.leaf(arr))
 
@@ -540,7 +540,7 @@ def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
         out = ref_dtype(opdef, probes, None)
     except TypeError:
         raise op_error(name, f"not defined for dtype {common}",
-                       tuple(t.node for t in tensors)) from None
+                       tuple(t.node for t in tensors), cls=DTypeError) from None
     if opdef.float_only and out != common and out != np.bool_:
         common = out
     elif len(tensors) == len(ops) and builtins.all(t.dtype == common for t in tensors):

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from lazyjit.config import config
-from lazyjit.errors import LazyjitError, describe, op_error
+from lazyjit.errors import LazyjitError, ScalarOverflowError, describe, op_error
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
@@ -20,16 +20,36 @@ from lazyjit.trace.dims import Dim
 from lazyjit.trace.state import CONTEXT, STATE
 
 
-def check_dtype(dtype: Any, where: str = "tensor") -> np.dtype:
-    """Return ``np.dtype(dtype)`` or raise a clear error for a non-numeric dtype."""
+def check_dtype(dtype: Any, where: str = "tensor", data: Any = None) -> np.dtype:
+    """Return ``np.dtype(dtype)`` or raise a clear error for a non-numeric dtype (for an
+    array of objects made from ``data`` holding a Python int beyond every integer dtype,
+    a :class:`ScalarOverflowError` naming it)."""
     try:
         dt = np.dtype(dtype)
     except TypeError as e:
         raise LazyjitError(f"{where}: {e}") from None
+    big = _big_int(data) if dt.kind == "O" else None
+    if big is not None:  # (NumPy keeps such ints as objects)
+        text = repr(big) if len(repr(big)) < 40 else f"{repr(big)[:12]}... (an int of " \
+            f"{len(repr(big))} digits)"
+        raise op_error(where, f"Python int {text} is out of the range of every integer "
+                       "dtype (int64, uint64)", cls=ScalarOverflowError)
     if dt not in SUPPORTED_DTYPES:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise op_error(where, f"unsupported dtype {dt} (supported: {names})")
     return dt
+
+
+def _big_int(data: Any) -> int | None:
+    """The first Python int of ``data`` (nested lists and tuples) beyond uint64 or below
+    int64, or None."""
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            big = _big_int(d)
+            if big is not None:
+                return big
+        return None
+    return data if type(data) is int and not -2 ** 63 <= data < 2 ** 64 else None
 
 
 def check_device(device: Any, where: str) -> None:

@@ -18,6 +18,7 @@ from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config
 from lazyjit.errors import LazyjitError, describe, format_site
 from lazyjit.ops import kind_of
+from lazyjit.ops.linalg import LINALG_FAILURES
 from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
 from lazyjit.speedups import NATIVE
 from lazyjit.stats import count
@@ -300,7 +301,10 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
     try:
         outs = plan.run(arrays)
     except IndexError as e:  # (a kernel's index check: say where the indexing was written)
-        raise IndexError(f"{e}{_index_sites(nodes)}") from None
+        raise IndexError(f"{e}{_sites(nodes, _INDEXING, 'indexing')}") from None
+    except np.linalg.LinAlgError as e:  # (a factorization failed: where it was asked for)
+        raise np.linalg.LinAlgError(f"{e}{_sites(nodes, _LINALG, 'linear algebra')}") \
+            from None
     literals = {}
     for n, arr in zip(nodes, outs):
         if n.ins == ():
@@ -312,20 +316,22 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
 
 
 _INDEXING = frozenset(("take", "put", "put_add"))  # the ops whose indices a kernel checks
+_LINALG = frozenset(LINALG_FAILURES)  # the factorizations that may fail (LAPACK's info)
 
 
-def _index_sites(nodes) -> str:
-    """Where the indexing ops of the graph of ``nodes`` (down to values computed earlier)
-    were written, for an out-of-bounds error raised when they are computed."""
+def _sites(nodes, ops: frozenset, what: str) -> str:
+    """Where the ``ops`` of the graph of ``nodes`` (down to values computed earlier)
+    were written, for an error one of them raised when computed (an index out of
+    bounds, a singular matrix: ``lj.linalg.inv`` is a ``solve``)."""
     found = [n for n in reachable(list(nodes), lambda n: () if n.buffer is not None else n.src)
-             if n.op in _INDEXING and n.site]
+             if n.op in ops and n.site]
     if not found:
         return ""
-    shown = "\n".join(f"{n.op} of a {describe(n.src[0].shape)} {n.dtype.name} tensor, "
-                       f"indices {describe(n.src[1].shape)}:\n{format_site(n.site)}"
-                       for n in found[:3])
+    shown = "\n".join(f"{n.op} of " + ", ".join(f"a {describe(s.shape)} {s.dtype.name}"
+                                                 for s in n.src)
+                       + f" tensor:\n{format_site(n.site)}" for n in found[:3])
     more = f"\n(and {len(found) - 3} more)" if len(found) > 3 else ""
-    return f"; the indexing of this computation was written at:\n{shown}{more}"
+    return f"; the {what} of this computation was written at:\n{shown}{more}"
 
 
 def _leaves(tensors, given, literals: dict) -> None:
