@@ -553,13 +553,14 @@ PyObject *structure(PyObject *self, PyObject *node) {
  * table; a node made while symbolic-size requirements are pending gets them attached. */
 static Py_ssize_t O_site, O_derived, O_seq, O_low, O_refkey;
 static PyObject *M_cache, *M_ref, *M_forget, *M_ids, *M_pending, *M_attach, *M_low_py;
-static PyObject *M_internal, *M_is_internal;
+static PyObject *M_internal, *M_is_internal, *M_callback, *M_dim;
 static Py_ssize_t M_frames;
 
 PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     /* (_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _low_of, _INTERNAL,
-        is_internal, _MAX_FRAMES) */
-    if (G_node == NULL || nargs != 10 || !PyDict_Check(args[0]) || !PyType_Check(args[1]) ||
+        is_internal, _MAX_FRAMES, forget, Dim): forget, this module's, is the weak
+        references' callback, _forget its fallback for keys holding a Dim */
+    if (G_node == NULL || nargs != 12 || !PyDict_Check(args[0]) || !PyType_Check(args[1]) ||
         !PyList_Check(args[4]) || !PyDict_Check(args[7])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make_init: bad arguments (or "
                         "structure_init not called)");
@@ -585,6 +586,10 @@ PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         Py_INCREF(args[i]);
         Py_XSETREF(*keep[i], args[i]);
     }
+    Py_INCREF(args[10]);
+    Py_XSETREF(M_callback, args[10]);
+    Py_INCREF(args[11]);
+    Py_XSETREF(M_dim, args[11]);
     Py_RETURN_NONE;
 }
 
@@ -628,6 +633,40 @@ PyTypeObject *lj_node_slots(Py_ssize_t *op, Py_ssize_t *src, Py_ssize_t *seq,
     *seq = O_seq;
     *derived = O_derived;
     return M_cache == NULL ? NULL : G_node;  /* (the offsets are set by then) */
+}
+
+/* whether x holds no symbolic size (a Dim, whose hash must run in a frame of lazyjit's
+ * own: see trace/dims.py), in tuples at any depth */
+static int plain(PyObject *x) {
+    if (!PyTuple_Check(x))
+        return (PyObject *)Py_TYPE(x) != M_dim;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(x); i++)
+        if (!plain(PyTuple_GET_ITEM(x, i)))
+            return 0;
+    return 1;
+}
+
+/* forget(ref): node.py's _forget, the weak reference's callback when its node dies: the
+ * table's entry of the node's key goes, unless a newer node holds it already (a key
+ * whose hash runs Python code goes through _forget itself) */
+PyObject *forget(PyObject *self, PyObject *ref) {
+    if (M_cache == NULL || (PyObject *)Py_TYPE(ref) != M_ref) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.forget(ref: node._Ref) (after "
+                        "make_init)");
+        return NULL;
+    }
+    PyObject *key = *(PyObject **)((char *)ref + O_refkey);
+    if (key == NULL)  /* (not keyed yet: nothing of it in the table) */
+        Py_RETURN_NONE;
+    if (!plain(key))
+        return PyObject_CallOneArg(M_forget, ref);
+    Py_INCREF(key);
+    PyObject *held = PyDict_GetItemWithError(M_cache, key);  /* (borrowed) */
+    int bad = held == ref ? PyDict_DelItem(M_cache, key) : held == NULL && PyErr_Occurred();
+    Py_DECREF(key);
+    if (bad)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **site);
@@ -729,7 +768,7 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
     if ((v = structure(NULL, node)) == NULL)
         goto fail;
     Py_DECREF(v);
-    ref = PyObject_CallFunctionObjArgs(M_ref, node, M_forget, NULL);
+    ref = PyObject_CallFunctionObjArgs(M_ref, node, M_callback, NULL);
     if (ref == NULL)
         goto fail;
     Py_INCREF(key);

@@ -41,6 +41,8 @@
  *       lazyjit.trace.node.Node.make: the live node of that key, or a new one.
  *   leaf(array, site=True)
  *       lazyjit.trace.node.Node.leaf: a realized leaf holding ``array``.
+ *   forget(ref)
+ *       lazyjit.trace.node._forget: a dead node's entry leaves the table.
  *
  *   elementwise2(name, a, b)  (after elementwise_init(Tensor, ...) from lazyjit.api)
  *       lazyjit.api.core.elementwise's fast paths for two operands; None where they
@@ -388,6 +390,8 @@ static PyMethodDef methods[] = {
      "make's tables: node.py's and lazyjit.errors'."},
     {"make", (PyCFunction)(void (*)(void))make, METH_FASTCALL,
      "lazyjit.trace.node.Node.make: the hash-consed node."},
+    {"forget", (PyCFunction)forget, METH_O,
+     "lazyjit.trace.node._forget: a dead node's table entry goes."},
     {"leaf", (PyCFunction)(void (*)(void))leaf, METH_FASTCALL | METH_KEYWORDS,
      "lazyjit.trace.node.Node.leaf: a realized leaf."},
     {"elementwise_init", (PyCFunction)(void (*)(void))elementwise_init, METH_FASTCALL,

@@ -5,6 +5,7 @@ donated inputs, errors, creation sites, and nodes' structural keys."""
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 import pytest
@@ -337,3 +338,35 @@ def test_trace_keys_and_gradient_walks_in_c_equal_pythons(rng):
             assert got == want and seen_c == seen_py
             walks += len(seen_c) > 0
     assert walks > 3  # (values read on the way were looked into)
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_dead_nodes_leave_the_table():
+    """A node's weak entry in the hash-consing table goes when the node dies (C's
+    ``forget``), also for a node whose key holds a symbolic size (hashed in lazyjit's
+    own frame, through the Python ``_forget``: no error at the collection), and an
+    entry a newer node of that key holds stays."""
+    import gc
+    before = len(node._CACHE)
+    x = lj.tensor(np.arange(3.0))
+    ys = [(lj.tensor(np.ones(3)) * x - x) / x for _ in range(50)]
+    assert len(node._CACHE) >= before + 150
+    del ys
+    gc.collect()
+    assert len(node._CACHE) <= before
+    raised, hook = [], sys.unraisablehook
+    sys.unraisablehook = raised.append
+    try:
+        f = lj.jit(lambda a: (a * 2).sum(), dynamic=True)
+        for n in (3, 4, 5):
+            assert float(f(np.ones(n, np.float32))) == 2 * n
+        del f
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert not raised, raised[0].exc_value
+    a = x + 2.0
+    key = next(k for k, r in node._CACHE.items() if r() is a.node)
+    del a
+    b = x + 2.0  # (a new node of that key)
+    assert node._CACHE[key]() is b.node

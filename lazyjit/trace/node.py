@@ -27,6 +27,7 @@ import numpy as np
 from lazyjit.errors import _INTERNAL, _MAX_FRAMES, creation_site, is_internal
 from lazyjit.speedups import NATIVE
 from lazyjit.trace.constraints import PENDING, attach, symbols_of
+from lazyjit.trace.dims import Dim
 
 _CACHE: dict = {}  # structural key -> weak reference to the live node with that key
 
@@ -379,5 +380,5 @@ if NATIVE is not None:  # (a new node in a third of the time: eager code makes o
                           MAX_INS, merge)
     _structure = NATIVE.structure
     NATIVE.make_init(_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _low_of, _INTERNAL,
-                     is_internal, _MAX_FRAMES)
+                     is_internal, _MAX_FRAMES, NATIVE.forget, Dim)
     Node.make, Node.leaf = staticmethod(NATIVE.make), staticmethod(NATIVE.leaf)
