@@ -231,8 +231,7 @@ class Program:
             return self._donated(inputs, donate)
         if self._small:
             return [_empty(shape, dt) for shape, dt, _ in self.blocks]
-        alloc = pool.alloc
-        return [alloc(shape, dt, nbytes) for shape, dt, nbytes in self.blocks]
+        return pool.alloc_all(self.blocks)
 
     def _raise(self, err: int) -> None:
         """Raise the error that ``lj_run``'s nonzero return code ``err`` stands for."""

@@ -68,6 +68,15 @@ def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
         return _pooled_alloc(nbytes).view(dtype).reshape(shape)
 
 
+def alloc_all(blocks) -> list[np.ndarray]:
+    """:func:`alloc` of each ``(shape, dtype, nbytes)`` of ``blocks`` (a call's memory
+    blocks), under one hold of the lock."""
+    empty = np.empty
+    with _LOCK:
+        return [empty(shape, dt) if nbytes < MIN_POOLED else
+                _pooled_alloc(nbytes).view(dt).reshape(shape) for shape, dt, nbytes in blocks]
+
+
 def _pooled_alloc(nbytes: int) -> np.ndarray:
     lst = _free.get(nbytes)
     if lst is None:
