@@ -110,24 +110,156 @@ done:
     return result;
 }
 
-/* reach(roots, floor, stop, look_into): the walk of lazyjit.trace.through.see_through,
- * step for step: the set of nodes seen from ``roots`` (not looking below nodes older
- * than ``floor``, in ``stop`` or stop_gradient ones), calling ``look_into(node)`` at a
- * realized value's leaf whose computing node is not older than ``floor``; None as soon as it says that leaf's computing graph must be
- * looked into (the Python function then rebuilds the graph). */
+static Py_ssize_t R_op, R_src, R_seq, R_derived;  /* (Node's slots: reach sets them) */
+
+#define NODE_SLOT(n, off) (*(PyObject **)((char *)(n) + (off)))
+
+/* a node's seq, or -1 with an error */
+static Py_ssize_t seq_of(PyObject *n) {
+    PyObject *seq = NODE_SLOT(n, R_seq);
+    if (seq == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups.reach: a node without seq");
+        return -1;
+    }
+    return PyLong_AsSsize_t(seq);
+}
+
+/* the node computing a realized value (derived[0]() : new reference, Py_None if gone) */
+static PyObject *origin_of(PyObject *derived) {
+    if (!PyTuple_CheckExact(derived) || PyTuple_GET_SIZE(derived) != 3) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.reach: derived is not (ref, "
+                        "seq, low)");
+        return NULL;
+    }
+    return PyObject_CallNoArgs(PyTuple_GET_ITEM(derived, 0));
+}
+
+/* through.py's _reaches, step for step; ``dead(leaf)`` is called where a value's graph
+ * is gone (_look_into: an error if it may matter) */
+static int reaches(PyObject *src, PyObject *targets, Py_ssize_t floor, PyObject *dead) {
+    PyObject *seen = PySet_New(NULL), *stack = PySequence_List(src);
+    int found = -1;
+    if (seen == NULL || stack == NULL)
+        goto done;
+    found = 0;
+    while (found == 0 && PyList_GET_SIZE(stack) > 0) {
+        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+        PyObject *n = Py_NewRef(PyList_GET_ITEM(stack, last));
+        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) {
+            Py_DECREF(n);
+            found = -1;
+            break;
+        }
+        int skip = PySet_Contains(seen, n);
+        Py_ssize_t s = skip == 0 ? seq_of(n) : 0;
+        if (skip == 0 && s == -1 && PyErr_Occurred())
+            skip = -1;
+        else if (skip == 0 && s < floor)
+            skip = 1;
+        if (skip == 0)
+            skip = PySet_Add(seen, n);
+        if (skip == 0) {
+            int in = PySet_Contains(targets, n);
+            if (in != 0) {
+                found = in;  /* (1: a target; -1: an error) */
+                skip = 1;
+            }
+        }
+        if (skip == 0) {
+            PyObject *op = NODE_SLOT(n, R_op);
+            if (op == NULL)
+                skip = -1;
+            else if (PyUnicode_CompareWithASCIIString(op, "grad") == 0 ||
+                     PyUnicode_CompareWithASCIIString(op, "stop_gradient") == 0)
+                skip = 1;
+        }
+        if (skip == 0) {
+            PyObject *derived = NODE_SLOT(n, R_derived), *sub = NODE_SLOT(n, R_src);
+            if (derived == NULL || sub == NULL || !PyTuple_CheckExact(sub)) {
+                PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups.reach: a node "
+                                "without derived or src");
+                skip = -1;
+            } else if (derived != Py_None) {
+                PyObject *origin = origin_of(derived);
+                if (origin == NULL) {
+                    skip = -1;
+                } else if (origin == Py_None) {
+                    PyObject *r = PyObject_CallOneArg(dead, n);
+                    skip = r == NULL ? -1 : 0;
+                    Py_XDECREF(r);
+                } else {
+                    skip = PyList_Append(stack, origin);
+                }
+                Py_XDECREF(origin);
+            } else {
+                for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(sub) && skip == 0; i++)
+                    skip = PyList_Append(stack, PyTuple_GET_ITEM(sub, i));
+            }
+        }
+        Py_DECREF(n);
+        if (skip < 0)
+            found = -1;
+    }
+done:
+    Py_XDECREF(seen);
+    Py_XDECREF(stack);
+    return found;
+}
+
+/* through.py's _look_into, step for step (``dead(leaf)`` where the graph is gone):
+ * 1 when the graph that computed the value ``leaf`` may lead to a target, else 0;
+ * -1 with an error */
+static int look_into(PyObject *leaf, PyObject *derived, PyObject *targets,
+                     Py_ssize_t floor, PyObject *dead) {
+    PyObject *origin = origin_of(derived);
+    if (origin == NULL)
+        return -1;
+    if (origin == Py_None) {
+        Py_DECREF(origin);
+        PyObject *r = PyObject_CallOneArg(dead, leaf);
+        int yes = r == NULL ? -1 : PyObject_IsTrue(r);
+        Py_XDECREF(r);
+        return yes;
+    }
+    int in = PySet_Contains(targets, leaf), r = 0;
+    if (in == 0)
+        in = PySet_Contains(targets, origin) == 1 ? 2 : 0;  /* (2: a target computes it) */
+    if (in < 0)
+        r = -1;
+    else if (in == 2)
+        r = 1;
+    else {
+        PyObject *src = NODE_SLOT(origin, R_src);
+        r = src == NULL ? -1 : reaches(src, targets, floor, dead);
+    }
+    Py_DECREF(origin);
+    return r;
+}
+
+/* reach(roots, floor, stop, targets, dead): lazyjit.trace.through.reach_py, step for
+ * step: the set of nodes seen from ``roots`` (not looking below nodes older than
+ * ``floor``, in ``stop`` or stop_gradient ones), looking into the graph that computed
+ * a realized value's leaf whose computing node is not older than ``floor`` (look_into
+ * above; ``dead(leaf)`` where that graph is gone); None as soon as one may lead to a
+ * target (the Python function then rebuilds the graph). */
 PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     Py_ssize_t o_op, o_src, o_seq, o_derived;
     PyTypeObject *node_type = lj_node_slots(&o_op, &o_src, &o_seq, &o_derived);
-    if (node_type == NULL || nargs != 4 || !PyList_CheckExact(args[0]) ||
-        !PyAnySet_Check(args[2])) {
+    if (node_type == NULL || nargs != 5 || !PyList_CheckExact(args[0]) ||
+        !PyAnySet_Check(args[2]) || !PyAnySet_Check(args[3])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.reach(roots: list, floor: int, "
-                        "stop: set, look_into) (after structure_init)");
+                        "stop: set, targets: set, dead) (after make_init)");
         return NULL;
     }
+    R_op = o_op;
+    R_src = o_src;
+    R_seq = o_seq;
+    R_derived = o_derived;
+    PyObject *targets = args[3];
     Py_ssize_t floor = PyLong_AsSsize_t(args[1]);
     if (floor == -1 && PyErr_Occurred())
         return NULL;
-    PyObject *stop = args[2], *look_into = args[3];
+    PyObject *stop = args[2], *dead = args[4];
     PyObject *seen = PySet_New(NULL);
     PyObject *stack = PyList_GetSlice(args[0], 0, PyList_GET_SIZE(args[0]));
     if (seen == NULL || stack == NULL)
@@ -185,9 +317,7 @@ PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                     skip = 1;
             }
             if (skip == 0 && derived != Py_None) {
-                PyObject *deep = PyObject_CallOneArg(look_into, n);
-                int yes = deep == NULL ? -1 : PyObject_IsTrue(deep);
-                Py_XDECREF(deep);
+                int yes = look_into(n, derived, targets, floor, dead);
                 if (yes != 0) {
                     Py_DECREF(n);
                     if (yes < 0)

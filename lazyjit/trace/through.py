@@ -59,18 +59,20 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
     if not targets:
         return {}, set()
     floor = min(t.seq for t in targets)
-    seen = _reach(list(roots), floor, stop, lambda n: _look_into(n, targets, floor))
+    seen = _reach(list(roots), floor, stop, targets, lambda n: _look_into(n, targets, floor))
     if seen is None:  # a value's computing graph must be looked into
         return _Rebuild(targets, stop, floor).run(roots)
     return {}, targets & seen
 
 
-def reach_py(roots: list[Node], floor: int, stop: set[Node], look_into) -> set[Node] | None:
+def reach_py(roots: list[Node], floor: int, stop: set[Node], targets: set[Node],
+             dead) -> set[Node] | None:
     """The nodes seen from ``roots``, not looking below nodes older than ``floor``, in
-    ``stop`` or ``stop_gradient`` ones, and calling ``look_into(leaf)`` at each realized
-    value's leaf whose computing node is not older than ``floor``; None as soon as it
-    says that leaf's computing graph must be looked into.  (``lazyjit._speedups.reach``
-    does the same steps.)"""
+    ``stop`` or ``stop_gradient`` ones, and looking into the graph that computed each
+    realized value's leaf whose computing node is not older than ``floor``
+    (:func:`_look_into`); None as soon as one may lead to a target.
+    (``lazyjit._speedups.reach`` does the same steps, its ``look_into`` in C, calling
+    ``dead(leaf)``, :func:`_look_into` itself, only where a value's graph is gone.)"""
     seen: set[Node] = set()
     add, stack = seen.add, list(roots)
     pop, extend = stack.pop, stack.extend
@@ -83,8 +85,8 @@ def reach_py(roots: list[Node], floor: int, stop: set[Node], look_into) -> set[N
             continue
         if n.derived is None:
             extend(n.src)
-        elif n.derived[1] >= floor and look_into(n):  # (a value computed from nodes
-            return None  # older than every target: no target is in its graph)
+        elif n.derived[1] >= floor and _look_into(n, targets, floor):  # (a value made of
+            return None  # nodes older than every target holds none of them)
     return seen
 
 
