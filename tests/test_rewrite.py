@@ -382,3 +382,25 @@ def test_gemm_op_derivatives(backend, rng):
     y = (p + 1.0) * p  # p has two consumers: no gemm (it would compute p twice)
     (after,), _ = run([y.node], phases("o4"), False)
     assert op_counts(after)["gemm"] == 0
+
+
+def test_a_wrt_that_a_rule_returns_is_not_rewritten_further():
+    """``lj.grad`` with respect to an intermediate ``x`` keeps ``x`` as an input of the
+    rewritten cost: a rule whose result is ``x`` (``x * 1.0 -> x``) must not rewrite it
+    on (``x = t * 1.0 -> t``), which dropped a path (found by a fuzzer: 1 for 2)."""
+    cases = [(lambda t: t * 1.0, lambda x: lj.sum(x * 1.0 + x), 2.0),
+             (lambda t: lj.negative(-t), lambda x: lj.sum(lj.mean(x) + x), 2.0),
+             (lambda t: lj.negative(-t), lambda x: lj.sum((x / 1.0) * 3.0 + x), 4.0)]
+    for level in ("fast_compile", "fast_run"):
+        with lj.config(optimizer=level):
+            for make, cost, want in cases:
+                t = lj.tensor(np.array([0.5, 1.5]))
+                x = make(t)
+                (g,) = lj.grad(cost(x), [x])
+                np.testing.assert_array_equal(g.numpy(), [want, want])
+                def inner(a, make=make, cost=cost):
+                    x = make(a)
+                    return lj.grad(cost(x), x)
+                jitted = lj.jit(inner)
+                np.testing.assert_array_equal(jitted(np.array([0.5, 1.5])).numpy(),
+                                              [want, want])

@@ -125,6 +125,8 @@ def _apply(n: Node, table: dict[str, list[Rule]], counts: Counter) -> Node:
             if out is not None and out is not n and out.shape == n.shape \
                     and out.dtype == n.dtype:
                 counts[r.name] += 1
+                if is_input(out):  # (a rule's result that is an input or a kept node,
+                    return out  # lj.grad's wrt: never rewritten itself)
                 n = out
                 break
         else:
