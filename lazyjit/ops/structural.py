@@ -77,7 +77,15 @@ def _reduce_rules(weights):
 
 
 def _tie_weights(out, x, axes):
-    """``1/k`` at each of the ``k`` elements equal to the extreme, 0 elsewhere."""
+    """``1/k`` at each of the ``k`` elements equal to the extreme, 0 elsewhere.  Where
+    the extreme was computed by an earlier program (a value read, then differentiated
+    through), ``x``, computed again here, may differ from what it was there in the last
+    bits (another fusion, a stabilized rewrite): no element would equal it (0/0), so
+    the extreme is taken again from this ``x``, as ``-min(-x)`` (exact), a node other
+    than the one holding the old value."""
+    if out.node.buffer is not None:
+        flip = F.min if out.node.op == "max" else F.max
+        out = -flip(-x, axis=axes, keepdims=True)
     mask = (x == out).astype(out.dtype)
     return mask / F.sum(mask, axis=axes, keepdims=True)
 
