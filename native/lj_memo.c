@@ -400,9 +400,9 @@ static PyObject *key_of(Memoized *m, PyObject *const *args, Py_ssize_t n, PyObje
     PyObject *key = PyList_New(0), *nodes = PyList_New(0), *p = NULL, *r = NULL;
     if (key == NULL || nodes == NULL)
         goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < n + nk; i++) {  /* (positional, then keyword arguments) */
         PyObject *a = args[i];
-        if (T_tensor != NULL && Py_TYPE(a) == T_tensor) {
+        if (i < n && T_tensor != NULL && Py_TYPE(a) == T_tensor) {
             PyObject *node = *(PyObject **)((char *)a + T_node_off);
             Py_ssize_t o_op, o_src, o_seq, o_derived;
             PyTypeObject *node_type = lj_node_slots(&o_op, &o_src, &o_seq, &o_derived);
@@ -448,19 +448,8 @@ static PyObject *key_of(Memoized *m, PyObject *const *args, Py_ssize_t n, PyObje
             p = NULL;
             goto done;
         }
-        if (PyList_Append(key, p) < 0)
-            goto done;
-        Py_CLEAR(p);
-    }
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        if ((p = part_of(m, args[n + i])) == NULL)
-            goto done;
-        if (p == Py_None) {
-            r = p;
-            p = NULL;
-            goto done;
-        }
-        if (PyList_Append(key, PyTuple_GET_ITEM(kwnames, i)) < 0 || PyList_Append(key, p) < 0)
+        if ((i >= n && PyList_Append(key, PyTuple_GET_ITEM(kwnames, i - n)) < 0) ||
+            PyList_Append(key, p) < 0)
             goto done;
         Py_CLEAR(p);
     }

@@ -135,8 +135,8 @@ def _program(out: Tensor, args: tuple, nodes: list, made: list, first: int):
     where = {id(n): i for i, n in enumerate(nodes)}  # id -> value number
     kept = set(where)  # the ids of inputs and of nodes read from elsewhere
     for n in nodes:  # (an input of constants only may also be read from a cache of
-        if not _concrete(n) or n.low == sys.maxsize:  # constants, not through make:
-            return None  # _node_to's of Python scalars; its two origins would not show)
+        if n.low == sys.maxsize:  # constants, not through make: _node_to's of Python
+            return None  # scalars; its two origins would not show.  Shapes: key_of's)
     program = []
     for n in made:
         if id(n) in where:

@@ -62,17 +62,14 @@ def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
     MemoryError
         The machine cannot provide it.
     """
-    if nbytes < MIN_POOLED:
-        return np.empty(shape, dtype)
-    with _LOCK:  # two threads must never take the same released buffer
-        return _pooled_alloc(nbytes).view(dtype).reshape(shape)
+    return alloc_all(((shape, dtype, nbytes),))[0]
 
 
 def alloc_all(blocks) -> list[np.ndarray]:
     """:func:`alloc` of each ``(shape, dtype, nbytes)`` of ``blocks`` (a call's memory
     blocks), under one hold of the lock."""
     empty = np.empty
-    with _LOCK:
+    with _LOCK:  # two threads must never take the same released buffer
         return [empty(shape, dt) if nbytes < MIN_POOLED else
                 _pooled_alloc(nbytes).view(dt).reshape(shape) for shape, dt, nbytes in blocks]
 
