@@ -35,8 +35,8 @@ def _ufunc_table() -> dict:
     """NumPy ufunc -> lazyjit's function of the same name (``np.divide`` ->
     ``lj.divide``), for the ufuncs lazyjit has."""
     table = {}
-    for name in dir(np):
-        uf = getattr(np, name)
+    for uf in vars(np).values():  # (not dir(np): getattr would import np.testing, np.f2py
+        # and np.ma, 60 ms, for their names)
         if isinstance(uf, np.ufunc) and uf.__name__ in F.__all__ and \
                 uf.__name__ not in _NOT_THE_UFUNC:
             table[uf] = getattr(F, uf.__name__)

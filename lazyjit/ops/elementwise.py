@@ -40,18 +40,29 @@ def _as_float(x):
     return x if x.dtype.kind == "f" else x.astype(np.result_type(x.dtype, np.float16))
 
 
-try:  # SciPy's erf when present; math.erf otherwise (same values to 1 ulp)
-    from scipy.special import erf as _scipy_erf
-except ImportError:  # pragma: no cover - depends on the environment
-    _erf_vec = np.vectorize(math.erf, otypes=[np.float64])
+_ERF: list = []  # the vectorized erf, found at its first use (see _erf_impl)
 
-    def _scipy_erf(x):
-        return _erf_vec(x).astype(x.dtype)
+
+def _erf_impl():
+    """SciPy's ``erf`` when SciPy is installed, else ``math.erf`` vectorized (the same
+    values to 1 ulp).  Imported at the first use, not with lazyjit: importing
+    ``scipy.special`` took 170 ms, half of ``import lazyjit``, and loaded SciPy's own
+    OpenBLAS (a second thread pool) into every process."""
+    if not _ERF:
+        try:
+            from scipy.special import erf  # noqa: PLC0415 (see the docstring)
+        except ImportError:  # pragma: no cover - depends on the environment
+            vec = np.vectorize(math.erf, otypes=[np.float64])
+
+            def erf(x):
+                return vec(x).astype(x.dtype)
+        _ERF.append(erf)
+    return _ERF[0]
 
 
 def _erf(x):
     x = _as_float(x)
-    return _scipy_erf(x).astype(x.dtype, copy=False)
+    return _erf_impl()(x).astype(x.dtype, copy=False)
 
 
 def _sigmoid(x):
