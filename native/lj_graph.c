@@ -626,12 +626,13 @@ static PyObject *low_of(PyObject *node, PyObject *op, PyObject *src) {  /* new r
     return best;
 }
 
-PyTypeObject *lj_node_slots(Py_ssize_t *op, Py_ssize_t *src, Py_ssize_t *seq,
-                            Py_ssize_t *derived) {
-    *op = O_op;
-    *src = O_src;
-    *seq = O_seq;
-    *derived = O_derived;
+PyTypeObject *lj_node_slots(lj_node_offsets *o) {
+    o->op = O_op;
+    o->src = O_src;
+    o->seq = O_seq;
+    o->derived = O_derived;
+    o->shape = O_shape;
+    o->dtype = O_dtype;
     return M_cache == NULL ? NULL : G_node;  /* (the offsets are set by then) */
 }
 

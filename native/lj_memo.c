@@ -243,8 +243,9 @@ static int look_into(PyObject *leaf, PyObject *derived, PyObject *targets,
  * above; ``dead(leaf)`` where that graph is gone); None as soon as one may lead to a
  * target (the Python function then rebuilds the graph). */
 PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    Py_ssize_t o_op, o_src, o_seq, o_derived;
-    PyTypeObject *node_type = lj_node_slots(&o_op, &o_src, &o_seq, &o_derived);
+    lj_node_offsets o;
+    PyTypeObject *node_type = lj_node_slots(&o);
+    Py_ssize_t o_op = o.op, o_src = o.src, o_seq = o.seq, o_derived = o.derived;
     if (node_type == NULL || nargs != 5 || !PyList_CheckExact(args[0]) ||
         !PyAnySet_Check(args[2]) || !PyAnySet_Check(args[3])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.reach(roots: list, floor: int, "
@@ -381,7 +382,11 @@ PyObject *memo_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
 /* the signature part of a non-tensor argument (new reference; Py_None: none) */
 static PyObject *part_of(Memoized *m, PyObject *v) {
     PyTypeObject *t = Py_TYPE(v);
-    if (t == &PyFloat_Type) {
+    if (t == &PyFloat_Type) {  /* equal floats are the same value, but for 0.0 and -0.0
+                                  (equal, different) and NaN (never equal): their repr */
+        double x = PyFloat_AS_DOUBLE(v);
+        if (x != 0.0 && x == x)
+            return PyTuple_Pack(2, (PyObject *)t, v);
         PyObject *r = PyObject_Repr(v);
         if (r == NULL)
             return NULL;
@@ -404,8 +409,8 @@ static PyObject *key_of(Memoized *m, PyObject *const *args, Py_ssize_t n, PyObje
         PyObject *a = args[i];
         if (i < n && T_tensor != NULL && Py_TYPE(a) == T_tensor) {
             PyObject *node = *(PyObject **)((char *)a + T_node_off);
-            Py_ssize_t o_op, o_src, o_seq, o_derived;
-            PyTypeObject *node_type = lj_node_slots(&o_op, &o_src, &o_seq, &o_derived);
+            lj_node_offsets o;
+            PyTypeObject *node_type = lj_node_slots(&o);
             if (node == NULL || Py_TYPE(node) != node_type) {
                 r = Py_NewRef(Py_None);
                 goto done;
@@ -421,23 +426,22 @@ static PyObject *key_of(Memoized *m, PyObject *const *args, Py_ssize_t n, PyObje
                 Py_CLEAR(p);
                 continue;
             }
-            PyObject *shape = PyObject_GetAttrString(node, "shape");
-            if (shape == NULL)
+            PyObject *shape = *(PyObject **)((char *)node + o.shape);  /* (borrowed) */
+            PyObject *dtype = *(PyObject **)((char *)node + o.dtype);
+            if (shape == NULL || dtype == NULL) {
+                PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups: a node without "
+                                "its shape or dtype");
                 goto done;
+            }
             int sized = PyTuple_CheckExact(shape);  /* (symbolic sizes: no signature) */
             for (Py_ssize_t d = 0; sized && d < PyTuple_GET_SIZE(shape); d++)
                 sized = PyLong_CheckExact(PyTuple_GET_ITEM(shape, d));
             if (!sized) {
-                Py_DECREF(shape);
                 r = Py_NewRef(Py_None);
                 goto done;
             }
-            PyObject *dtype = PyObject_GetAttrString(node, "dtype");
-            int bad = dtype == NULL || PyList_Append(nodes, node) < 0 ||
-                      PyList_Append(key, shape) < 0 || PyList_Append(key, dtype) < 0;
-            Py_XDECREF(shape);
-            Py_XDECREF(dtype);
-            if (bad)
+            if (PyList_Append(nodes, node) < 0 || PyList_Append(key, shape) < 0 ||
+                    PyList_Append(key, dtype) < 0)
                 goto done;
             continue;
         }

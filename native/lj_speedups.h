@@ -22,9 +22,12 @@ PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nar
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *tensor_leaf(PyObject *self, PyObject *array);
 PyObject *lj_new_tensor(PyObject *node);  /* Tensor(node); steals node */
-/* the Node class and its slots' offsets (NULL before structure_init) */
-PyTypeObject *lj_node_slots(Py_ssize_t *op, Py_ssize_t *src, Py_ssize_t *seq,
-                            Py_ssize_t *derived);
+/* the offsets of a Node's slots */
+typedef struct {
+    Py_ssize_t op, src, seq, derived, shape, dtype;
+} lj_node_offsets;
+/* the Node class, its slots' offsets in ``*o`` (NULL before make_init) */
+PyTypeObject *lj_node_slots(lj_node_offsets *o);
 
 /* lj_memo.c */
 int lj_record_made(PyObject *node);

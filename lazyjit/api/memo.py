@@ -14,7 +14,8 @@ nodes as sources), which is exactly the graph the function would make again.
 The program is kept only where that holds, checked at the recording:
 
 * the arguments are tensors (exactly :class:`Tensor`), Python scalars (their type and
-  ``repr`` are in the signature, so ``0.0`` and ``-0.0`` differ), None, strings, tuples
+  value are in the signature; a float's ``repr`` where it is 0 or NaN, so ``0.0`` and
+  ``-0.0`` differ), None, strings, tuples
   of ints, dtypes; the signature holds each tensor's shape and dtype and which tensor
   arguments are one node (``x * x`` is not ``x * y``);
 * every shape is a tuple of ints (symbolic sizes record requirements as nodes are made);
@@ -49,8 +50,8 @@ _PLAIN = (int, bool, str, type(None))
 def _part(v):
     """The signature part of a non-tensor argument, or None when it cannot be one."""
     t = type(v)
-    if t is float:
-        return t, repr(v)
+    if t is float:  # (equal floats are one value, but for 0.0 == -0.0, and NaN != NaN)
+        return (t, v) if v != 0.0 and v == v else (t, repr(v))
     if t in _PLAIN or isinstance(v, np.dtype) or (t is type and issubclass(v, np.generic)):
         return t, v
     if t is tuple and all(type(x) is int for x in v):
