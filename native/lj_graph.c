@@ -6,7 +6,7 @@
 #include "lj_speedups.h"
 #include <structmember.h>
 
-static PyObject *S_u, *S_b, *S_in, *S_bufop, *S_grad, *S_const, *G_zero;
+static PyObject *S_u, *S_b, *S_in, *S_bufop, *S_grad, *S_const, *G_zero, *G_maxsize;
 
 int lj_graph_init(void) {
     S_u = PyUnicode_InternFromString("u");
@@ -16,8 +16,9 @@ int lj_graph_init(void) {
     S_grad = PyUnicode_InternFromString("grad");
     S_const = PyUnicode_InternFromString("const");
     G_zero = PyLong_FromLong(0);
+    G_maxsize = PyLong_FromSsize_t(PY_SSIZE_T_MAX);  /* (sys.maxsize) */
     return S_u == NULL || S_b == NULL || S_in == NULL || S_bufop == NULL || S_grad == NULL ||
-           S_const == NULL || G_zero == NULL ? -1 : 0;
+           S_const == NULL || G_zero == NULL || G_maxsize == NULL ? -1 : 0;
 }
 
 /* ---- structure(node): lazyjit.trace.node._structure, step for step --------------------
@@ -548,20 +549,20 @@ PyObject *structure(PyObject *self, PyObject *node) {
 
 /* ---- make(op, src, arg, shape, dtype): lazyjit.trace.node.Node.make, step for step -----
  * The hash-consing lookup, and on a miss the new node: its slots, creation site (the
- * walk of creation_site), creation number, low (node.py's _low_of; the Python function
- * for leaves and "grad" nodes), structural key (structure above) and weak entry in the
- * table; a node made while symbolic-size requirements are pending gets them attached. */
+ * walk of creation_site), creation number, low (node.py's _low_of), structural key
+ * (structure above) and weak entry in the table; a node made while symbolic-size
+ * requirements are pending gets them attached. */
 static Py_ssize_t O_site, O_derived, O_seq, O_low, O_refkey;
-static PyObject *M_cache, *M_ref, *M_forget, *M_ids, *M_pending, *M_attach, *M_low_py;
+static PyObject *M_cache, *M_ref, *M_forget, *M_ids, *M_pending, *M_attach;
 static PyObject *M_internal, *M_is_internal, *M_callback, *M_dim;
 static Py_ssize_t M_frames;
 
 PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    /* (_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _low_of, _INTERNAL,
-        is_internal, _MAX_FRAMES, forget, Dim): forget, this module's, is the weak
-        references' callback, _forget its fallback for keys holding a Dim */
-    if (G_node == NULL || nargs != 12 || !PyDict_Check(args[0]) || !PyType_Check(args[1]) ||
-        !PyList_Check(args[4]) || !PyDict_Check(args[7])) {
+    /* (_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _INTERNAL, is_internal,
+        _MAX_FRAMES, forget, Dim): forget, this module's, is the weak references'
+        callback, _forget its fallback for keys holding a Dim */
+    if (G_node == NULL || nargs != 11 || !PyDict_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyList_Check(args[4]) || !PyDict_Check(args[6])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make_init: bad arguments (or "
                         "structure_init not called)");
         return NULL;
@@ -573,7 +574,7 @@ PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             return NULL;
     if (offset_of(args[1], "key", &O_refkey) < 0)
         return NULL;
-    M_frames = PyLong_AsSsize_t(args[9]);
+    M_frames = PyLong_AsSsize_t(args[8]);
     if (M_frames == -1 && PyErr_Occurred())
         return NULL;
     if (M_frames < 1 || M_frames > 8) {
@@ -581,15 +582,15 @@ PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         return NULL;
     }
     PyObject **keep[] = {&M_cache, &M_ref, &M_forget, &M_ids, &M_pending, &M_attach,
-                         &M_low_py, &M_internal, &M_is_internal};
-    for (int i = 0; i < 9; i++) {
+                         &M_internal, &M_is_internal};
+    for (int i = 0; i < 8; i++) {
         Py_INCREF(args[i]);
         Py_XSETREF(*keep[i], args[i]);
     }
+    Py_INCREF(args[9]);
+    Py_XSETREF(M_callback, args[9]);
     Py_INCREF(args[10]);
-    Py_XSETREF(M_callback, args[10]);
-    Py_INCREF(args[11]);
-    Py_XSETREF(M_dim, args[11]);
+    Py_XSETREF(M_dim, args[10]);
     Py_RETURN_NONE;
 }
 
@@ -606,8 +607,13 @@ static PyObject *low_of(PyObject *node, PyObject *op, PyObject *src) {  /* new r
     int grad = PyObject_RichCompareBool(op, S_grad, Py_EQ);
     if (grad < 0)
         return NULL;
-    if (grad || n == 0)
-        return PyObject_CallOneArg(M_low_py, node);
+    if (grad || n == 0) {  /* (the node's seq, set by now; a constant's: sys.maxsize) */
+        int c = n == 0 ? PyObject_RichCompareBool(op, S_const, Py_EQ) : 0;
+        PyObject *seq = get_slot(node, O_seq);
+        if (c < 0 || seq == NULL)
+            return NULL;
+        return Py_NewRef(c ? G_maxsize : seq);
+    }
     PyObject *best = NULL;
     Py_ssize_t low = 0;
     for (Py_ssize_t i = 0; i < n; i++) {

@@ -223,22 +223,36 @@ def disconnected_zeros(w: Tensor, name: str, policy: str, op: str, source: str) 
 
 def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op: str,
               source: str) -> list[Tensor]:
-    candidates = {n for w in wrts for n in (w.node, w._origin) if n is not None}
+    candidates = set()
+    for w in wrts:
+        candidates.add(w.node)
+        if w._origin is not None:
+            candidates.add(w._origin)
     mapping, reach = see_through([root], candidates, set())
-    root = mapping.get(root, root)
-    nodes = [[mapping.get(n, n) for n in (w.node, w._origin) if n is not None and n in reach]
-             for w in wrts]  # each wrt's nodes in the (rebuilt) graph of the cost
+    get = mapping.get
+    root = get(root, root)
+    nodes = [[get(n, n) for n in (w.node, w._origin) if n in reach]  # each wrt's nodes in
+             for w in wrts]  # the (rebuilt) graph of the cost (None is never in reach)
     # float wrt in the graph get a grad node (zeros if, on expansion, no float path
     # leads to them); integer and bool ones carry no gradient graph at all
-    targets = tuple(dict.fromkeys(n for ns in nodes for n in ns if n.dtype.kind in "fc"))
-    position = {t: i for i, t in enumerate(targets)}
+    position: dict[Node, int] = {}
+    for ns in nodes:
+        for n in ns:
+            if n not in position and n.dtype.kind in "fc":
+                position[n] = len(position)
+    targets = tuple(position)
+    src = (root, *targets)  # (one tuple: the grad nodes' sources are the same)
+    make = Node.make
     out = []
     for w, name, ns in zip(wrts, names, nodes, strict=True):
+        if len(ns) == 1 and ns[0] in position:  # (the common case: one node, float)
+            t = ns[0]
+            out.append(Tensor(make("grad", src, ("grad", (position[t],)), t.shape, t.dtype)))
+            continue
         mine = tuple(sorted({position[n] for n in ns if n in position}))
         if mine:
             t = targets[mine[0]]  # (the op's shape and dtype rules: its first target's)
-            out.append(Tensor(Node.make("grad", (root, *targets), ("grad", mine), t.shape,
-                                        t.dtype)))
+            out.append(Tensor(make("grad", src, ("grad", mine), t.shape, t.dtype)))
         elif ns:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
         else:

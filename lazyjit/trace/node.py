@@ -379,6 +379,6 @@ if NATIVE is not None:  # (a new node in a third of the time: eager code makes o
     NATIVE.structure_init(Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT,
                           MAX_INS, merge)
     _structure = NATIVE.structure
-    NATIVE.make_init(_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _low_of, _INTERNAL,
+    NATIVE.make_init(_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _INTERNAL,
                      is_internal, _MAX_FRAMES, NATIVE.forget, Dim)
     Node.make, Node.leaf = staticmethod(NATIVE.make), staticmethod(NATIVE.leaf)
