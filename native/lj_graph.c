@@ -946,6 +946,27 @@ static PyObject *same_type(PyObject *name, PyObject *na, PyObject *nb) {
 }
 
 
+int lj_symbolic_operand(PyObject *x) {
+    if (E_tensor == NULL || Py_TYPE(x) != E_tensor)
+        return 0;
+    PyObject *node = get_slot(x, OT_node);
+    if (node == NULL) {
+        PyErr_Clear();
+        return 0;  /* (the function says what is wrong) */
+    }
+    if (Py_TYPE(node) != G_node)
+        return 0;
+    PyObject *shape = get_slot(node, O_shape);
+    if (shape == NULL || !PyTuple_Check(shape)) {
+        PyErr_Clear();
+        return 0;
+    }
+    for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(shape); d++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(shape, d)))
+            return 1;
+    return 0;
+}
+
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (E_tensor == NULL || M_cache == NULL || nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.elementwise2(name, a, b) (after "

@@ -421,7 +421,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     if (S_node == NULL || S_buffer == NULL || S_low == NULL || lj_graph_init() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && lj_memo_add_type(m) < 0)
+    if (m != NULL && (lj_memo_add_type(m) < 0 || lj_ops_add_type(m) < 0))
         Py_CLEAR(m);
     return m;
 }

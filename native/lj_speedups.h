@@ -1,5 +1,6 @@
 /* lazyjit._speedups' translation units: lj_speedups.c (the call path and the module),
- * lj_graph.c (the graph's nodes) and lj_memo.c (replaying an API function's graph). */
+ * lj_graph.c (the graph's nodes), lj_memo.c (replaying an API function's graph) and
+ * lj_ops.c (Tensor's operators). */
 #ifndef LJ_SPEEDUPS_H
 #define LJ_SPEEDUPS_H
 #define PY_SSIZE_T_CLEAN
@@ -20,6 +21,9 @@ PyObject *lj_make_sited(PyObject *const *args, Py_ssize_t nargs, PyObject **site
 PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* whether x is a Tensor whose shape holds a symbolic size (hashed only in lazyjit's own
+ * frames: see trace/dims.py) */
+int lj_symbolic_operand(PyObject *x);
 PyObject *tensor_leaf(PyObject *self, PyObject *array);
 PyObject *lj_new_tensor(PyObject *node);  /* Tensor(node); steals node */
 /* the offsets of a Node's slots */
@@ -36,4 +40,7 @@ PyObject *replay(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *memo_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 int lj_memo_add_type(PyObject *module);  /* Memoized */
+
+/* lj_ops.c */
+int lj_ops_add_type(PyObject *module);  /* Operator */
 #endif

@@ -251,6 +251,7 @@ def test_operators_in_c_make_the_nodes_python_makes(rng):
     arrays = [rng.standard_normal(3).astype(np.float32), np.arange(3, dtype=np.int64),
               rng.standard_normal((2, 3)), np.array([True, False, True])]
     scalars = [2, 2.0, -0.0, 0.0, float("nan"), 7, 1e300]
+    fns = {**methods._BINARY, **methods._COMPARISONS}
     fast = 0
     with lj.config(backend="numpy"):
         for op, np_op in ops.items():
@@ -269,10 +270,24 @@ def test_operators_in_c_make_the_nodes_python_makes(rng):
                         got = getattr(operator, op)(ta, tb)
                         same = core.elementwise(name, ta, tb)
                         assert got.node is same.node, (op, a, b)
+                        # (the C Operator's steps are the Python method's)
+                        py = methods._operator(op, fns[op], python=True)(ta, tb) \
+                            if isinstance(ta, lj.Tensor) else \
+                            methods._operator(op, fns[op], True, python=True)(tb, ta)
+                        assert py.node is got.node, (op, a, b)
                         fast += NATIVE.elementwise2(name, ta, tb) is not None
                         np.testing.assert_array_equal(got.numpy(), want)
                         assert got.dtype == want.dtype, (op, a, b)
     assert fast > 100  # (most went through the C paths)
+    with lj.config(backend="numpy"):  # an operator with no fast path: fn (reflected too)
+        m, v = rng.standard_normal((2, 3)), rng.standard_normal(3)
+        tm, tv = lj.tensor(m), lj.tensor(v)
+        np.testing.assert_allclose((tm @ tv).numpy(), m @ v)
+        np.testing.assert_allclose(tv.__rmatmul__(tm).numpy(), m @ v)
+        np.testing.assert_allclose((2 ** tv).numpy(), 2 ** v)
+        assert repr(lj.Tensor.__radd__).startswith("<operator 'add' of")
+        with pytest.raises(TypeError, match="takes .self, other."):
+            lj.Tensor.__add__(tm)
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")

@@ -39,7 +39,8 @@ _ELEMENTWISE = {op: fn.elementwise for op, fn in {**_BINARY, **_COMPARISONS}.ite
 
 def _fast_binop(name: str, fn, reflected=False):
     """:func:`_binop`, trying ``lazyjit._speedups.elementwise2`` (core.elementwise's fast
-    paths for two operands) first; where they do not apply, ``fn``."""
+    paths for two operands) first; where they do not apply, ``fn``.  (The callable
+    ``lazyjit._speedups.Operator`` takes the same steps in C, with no Python frame.)"""
     ew = NATIVE.elementwise2
     if reflected:
         def rop(self, other):
@@ -53,10 +54,13 @@ def _fast_binop(name: str, fn, reflected=False):
     return op
 
 
-def _operator(op: str, fn, reflected=False):
-    if NATIVE is None or op not in _ELEMENTWISE:
-        return _binop(fn, reflected)
-    return _fast_binop(_ELEMENTWISE[op], fn, reflected)
+def _operator(op: str, fn, reflected=False, python=False):
+    """The Tensor method of the binary operator ``op`` (``add`` for ``__add__``): the
+    C ``Operator`` unless ``python`` (or the extension is missing)."""
+    if NATIVE is None or python:
+        return _binop(fn, reflected) if NATIVE is None or op not in _ELEMENTWISE else \
+            _fast_binop(_ELEMENTWISE[op], fn, reflected)
+    return NATIVE.Operator(_ELEMENTWISE.get(op), fn, reflected)
 
 
 if NATIVE is not None:
@@ -95,10 +99,10 @@ for _name, _fn in {"neg": F.negative, "abs": F.absolute, "invert": F.invert}.ite
             lambda self, fn=_fn: weak_of(fn(self), derived(self)))
 WeakScalar.__pos__ = lambda self: self
 
-Tensor.__neg__ = lambda self: F.negative(self)
+Tensor.__neg__ = F.negative  # (functions of one tensor, bound as methods)
 Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = lambda self: F.absolute(self)
-Tensor.__invert__ = lambda self: F.invert(self)
+Tensor.__abs__ = F.absolute
+Tensor.__invert__ = F.invert
 Tensor.__getitem__ = indexing.getitem
 Tensor.__hash__ = object.__hash__
 
