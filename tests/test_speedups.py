@@ -61,6 +61,49 @@ def test_small_program_keeps_its_blocks_only_while_free(mode):
         np.testing.assert_array_equal(f(x + k).numpy(), (x + k) * 2 + 1)
 
 
+def test_larger_program_keeps_its_intermediates_not_its_outputs(mode, rng):
+    """A program whose intermediates exceed a small one's blocks keeps them between calls
+    (the same arrays, within the pool's budget), while every output is a new array: an
+    output held from one call keeps its values through the next, on every path (held,
+    dropped, views of it kept)."""
+    from lazyjit.backends.cpu import pool
+    xn = rng.standard_normal((96, 64)).astype(np.float32) * 0.1
+    wn = rng.standard_normal((64, 64)).astype(np.float32) * 0.1
+    f = lj.jit(lambda x, w: (lj.tanh(x @ w) @ w, lj.exp(x @ w).sum(axis=0)))
+    want = [(np.tanh((xn + k) @ wn) @ wn, np.exp((xn + k) @ wn).sum(axis=0))
+            for k in range(4)]
+    held, views = [], []
+    for k in range(4):
+        a, b = f(xn + k, wn)
+        held.append((a.numpy(), b.numpy()))
+        views.append(a.numpy()[1:, :3])
+        if k == 1:
+            del held[0]  # (an output dropped: its block may go back to the pool only)
+    plan = next(p for p in _programs(f) if p._scratch)
+    scratch = [b for _, _, blocks in plan._B if blocks for b in blocks if b is not None]
+    assert scratch and plan._reserved == plan._scratch and pool._kept >= plan._scratch
+    for (a, b), (wa, wb), v in zip(held, want[1:], views[1:]):
+        np.testing.assert_allclose(a, wa, rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(b, wb, rtol=1e-4)
+        np.testing.assert_array_equal(v, a[1:, :3])
+    a, _ = f(xn, wn)  # (the same scratch arrays again)
+    assert all(any(k is b for k in plan._B[-1][2] if k is not None) for b in scratch)
+    np.testing.assert_allclose(a.numpy(), want[0][0], rtol=1e-4, atol=1e-3)
+
+
+def _programs(jitted) -> list:
+    """The cpu Programs of ``jitted``'s compiled entries."""
+    from lazyjit.backends.cpu import backend
+    found = []
+    for entry in jitted._cache.values():
+        for obj in vars(entry).values() if hasattr(entry, "__dict__") else \
+                [getattr(entry, k, None) for k in getattr(type(entry), "__slots__", ())]:
+            plan = getattr(obj, "program", obj)
+            if isinstance(plan, backend.Program):
+                found.append(plan)
+    return found
+
+
 def test_blocks_shared_by_several_slots(mode, rng):
     """Intermediates whose lifetimes do not overlap share a block (the slot order NATIVE
     takes); the values are NumPy's on a call that reuses the program."""

@@ -38,6 +38,11 @@ from lazyjit.trace.node import Node
 
 name = "cpu"
 KEPT_BYTES = 1 << 14  # a program whose blocks take at most this keeps them between calls
+# a larger program keeps its intermediate blocks (never handed out) between calls when
+# they take at most this, within the pool's budget for kept blocks (pool.reserve): a
+# training step's scratch is then neither allocated again nor cold in the cache
+KEPT_SCRATCH_BYTES = 1 << 22
+_SCRATCH_LOCK = threading.Lock()  # guards Program._reserved
 
 
 def _kept_refs() -> int:
@@ -80,7 +85,8 @@ class Program:
 
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
                  "n_slots", "block", "blocks", "_B", "donors", "messages", "_small",
-                 "_order", "_addresses", "_outs", "_keep", "_lj_run", "_busy")
+                 "_order", "_addresses", "_outs", "_keep", "_lj_run", "_busy",
+                 "_out_blocks", "_scratch", "_reserved")
 
     def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
@@ -122,6 +128,14 @@ class Program:
         # reuse if nothing else holds them by then (allocating them and taking their
         # addresses is most of a small call's cost): small programs only
         self._keep = sum(n for _, _, n in self.blocks) <= KEPT_BYTES
+        # otherwise, the blocks of outputs (new at each call) and the bytes of the others,
+        # kept with each buffer table when pool.reserve grants them (0: not kept)
+        self._out_blocks = tuple(sorted({k for passed, k, _ in self._outs if not passed}))
+        self._scratch = 0 if self._keep else \
+            sum(n for _, _, n in self.blocks) - sum(self.blocks[k][2] for k in self._out_blocks)
+        if self._scratch > KEPT_SCRATCH_BYTES:
+            self._scratch = 0
+        self._reserved = 0  # (the bytes of scratch one of its tables keeps, or 0)
         # (buffer table, blocks it points to or None) not in use: one per call running
         # at once
         self._B: list[tuple] = []
@@ -157,16 +171,22 @@ class Program:
         except IndexError:
             B = ffi.new("void*[]", self.n_slots or 1)
             address, blocks = int(ffi.cast("uintptr_t", B)), None
+        kept = self._scratch and blocks is not None  # (this table holds the scratch)
         if donate:  # (some outputs written over inputs: new blocks)
             blocks = None
-        elif blocks is not None:  # an earlier call's, B pointing to them: free again?
-            for b in blocks:
+        elif blocks is not None and not kept:  # an earlier call's, B pointing to them:
+            for b in blocks:  # free again?
                 if _getrefcount(b) > _KEPT_REFS:  # (an output still in use)
                     blocks = None
                     break
         fresh = blocks is None  # (a kept call's blocks are read-only already)
         if fresh:
             blocks = self._blocks(inputs, donate)
+        elif kept:  # the kept scratch (see __init__), new output blocks
+            for b, a in zip(self._out_blocks,
+                            pool.alloc_all([self.blocks[b] for b in self._out_blocks])):
+                blocks[b] = a
+            fresh = True  # (their addresses are written to the table)
         if NATIVE is not None:  # the same steps as below, in C (lazyjit._speedups)
             if type(inputs) is not list:  # (what it takes)
                 inputs = list(inputs)
@@ -179,14 +199,42 @@ class Program:
             err = self._run_python(B, inputs, blocks if fresh else None)
         COUNTS.of["kernels_run"] += self.n_kernels  # (count(), inlined: the hot path)
         if err:
-            self._B.append((B, address, None))
+            self._B.append((B, address, self._keep_scratch(blocks, kept, donate)))
             self._raise(err)
         if outs is None:
             outs = self._outputs(inputs, blocks, fresh)
         # given back once ``outs`` holds the outputs: a call in another thread that takes
         # the table now finds its blocks in use
-        self._B.append((B, address, blocks if self._keep and donate is None else None))
+        self._B.append((B, address, blocks if self._keep and donate is None else
+                        self._keep_scratch(blocks, kept, donate)))
         return outs
+
+    def _keep_scratch(self, blocks: list, kept: bool, donate) -> list | None:
+        """What a table keeps of a call's ``blocks`` for the next call (see __init__):
+        the intermediate blocks, the outputs' dropped (they are the caller's now), where
+        the table kept them already (``kept``) or this program's first table asks the
+        pool's budget for kept blocks and gets it; else None."""
+        if not self._scratch:
+            return None
+        if donate:  # (the call's blocks are new ones: the table's scratch goes)
+            if kept:
+                with _SCRATCH_LOCK:
+                    self._reserved = 0
+                    pool.release(self._scratch)
+            return None
+        if not kept:
+            with _SCRATCH_LOCK:  # (one table's scratch reserved, by one thread)
+                if self._reserved or not pool.reserve(self._scratch):
+                    return None  # (another table keeps it, or over the budget)
+                self._reserved = self._scratch
+        blocks = list(blocks)
+        for b in self._out_blocks:
+            blocks[b] = None
+        return blocks
+
+    def __del__(self):
+        if self._reserved:  # (the kept scratch goes with the program)
+            pool.release(self._reserved)
 
     def _run_python(self, B, inputs: list, blocks: list | None) -> int:
         """Store the inputs' and (unless None: B points there already) the blocks' data

@@ -20,6 +20,9 @@ MAX_PER_SIZE = 16
 MAX_POOLED_BYTES = 1 << 30    # above this, buffers not in use are released
 _pooled = 0                   # bytes held in the pool (in use or not)
 
+MAX_KEPT_BYTES = 1 << 26     # intermediates programs keep between calls, all together
+_kept = 0                     # bytes they keep (reserve, release)
+
 _free: dict[int, list[np.ndarray]] = {}
 _LOCK = threading.Lock()  # guards _free and _pooled (calls may run in several threads)
 
@@ -103,6 +106,25 @@ def _evict() -> None:
             _free[nbytes] = keep
         else:
             del _free[nbytes]
+
+
+def reserve(nbytes: int) -> bool:
+    """Whether a program may keep ``nbytes`` of intermediate blocks between its calls
+    (counted until :func:`release`): at most :data:`MAX_KEPT_BYTES` in all, so that the
+    thousands of plans a process may cache hold little memory that is not in use."""
+    global _kept
+    with _LOCK:
+        if _kept + nbytes > MAX_KEPT_BYTES:
+            return False
+        _kept += nbytes
+        return True
+
+
+def release(nbytes: int) -> None:
+    """Give back what :func:`reserve` granted (the program is gone)."""
+    global _kept
+    with _LOCK:
+        _kept -= nbytes
 
 
 def clear() -> None:
