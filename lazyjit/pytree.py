@@ -45,4 +45,9 @@ def _unflatten(d: Any, it: Iterator) -> Any:
 
 def unflatten(treedef: Any, leaves) -> Any:
     """Inverse of :func:`flatten`."""
+    kind = treedef[0] if type(treedef) is tuple else None
+    if (kind == "l" or kind == "t") and type(leaves) in (list, tuple) and \
+            treedef[1].count("*") == len(treedef[1]) == len(leaves):  # (a flat list or
+        # tuple of leaves: at once)
+        return list(leaves) if kind == "l" else tuple(leaves)
     return _unflatten(treedef, iter(leaves))

@@ -8,7 +8,7 @@ be realized, jitted, or differentiated again.  Semantics follow Theano's
 from __future__ import annotations
 
 import warnings
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -150,13 +150,30 @@ def wrt_leaves(wrt, op: str) -> tuple[list[Tensor], object, list[str]]:
         return [wrt], None, ["wrt"]
     kind = "l" if type(wrt) is list else "t" if type(wrt) is tuple else None
     if kind and all(type(w) is Tensor for w in wrt):  # (flatten's result, at once)
-        return list(wrt), (kind, ("*",) * len(wrt)), [f"wrt[{i}]" for i in range(len(wrt))]
+        return list(wrt), (kind, ("*",) * len(wrt)), _FlatNames(len(wrt))
     leaves, tree = flatten(wrt, lambda x: not isinstance(x, (list, tuple, dict)))
     names = [f"wrt{p}" for p in leaf_paths(wrt)]
     for w, name in zip(leaves, names, strict=True):
         if not isinstance(w, Tensor):
             raise op_error(op, f"{name}: wrt must be tensors, got {type(w).__name__}")
     return leaves, tree, names
+
+
+class _FlatNames(Sequence):
+    """``["wrt[0]", "wrt[1]", ...]``, each made when an error message asks for it."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.n))]
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return f"wrt[{i % self.n}]"
 
 
 def leaf_paths(tree, prefix: str = "") -> list[str]:
