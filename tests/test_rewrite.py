@@ -96,6 +96,11 @@ CASES = [
      {"matmul": (1, 0), "gemm": (0, 1)}),
     ("gemm", "o4", lambda x: lj.relu(x.T @ x + x[0]), lambda a: np.maximum(a.T @ a + a[0], 0),
      "any", {"matmul": (1, 0), "gemm": (0, 1)}),
+    # (an SGD step on a product: the scalar moved right first, then folded in as -k)
+    ("gemm", "o4", lambda x: x - 0.1 * (x @ x.T @ x), lambda a: a - 0.1 * (a @ a.T @ a),
+     "any", {"matmul": (2, 1), "sub": (1, 0), "gemm": (0, 1)}),
+    ("gemm", "o4", lambda x: x - x @ x.T @ x, lambda a: a - a @ a.T @ a, "any",
+     {"matmul": (2, 1), "sub": (1, 0), "gemm": (0, 1)}),
     ("pow_half", "unsafe", lambda x: lj.power(x, lj.full((), 0.5, "float32")), np.sqrt, "pos",
      {"pow": (1, 0), "sqrt": (0, 1)}),
     ("mul_div_cancel", "unsafe", lambda x: x * (x + 2) / (x + 2), lambda a: a, "pos",
@@ -367,6 +372,19 @@ def test_optimizer_level_per_jit_function(backend):
     assert np.isnan(np.asarray(safe(x, y))[0])  # the flag itself is unchanged
     with pytest.raises(lj.LazyjitError):
         lj.jit(lambda x: x, optimizer="o9")
+
+
+def test_a_product_minus_c_is_no_gemm(backend, rng):
+    """``(a @ b) * k - c`` has no BLAS form (C would be scaled by -1): left as it is,
+    with NumPy's values."""
+    a = _x(rng)
+    x = lj.tensor(a)
+    y = (x @ x.T @ x) * 3.0 - x
+    (after,), _ = run([y.node], phases("o4"), False)
+    assert op_counts(after)["gemm"] == 0 and op_counts(after)["sub"] == 1
+    with lj.config(optimizer="o4"):
+        np.testing.assert_allclose(((x @ x.T @ x) * 3.0 - x).numpy(), (a @ a.T @ a) * 3 - a,
+                                   rtol=1e-5, atol=1e-5)
 
 
 def test_gemm_op_derivatives(backend, rng):

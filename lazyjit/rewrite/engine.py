@@ -118,6 +118,16 @@ def ew(op: str, *srcs: Node) -> Node:
     return Node.make(op, srcs, None, srcs[0].shape, srcs[0].dtype)
 
 
+def _takes_place(new: Node, old: Node) -> None:
+    """``new`` replaces ``old`` in the graph: it gets ``old``'s consumers, counted for
+    :func:`single_use` (added to those it has: a count too high only keeps a rule from
+    folding a node; an SGD step's ``w - lr * grad`` is a ``gemm`` once the constant is
+    moved right)."""
+    uses = STATE.rewrite_uses
+    if uses is not None and new is not old:
+        uses[new] = uses.get(new, 0) + uses.get(old, 0)
+
+
 def _apply(n: Node, table: dict[str, list[Rule]], counts: Counter) -> Node:
     for _ in range(MAX_FIRES):
         for r in table.get(n.op, ()):
@@ -125,6 +135,7 @@ def _apply(n: Node, table: dict[str, list[Rule]], counts: Counter) -> Node:
             if out is not None and out is not n and out.shape == n.shape \
                     and out.dtype == n.dtype:
                 counts[r.name] += 1
+                _takes_place(out, n)
                 if is_input(out):  # (a rule's result that is an input or a kept node,
                     return out  # lj.grad's wrt: never rewritten itself)
                 n = out
@@ -159,6 +170,7 @@ def run_phase(outputs: list[Node], table: dict[str, list[Rule]],
         for a, b in zip(src, n.src):
             if a is not b:
                 m = Node.make(n.op, src, n.arg, n.shape, n.dtype)
+                _takes_place(m, n)
                 break
         memo[n] = _apply(m, table, counts)
     return [memo[o] for o in outputs]

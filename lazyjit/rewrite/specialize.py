@@ -55,16 +55,20 @@ def mul_div_cancel(n: Node) -> Node | None:
     return x if z is y else z if x is y else None
 
 
-@rule(RULES, "gemm", "add")
+@rule(RULES, "gemm", "add", "sub")
 def gemm(n: Node) -> Node | None:
     # (a @ b) * k + c -> gemm(a, b, c, k) ; (a @ b) + c -> gemm(a, b, c, 1)
+    # c - (a @ b) * k -> gemm(a, b, c, -k) (an SGD step on a product's gradient)
     # (one BLAS call: c is written into the result, which the product adds to)
     if n.dtype.kind != "f":
         return None
-    for m, c in ((n.src[0], n.src[1]), (n.src[1], n.src[0])):
-        alpha = 1.0
+    sign = -1.0 if n.op == "sub" else 1.0
+    pairs = ((n.src[1], n.src[0]),) if sign < 0 else \
+        ((n.src[0], n.src[1]), (n.src[1], n.src[0]))
+    for m, c in pairs:
+        alpha = sign
         if op_of(m) == "mul" and single_use(m) and const_of(m.src[1]) is not None:
-            alpha, m = float(const_of(m.src[1])), m.src[0]
+            alpha, m = sign * float(const_of(m.src[1])), m.src[0]
         if op_of(m) != "matmul" or not single_use(m) or len(m.shape) != 2 or \
                 m.dtype.kind != "f" or m.dtype != n.dtype or c.dtype != n.dtype:
             continue
