@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -86,7 +87,7 @@ class Program:
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
                  "n_slots", "block", "blocks", "_B", "donors", "messages", "_small",
                  "_order", "_addresses", "_outs", "_keep", "_lj_run", "_busy",
-                 "_out_blocks", "_scratch", "_reserved")
+                 "_out_blocks", "_scratch", "_reserved", "__weakref__")
 
     def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
@@ -135,7 +136,9 @@ class Program:
             sum(n for _, _, n in self.blocks) - sum(self.blocks[k][2] for k in self._out_blocks)
         if self._scratch > KEPT_SCRATCH_BYTES:
             self._scratch = 0
-        self._reserved = 0  # (the bytes of scratch one of its tables keeps, or 0)
+        # (while one of its tables keeps scratch: the finalizer giving it back to the
+        # pool's budget; else None)
+        self._reserved: weakref.finalize | None = None
         # (buffer table, blocks it points to or None) not in use: one per call running
         # at once
         self._B: list[tuple] = []
@@ -219,22 +222,20 @@ class Program:
         if donate:  # (the call's blocks are new ones: the table's scratch goes)
             if kept:
                 with _SCRATCH_LOCK:
-                    self._reserved = 0
-                    pool.release(self._scratch)
+                    self._reserved()
+                    self._reserved = None
             return None
         if not kept:
             with _SCRATCH_LOCK:  # (one table's scratch reserved, by one thread)
                 if self._reserved or not pool.reserve(self._scratch):
                     return None  # (another table keeps it, or over the budget)
-                self._reserved = self._scratch
+                # (given back when the program goes, or its table's scratch before)
+                self._reserved = weakref.finalize(self, pool.release, self._scratch)
+                self._reserved.atexit = False
         blocks = list(blocks)
         for b in self._out_blocks:
             blocks[b] = None
         return blocks
-
-    def __del__(self):
-        if self._reserved:  # (the kept scratch goes with the program)
-            pool.release(self._reserved)
 
     def _run_python(self, B, inputs: list, blocks: list | None) -> int:
         """Store the inputs' and (unless None: B points there already) the blocks' data
