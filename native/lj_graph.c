@@ -639,6 +639,9 @@ PyTypeObject *lj_node_slots(lj_node_offsets *o) {
     o->derived = O_derived;
     o->shape = O_shape;
     o->dtype = O_dtype;
+    o->buffer = O_buffer;
+    o->site = O_site;
+    o->low = O_low;
     return M_cache == NULL ? NULL : G_node;  /* (the offsets are set by then) */
 }
 
@@ -945,6 +948,12 @@ static PyObject *same_type(PyObject *name, PyObject *na, PyObject *nb) {
     return r;
 }
 
+
+PyTypeObject *lj_tensor_slots(Py_ssize_t *node, Py_ssize_t *origin) {
+    *node = OT_node;
+    *origin = OT_origin;
+    return E_tensor;
+}
 
 int lj_symbolic_operand(PyObject *x) {
     if (E_tensor == NULL || Py_TYPE(x) != E_tensor)

@@ -1,4 +1,6 @@
-/* Operator: a Tensor operator method (``__add__``, ``__rmul__``, ``__matmul__``) as one C
+/* Tensor's operators, and the tensors a realize computed.
+ *
+ * Operator: a Tensor operator method (``__add__``, ``__rmul__``, ``__matmul__``) as one C
  * callable, with no Python frame of its own: lazyjit.api.methods' _fast_binop and
  * _binop, step for step.  ``Operator(name, fn, reflected)`` called with ``(self, other)``
  * takes ``a, b = (other, self) if reflected else (self, other)``; where ``name`` is a
@@ -120,4 +122,127 @@ int lj_ops_add_type(PyObject *module) {
     if (r < 0)
         Py_DECREF(t);
     return r;
+}
+
+/* ---- realized(tensors, given, literals): lazyjit.engine.realize._leaves' loop --------
+ * Each tensor whose node ``given[i]`` was computed by this realize (not a buffer, and
+ * still the tensor's node) refers from now on to a fresh leaf holding the value (the
+ * node's buffer, or ``literals[node]``), with ``_origin`` the node, and the leaf
+ * ``derived`` from it (node.py's derived: a weak reference to the node, its seq, and
+ * the leaf's low, the lowest of the sources' for a gradient).  Returns the number of
+ * tensors given a leaf. */
+static PyObject *R_bufop, *R_grad;
+
+static int set_attr_slot(PyObject *o, Py_ssize_t off, PyObject *v) {  /* steals v */
+    PyObject **at = (PyObject **)((char *)o + off);
+    PyObject *old = *at;
+    *at = v;
+    Py_XDECREF(old);
+    return 0;
+}
+
+static PyObject *slot(PyObject *o, Py_ssize_t off) {  /* borrowed; NULL (error) if unset */
+    PyObject *v = *(PyObject **)((char *)o + off);
+    if (v == NULL)
+        PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups.realized: an unset slot");
+    return v;
+}
+
+static int realize_one(PyObject *t, PyObject *n, PyObject *literals,
+                       const lj_node_offsets *o, Py_ssize_t t_node, Py_ssize_t t_origin) {
+    PyObject *buffer = slot(n, o->buffer), *site = slot(n, o->site), *op = slot(n, o->op);
+    PyObject *src = slot(n, o->src), *low = slot(n, o->low), *seq = slot(n, o->seq);
+    if (buffer == NULL || site == NULL || op == NULL || src == NULL || low == NULL ||
+            seq == NULL)
+        return -1;
+    if (buffer == Py_None) {
+        buffer = PyDict_GetItemWithError(literals, n);
+        if (buffer == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyError, "lazyjit._speedups.realized: no value");
+            return -1;
+        }
+    }
+    PyObject *args[2] = {buffer, site};
+    PyObject *leaf_node = leaf(NULL, args, 2, NULL);
+    if (leaf_node == NULL)
+        return -1;
+    int grad = op == R_grad ? 1 : PyUnicode_Compare(op, R_grad) == 0;
+    if (grad && PyTuple_GET_SIZE(src) > 0) {  /* (the lowest of its sources') */
+        Py_ssize_t best = PY_SSIZE_T_MAX;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(src); i++) {
+            PyObject *v = slot(PyTuple_GET_ITEM(src, i), o->low);
+            Py_ssize_t x = v == NULL ? -1 : PyLong_AsSsize_t(v);
+            if (x == -1 && PyErr_Occurred()) {
+                Py_DECREF(leaf_node);
+                return -1;
+            }
+            if (x < best) {
+                best = x;
+                low = v;
+            }
+        }
+    }
+    PyObject *ref = PyWeakref_NewRef(n, NULL);
+    PyObject *d = ref == NULL ? NULL : PyTuple_Pack(3, ref, seq, low);
+    Py_XDECREF(ref);
+    if (d == NULL) {
+        Py_DECREF(leaf_node);
+        return -1;
+    }
+    set_attr_slot(leaf_node, o->low, Py_NewRef(low));
+    set_attr_slot(leaf_node, o->derived, d);
+    set_attr_slot(t, t_origin, Py_NewRef(n));
+    set_attr_slot(t, t_node, leaf_node);
+    return 0;
+}
+
+PyObject *realized(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    lj_node_offsets o;
+    Py_ssize_t t_node, t_origin;
+    PyTypeObject *node_type = lj_node_slots(&o);
+    PyTypeObject *tensor_type = lj_tensor_slots(&t_node, &t_origin);
+    if (node_type == NULL || tensor_type == NULL || nargs != 3 || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.realized(tensors, given, "
+                        "literals: dict) (after make_init and elementwise_init)");
+        return NULL;
+    }
+    if (R_bufop == NULL && ((R_bufop = PyUnicode_InternFromString("buffer")) == NULL ||
+                            (R_grad = PyUnicode_InternFromString("grad")) == NULL))
+        return NULL;
+    PyObject *ts = PySequence_Fast(args[0], "realized: tensors"), *ns = NULL;
+    if (ts == NULL || (ns = PySequence_Fast(args[1], "realized: given")) == NULL) {
+        Py_XDECREF(ts);
+        return NULL;
+    }
+    Py_ssize_t done = 0, k = PySequence_Fast_GET_SIZE(ts);
+    if (PySequence_Fast_GET_SIZE(ns) < k)
+        k = PySequence_Fast_GET_SIZE(ns);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(ts, i), *n = PySequence_Fast_GET_ITEM(ns, i);
+        if (Py_TYPE(t) != tensor_type || Py_TYPE(n) != node_type) {
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.realized: not a Tensor "
+                            "and its Node");
+            goto fail;
+        }
+        PyObject *op = slot(n, o.op);
+        if (op == NULL)
+            goto fail;
+        int buffer = op == R_bufop ? 1 : PyUnicode_Compare(op, R_bufop) == 0;
+        if (buffer || *(PyObject **)((char *)t + t_node) != n)
+            continue;  /* (a leaf already, or given another node meanwhile) */
+        Py_INCREF(n);  /* (held: the tensor's reference to it goes) */
+        int bad = realize_one(t, n, args[2], &o, t_node, t_origin);
+        Py_DECREF(n);
+        if (bad < 0)
+            goto fail;
+        done++;
+    }
+    Py_DECREF(ts);
+    Py_DECREF(ns);
+    return PyLong_FromSsize_t(done);
+fail:
+    Py_DECREF(ts);
+    Py_DECREF(ns);
+    return NULL;
 }

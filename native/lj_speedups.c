@@ -44,6 +44,10 @@
  *   forget(ref)
  *       lazyjit.trace.node._forget: a dead node's entry leaves the table.
  *
+ *   realized(tensors, given, literals)
+ *       lazyjit.engine.realize._leaves: each computed tensor refers to a leaf of its
+ *       value (lj_ops.c).
+ *
  *   elementwise2(name, a, b)  (after elementwise_init(Tensor, ...) from lazyjit.api)
  *       lazyjit.api.core.elementwise's fast paths for two operands; None where they
  *       do not apply (the Python function then does everything).
@@ -394,6 +398,8 @@ static PyMethodDef methods[] = {
      "lazyjit.trace.node._forget: a dead node's table entry goes."},
     {"leaf", (PyCFunction)(void (*)(void))leaf, METH_FASTCALL | METH_KEYWORDS,
      "lazyjit.trace.node.Node.leaf: a realized leaf."},
+    {"realized", (PyCFunction)(void (*)(void))realized, METH_FASTCALL,
+     "lazyjit.engine.realize._leaves: realized tensors refer to leaves of their values."},
     {"elementwise_init", (PyCFunction)(void (*)(void))elementwise_init, METH_FASTCALL,
      "elementwise2's tables: lazyjit.api.core's."},
     {"elementwise2", (PyCFunction)(void (*)(void))elementwise2, METH_FASTCALL,

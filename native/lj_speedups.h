@@ -24,11 +24,14 @@ PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 /* whether x is a Tensor whose shape holds a symbolic size (hashed only in lazyjit's own
  * frames: see trace/dims.py) */
 int lj_symbolic_operand(PyObject *x);
+/* the Tensor class and its node and _origin slots' offsets (NULL before
+ * elementwise_init) */
+PyTypeObject *lj_tensor_slots(Py_ssize_t *node, Py_ssize_t *origin);
 PyObject *tensor_leaf(PyObject *self, PyObject *array);
 PyObject *lj_new_tensor(PyObject *node);  /* Tensor(node); steals node */
 /* the offsets of a Node's slots */
 typedef struct {
-    Py_ssize_t op, src, seq, derived, shape, dtype;
+    Py_ssize_t op, src, seq, derived, shape, dtype, buffer, site, low;
 } lj_node_offsets;
 /* the Node class, its slots' offsets in ``*o`` (NULL before make_init) */
 PyTypeObject *lj_node_slots(lj_node_offsets *o);
@@ -43,4 +46,5 @@ int lj_memo_add_type(PyObject *module);  /* Memoized */
 
 /* lj_ops.c */
 int lj_ops_add_type(PyObject *module);  /* Operator */
+PyObject *realized(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 #endif

@@ -34,6 +34,7 @@ def mode(request, tmp_path, monkeypatch):
         monkeypatch.setattr(node.Node, "leaf", staticmethod(node.leaf_py))
         monkeypatch.setattr(through, "_reach", through.reach_py)
         monkeypatch.setattr(realize, "_structural_key", realize.structural_key_py)
+        monkeypatch.setattr(realize, "NATIVE", None)  # (_leaves_py)
     memo.ON[0] = request.param != "python"  # (replays of API functions: C only)
     try:
         with lj.config(backend="cpu", cache_dir=str(tmp_path / "cache")):
@@ -89,6 +90,33 @@ def test_larger_program_keeps_its_intermediates_not_its_outputs(mode, rng):
     a, _ = f(xn, wn)  # (the same scratch arrays again)
     assert all(any(k is b for k in plan._B[-1][2] if k is not None) for b in scratch)
     np.testing.assert_allclose(a.numpy(), want[0][0], rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_realized_leaves_in_c_equal_pythons(rng):
+    """``NATIVE.realized`` gives each computed tensor the leaf ``_leaves_py`` gives it:
+    its value, the node's site, and ``derived`` (the node weakly, its seq, the low: a
+    gradient's is its sources' lowest), for values, literals, gradients, leaves, and a
+    tensor given twice."""
+    x = lj.tensor(rng.standard_normal(4))
+    y = (x * 2.0).sum()
+    given = [t.node for t in (x * 3.0, y, lj.grad(y, x), lj.full((), 3.0) * 2.0, x)]
+    given.append(given[0])
+    copies = {n: lj.Tensor(n) for n in given if n.buffer is None}
+    lj.realize(*copies.values())  # (the values, in the nodes or as literals)
+    literals = {n: c.numpy() for n, c in copies.items() if n.buffer is None}
+    got = {}
+    for how, leaves in (("py", realize._leaves_py), ("c", NATIVE.realized)):
+        ts = [lj.Tensor(n) for n in given[:-1]]
+        ts.append(ts[0])  # (the same tensor again: a leaf already)
+        leaves(ts, given, literals)
+        got[how] = [(t._origin is n, t.node.op, t.node.site, t.node.low,
+                     None if t.node.derived is None else
+                     (t.node.derived[0]() is n, *t.node.derived[1:]),
+                     np.asarray(t.node.buffer).tolist()) for t, n in zip(ts, given)]
+    assert got["py"] == got["c"]
+    assert [g[0] for g in got["c"]] == [True, True, True, True, False, True]
+    assert got["c"][2][3] == min(s.low for s in given[2].src)  # (the gradient's low)
 
 
 def _programs(jitted) -> list:

@@ -334,16 +334,27 @@ def _sites(nodes, ops: frozenset, what: str) -> str:
     return f"; the {what} of this computation was written at:\n{shown}{more}"
 
 
-def _leaves(tensors, given, literals: dict) -> None:
-    """Each realized tensor refers to a fresh leaf holding its value."""
+def _leaves_py(tensors, given, literals: dict) -> None:
+    """Each realized tensor refers to a fresh leaf holding its value (the node's buffer,
+    or ``literals[node]``), derived from the node (weakly: no chain of old graphs
+    kept).  (``lazyjit._speedups.realized`` takes the same steps in C.)"""
     for t, n in zip(tensors, given):
         if n.op != "buffer" and t.node is n:
             t._origin = n
             t.node = Node.leaf(n.buffer if n.buffer is not None else literals[n],
                                site=n.site)
-            derived(t.node, t._origin)  # weakly: no chain of old graphs kept
-            if STATE.keep:  # (while a function is differentiated: until it is)
-                STATE.keep[-1].append(t._origin)
+            derived(t.node, t._origin)
+
+
+def _leaves(tensors, given, literals: dict) -> None:
+    """:func:`_leaves_py`, in C where the extension is built; while a function is
+    differentiated, its computed nodes are kept (until it is)."""
+    if NATIVE is None:
+        _leaves_py(tensors, given, literals)
+    else:
+        NATIVE.realized(tensors, given, literals)
+    if STATE.keep:
+        STATE.keep[-1].extend(n for t, n in zip(tensors, given) if t._origin is n)
 
 
 # the calls up the layers: tensors and loop references below compute values through these
