@@ -87,7 +87,7 @@ class Program:
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
                  "n_slots", "block", "blocks", "_B", "donors", "messages", "_small",
                  "_order", "_addresses", "_outs", "_keep", "_lj_run", "_busy",
-                 "_out_blocks", "_scratch", "_reserved", "__weakref__")
+                 "_out_blocks", "_out_specs", "_scratch", "_reserved", "__weakref__")
 
     def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
@@ -132,6 +132,7 @@ class Program:
         # otherwise, the blocks of outputs (new at each call) and the bytes of the others,
         # kept with each buffer table when pool.reserve grants them (0: not kept)
         self._out_blocks = tuple(sorted({k for passed, k, _ in self._outs if not passed}))
+        self._out_specs = [self.blocks[b] for b in self._out_blocks]
         self._scratch = 0 if self._keep else \
             sum(n for _, _, n in self.blocks) - sum(self.blocks[k][2] for k in self._out_blocks)
         if self._scratch > KEPT_SCRATCH_BYTES:
@@ -186,8 +187,7 @@ class Program:
         if fresh:
             blocks = self._blocks(inputs, donate)
         elif kept:  # the kept scratch (see __init__), new output blocks
-            for b, a in zip(self._out_blocks,
-                            pool.alloc_all([self.blocks[b] for b in self._out_blocks])):
+            for b, a in zip(self._out_blocks, pool.alloc_all(self._out_specs)):
                 blocks[b] = a
             fresh = True  # (their addresses are written to the table)
         if NATIVE is not None:  # the same steps as below, in C (lazyjit._speedups)
