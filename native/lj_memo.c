@@ -564,6 +564,7 @@ static PyObject *memoized_new(PyTypeObject *type, PyObject *args, PyObject *kwds
 }
 
 static int memoized_traverse(Memoized *m, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(m));
     Py_VISIT(m->fn);
     Py_VISIT(m->table);
     Py_VISIT(m->record);
@@ -584,9 +585,11 @@ static int memoized_clear(Memoized *m) {
 }
 
 static void memoized_dealloc(Memoized *m) {
+    PyTypeObject *type = Py_TYPE(m);
     PyObject_GC_UnTrack(m);
     memoized_clear(m);
-    Py_TYPE(m)->tp_free((PyObject *)m);
+    type->tp_free((PyObject *)m);
+    Py_DECREF(type);  /* (a heap type: its instances hold it) */
 }
 
 static PyObject *memoized_get(PyObject *self, PyObject *obj, PyObject *type) {

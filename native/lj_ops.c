@@ -16,6 +16,7 @@ typedef struct {
     PyObject *fn;
     int reflected;
     vectorcallfunc vectorcall;
+    PyObject *dict;  /* (__name__, __qualname__, __doc__, set by lazyjit.api.methods) */
 } Operator;
 
 static PyObject *operator_call(PyObject *self, PyObject *const *args, size_t nargsf,
@@ -62,21 +63,26 @@ static PyObject *operator_new(PyTypeObject *type, PyObject *args, PyObject *kwar
 }
 
 static int operator_traverse(Operator *o, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(o));  /* (a heap type: its instances hold it) */
     Py_VISIT(o->name);
     Py_VISIT(o->fn);
+    Py_VISIT(o->dict);
     return 0;
 }
 
 static int operator_clear(Operator *o) {
     Py_CLEAR(o->name);
     Py_CLEAR(o->fn);
+    Py_CLEAR(o->dict);
     return 0;
 }
 
 static void operator_dealloc(Operator *o) {
+    PyTypeObject *type = Py_TYPE(o);
     PyObject_GC_UnTrack(o);
     operator_clear(o);
-    Py_TYPE(o)->tp_free((PyObject *)o);
+    type->tp_free((PyObject *)o);
+    Py_DECREF(type);
 }
 
 static PyObject *operator_get(PyObject *self, PyObject *obj, PyObject *type) {
@@ -92,6 +98,7 @@ static PyObject *operator_repr(Operator *o) {
 
 static PyMemberDef operator_members[] = {
     {"fn", T_OBJECT_EX, offsetof(Operator, fn), READONLY, NULL},
+    {"__dictoffset__", T_PYSSIZET, offsetof(Operator, dict), READONLY, NULL},
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(Operator, vectorcall), READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };
@@ -105,6 +112,9 @@ static PyType_Slot operator_slots[] = {
     {Py_tp_descr_get, operator_get},
     {Py_tp_repr, operator_repr},
     {Py_tp_members, operator_members},
+    {Py_tp_getset, (PyGetSetDef[]){{"__dict__", PyObject_GenericGetDict,
+                                    PyObject_GenericSetDict, NULL, NULL},
+                                   {NULL, NULL, NULL, NULL, NULL}}},
     {0, NULL},
 };
 
@@ -159,7 +169,7 @@ static int realize_one(PyObject *t, PyObject *n, PyObject *literals,
         buffer = PyDict_GetItemWithError(literals, n);
         if (buffer == NULL) {
             if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_KeyError, "lazyjit._speedups.realized: no value");
+                PyErr_SetObject(PyExc_KeyError, n);  /* (as literals[n] raises) */
             return -1;
         }
     }
@@ -168,8 +178,10 @@ static int realize_one(PyObject *t, PyObject *n, PyObject *literals,
     if (leaf_node == NULL)
         return -1;
     int grad = op == R_grad ? 1 : PyUnicode_Compare(op, R_grad) == 0;
+    if (PyErr_Occurred())
+        return -1;
     if (grad && PyTuple_GET_SIZE(src) > 0) {  /* (the lowest of its sources') */
-        Py_ssize_t best = PY_SSIZE_T_MAX;
+        Py_ssize_t best = 0;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(src); i++) {
             PyObject *v = slot(PyTuple_GET_ITEM(src, i), o->low);
             Py_ssize_t x = v == NULL ? -1 : PyLong_AsSsize_t(v);
@@ -177,7 +189,7 @@ static int realize_one(PyObject *t, PyObject *n, PyObject *literals,
                 Py_DECREF(leaf_node);
                 return -1;
             }
-            if (x < best) {
+            if (i == 0 || x < best) {
                 best = x;
                 low = v;
             }
@@ -207,9 +219,16 @@ PyObject *realized(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                         "literals: dict) (after make_init and elementwise_init)");
         return NULL;
     }
-    if (R_bufop == NULL && ((R_bufop = PyUnicode_InternFromString("buffer")) == NULL ||
-                            (R_grad = PyUnicode_InternFromString("grad")) == NULL))
-        return NULL;
+    if (R_grad == NULL) {  /* (both, or neither) */
+        PyObject *b = PyUnicode_InternFromString("buffer");
+        PyObject *g = b == NULL ? NULL : PyUnicode_InternFromString("grad");
+        if (g == NULL) {
+            Py_XDECREF(b);
+            return NULL;
+        }
+        R_bufop = b;
+        R_grad = g;
+    }
     PyObject *ts = PySequence_Fast(args[0], "realized: tensors"), *ns = NULL;
     if (ts == NULL || (ns = PySequence_Fast(args[1], "realized: given")) == NULL) {
         Py_XDECREF(ts);
@@ -220,7 +239,7 @@ PyObject *realized(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         k = PySequence_Fast_GET_SIZE(ns);
     for (Py_ssize_t i = 0; i < k; i++) {
         PyObject *t = PySequence_Fast_GET_ITEM(ts, i), *n = PySequence_Fast_GET_ITEM(ns, i);
-        if (Py_TYPE(t) != tensor_type || Py_TYPE(n) != node_type) {
+        if (!PyObject_TypeCheck(t, tensor_type) || Py_TYPE(n) != node_type) {
             PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.realized: not a Tensor "
                             "and its Node");
             goto fail;
@@ -229,6 +248,8 @@ PyObject *realized(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         if (op == NULL)
             goto fail;
         int buffer = op == R_bufop ? 1 : PyUnicode_Compare(op, R_bufop) == 0;
+        if (PyErr_Occurred())
+            goto fail;
         if (buffer || *(PyObject **)((char *)t + t_node) != n)
             continue;  /* (a leaf already, or given another node meanwhile) */
         Py_INCREF(n);  /* (held: the tensor's reference to it goes) */

@@ -100,23 +100,69 @@ def test_realized_leaves_in_c_equal_pythons(rng):
     tensor given twice."""
     x = lj.tensor(rng.standard_normal(4))
     y = (x * 2.0).sum()
-    given = [t.node for t in (x * 3.0, y, lj.grad(y, x), lj.full((), 3.0) * 2.0, x)]
-    given.append(given[0])
+    c = lj.full((3,), 2.0, "float32")  # (a gradient whose sources are all constants)
+    given = [t.node for t in (x * 3.0, y, lj.grad(y, x), lj.full((), 3.0) * 2.0, x,
+                              lj.grad((c * c).sum(), c))]
+    given.insert(5, given[0])
     copies = {n: lj.Tensor(n) for n in given if n.buffer is None}
     lj.realize(*copies.values())  # (the values, in the nodes or as literals)
     literals = {n: c.numpy() for n, c in copies.items() if n.buffer is None}
     got = {}
     for how, leaves in (("py", realize._leaves_py), ("c", NATIVE.realized)):
-        ts = [lj.Tensor(n) for n in given[:-1]]
-        ts.append(ts[0])  # (the same tensor again: a leaf already)
+        ts = [lj.Tensor(n) for n in given]
+        ts[5] = ts[0]  # (the same tensor again: a leaf already)
         leaves(ts, given, literals)
         got[how] = [(t._origin is n, t.node.op, t.node.site, t.node.low,
                      None if t.node.derived is None else
                      (t.node.derived[0]() is n, *t.node.derived[1:]),
                      np.asarray(t.node.buffer).tolist()) for t, n in zip(ts, given)]
     assert got["py"] == got["c"]
-    assert [g[0] for g in got["c"]] == [True, True, True, True, False, True]
+    assert [g[0] for g in got["c"]] == [True, True, True, True, False, True, True]
     assert got["c"][2][3] == min(s.low for s in given[2].src)  # (the gradient's low)
+    assert got["c"][6][3] == sys.maxsize  # (of constants only: as min(...) gives)
+
+
+def test_realize_takes_shared_variables(mode):
+    """``lj.realize`` and ``.realize()`` of shared variables (a Tensor subclass), pending
+    or holding their value, with other tensors (found by review: the C step refused
+    subclasses)."""
+    w = lj.shared(np.ones(3, np.float32), name="w")
+    lj.realize(w)
+    w.realize()
+    w.set_value(w * 2.0)
+    y = w + 1.0
+    lj.realize(w, y)
+    np.testing.assert_array_equal(w.get_value(), [2, 2, 2])
+    np.testing.assert_array_equal(y.numpy(), [3, 3, 3])
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_operators_are_named_and_free_their_type():
+    """The C operators carry a method's name and doc, and an Operator made and freed
+    leaves its (heap) type's reference count as it was (found by review)."""
+    assert lj.Tensor.__radd__.__name__ == "__radd__"
+    assert lj.Tensor.__mul__.__qualname__ == "Tensor.__mul__"
+    NATIVE.Operator("add", np.add, False)  # (a first call may cache what holds the type)
+    before = sys.getrefcount(NATIVE.Operator)
+    for _ in range(1000):
+        NATIVE.Operator("add", np.add, False)
+    after = sys.getrefcount(NATIVE.Operator)  # (outside the assert, which holds its parts)
+    assert after == before
+
+
+def test_the_kept_scratch_budget_never_waits_for_the_pools_lock():
+    """``pool.release`` runs from a program's finalizer, which a garbage collection may
+    run inside ``alloc_all`` with the pool's lock held: it takes a lock of its own
+    (found by review: a deadlock)."""
+    import threading
+    from lazyjit.backends.cpu import pool
+    done = []
+    with pool._LOCK:
+        t = threading.Thread(target=lambda: done.append(pool.reserve(0) and
+                                                        pool.release(0) is None))
+        t.start()
+        t.join(timeout=10)
+    assert done == [True]
 
 
 def _programs(jitted) -> list:

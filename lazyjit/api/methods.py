@@ -60,7 +60,12 @@ def _operator(op: str, fn, reflected=False, python=False):
     if NATIVE is None or python:
         return _binop(fn, reflected) if NATIVE is None or op not in _ELEMENTWISE else \
             _fast_binop(_ELEMENTWISE[op], fn, reflected)
-    return NATIVE.Operator(_ELEMENTWISE.get(op), fn, reflected)
+    method = NATIVE.Operator(_ELEMENTWISE.get(op), fn, reflected)
+    method.__name__ = f"__{'r' if reflected else ''}{op}__"
+    method.__qualname__ = f"Tensor.{method.__name__}"
+    method.__doc__ = f"``{'other, self' if reflected else 'self, other'}``: " \
+                     f"lazyjit.{getattr(fn, '__name__', op)}."
+    return method
 
 
 if NATIVE is not None:

@@ -22,6 +22,9 @@ _pooled = 0                   # bytes held in the pool (in use or not)
 
 MAX_KEPT_BYTES = 1 << 26     # intermediates programs keep between calls, all together
 _kept = 0                     # bytes they keep (reserve, release)
+# guards _kept: its own lock, never _LOCK, as release runs from a finalizer, which a
+# garbage collection may run inside alloc_all, with _LOCK held
+_KEPT_LOCK = threading.RLock()
 
 _free: dict[int, list[np.ndarray]] = {}
 _LOCK = threading.Lock()  # guards _free and _pooled (calls may run in several threads)
@@ -113,7 +116,7 @@ def reserve(nbytes: int) -> bool:
     (counted until :func:`release`): at most :data:`MAX_KEPT_BYTES` in all, so that the
     thousands of plans a process may cache hold little memory that is not in use."""
     global _kept
-    with _LOCK:
+    with _KEPT_LOCK:
         if _kept + nbytes > MAX_KEPT_BYTES:
             return False
         _kept += nbytes
@@ -123,7 +126,7 @@ def reserve(nbytes: int) -> bool:
 def release(nbytes: int) -> None:
     """Give back what :func:`reserve` granted (the program is gone)."""
     global _kept
-    with _LOCK:
+    with _KEPT_LOCK:
         _kept -= nbytes
 
 
