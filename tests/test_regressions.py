@@ -269,3 +269,22 @@ def test_a_min_read_before_its_gradient_is_taken_gives_the_same_gradient(backend
         d[i] = 1e-6
         num[i] = (cost(a + d) - cost(a - d)) / 2e-6
     np.testing.assert_allclose(want, num, rtol=1e-5, atol=1e-6)
+
+
+def test_gradient_with_respect_to_a_constant_tensor(backend):
+    """``lj.grad`` with respect to ``lj.full`` / ``lj.ones`` tensors (graphs of constants
+    only): the constant folding of the cost's rewrite looked into the ``wrt`` node it
+    keeps, folded ``c * c`` to a constant and gave a zero gradient (found by review,
+    older than the session); reverse mode and ``Rop`` against the analytic values."""
+    c = lj.full((3,), 2.0, "float64")
+    np.testing.assert_allclose(lj.grad((c * c).sum(), c).numpy(), [4.0, 4.0, 4.0])
+    x = lj.ones((2, 2), "float64") * 3.0
+    np.testing.assert_allclose(lj.grad((lj.exp(x) * x).sum(), x).numpy(),
+                               np.full((2, 2), np.exp(3.0) * 4.0))
+    for mode in ("fast_compile", "fast_run"):
+        with lj.config(optimizer=mode):
+            w = lj.full((2,), 0.5, "float64")
+            np.testing.assert_allclose(lj.grad(lj.sum(w ** 3), [w])[0].numpy(),
+                                       [0.75, 0.75])
+            np.testing.assert_allclose(
+                lj.Rop(lj.sum(w * w), w, lj.tensor(np.array([1.0, 2.0]))).numpy(), 3.0)

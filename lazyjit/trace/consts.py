@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from lazyjit.trace.node import Node
+from lazyjit.trace.state import STATE
 
 # movement ops that keep "every element equals c"
 _CONST_VIEWS = frozenset(("reshape", "expand", "permute", "slice"))
@@ -15,13 +16,16 @@ _CONST_VIEWS = frozenset(("reshape", "expand", "permute", "slice"))
 def const_of(n: Node) -> Any:
     """The scalar ``c`` when every element of ``n`` is the constant ``c``, else ``None``.
 
-    Looks through ``reshape``, ``expand``, ``permute`` and ``slice`` of a ``const``.  A
+    Looks through ``reshape``, ``expand``, ``permute`` and ``slice`` of a ``const``, but
+    not into a node the running rewrite keeps (``lj.grad``'s ``wrt``: the derivative
+    with respect to ``lj.full((3,), 2.0)`` is taken, not folded away).  A
     node holding a value is not a constant, a literal included (``lj.full((), 2.0)``
     realized): a trace reads it as an input, keyed by its shape and dtype only, so a
     plan that folded its value would be reused for other inputs of that key."""
-    while n.op in _CONST_VIEWS and n.buffer is None:
+    kept = STATE.rewrite_keep[0]  # (a node a rewrite keeps, lj.grad's wrt: not a constant
+    while n.op in _CONST_VIEWS and n.buffer is None and n not in kept:  # to it)
         n = n.src[0]
-    return n.const_value if n.op == "const" and n.buffer is None else None
+    return n.const_value if n.op == "const" and n.buffer is None and n not in kept else None
 
 
 def is_const(n: Node, value: float) -> bool:
