@@ -288,3 +288,32 @@ def test_gradient_with_respect_to_a_constant_tensor(backend):
                                        [0.75, 0.75])
             np.testing.assert_allclose(
                 lj.Rop(lj.sum(w * w), w, lj.tensor(np.array([1.0, 2.0]))).numpy(), 3.0)
+
+
+def test_a_static_minus_zero_is_not_the_trace_of_zero():
+    """``lj.jit`` static arguments equal but traced differently get their own traces:
+    ``-0.0`` after ``0.0`` (found by the fuzzing helper: ``1 / (x * s)`` gave ``inf``),
+    ``(2.0,)`` after ``(2,)``, by keyword too."""
+    f = lj.jit(lambda x, s: 1.0 / (x * s), static_argnums=1)
+    x = np.ones(2)
+    np.testing.assert_array_equal(np.asarray(f(x, 0.0)), [np.inf, np.inf])
+    np.testing.assert_array_equal(np.asarray(f(x, -0.0)), [-np.inf, -np.inf])
+    g = lj.jit(lambda x, k: x * lj.tensor(np.array(k)), static_argnames="k")
+    xi = np.ones(1, np.int32)
+    assert np.asarray(g(xi, k=(2,))).dtype == np.int64
+    assert np.asarray(g(xi, k=(2.0,))).dtype == np.float64
+
+
+def test_logical_ops_read_a_python_numbers_truth(backend):
+    """``logical_and/or/xor`` with a Python float that is 0 in the tensor's dtype (1e-300
+    in float32 and float16) read it as true, as NumPy's logical ufuncs do (found by the
+    fuzzing helper)."""
+    for dt in (np.float32, np.float16, np.int64, np.uint8):
+        a = np.array([-0.39, 0.0, 2.0]).astype(dt)
+        for name in ("logical_and", "logical_or", "logical_xor"):
+            for v in (1e-300, 0.0, -0.0, 0.5, float("nan"), 3, -1, 0):
+                want = getattr(np, name)(a, v)
+                np.testing.assert_array_equal(getattr(lj, name)(lj.tensor(a), v).numpy(),
+                                              want, err_msg=f"{name} {dt} {v}")
+                np.testing.assert_array_equal(getattr(lj, name)(v, lj.tensor(a)).numpy(),
+                                              getattr(np, name)(v, a))

@@ -418,6 +418,10 @@ def broadcast_arrays(*xs) -> list[Tensor]:
 
 def elementwise(name: str, *operands) -> Tensor:
     """Apply the elementwise primitive ``name`` with NumPy broadcasting and promotion."""
+    if name in _LOGICAL:  # a Python number's truth, as NumPy's
+        # logical ufuncs read it (1e-300 is true, though 0 in float32: found by fuzzing)
+        operands = tuple(bool(x) if type(x) in (float, int, complex) else x
+                         for x in operands)
     first = operands[0]
     if type(first) is Tensor:  # fast path: tensors of one shape and dtype
         node0 = first.node
@@ -486,7 +490,7 @@ def _elementwise(name: str, operands) -> Tensor:
 _RECIPES: dict = {}  # (op, operand shapes and dtypes or scalar types) -> recipe
 
 _FLIPPED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
-_LOGICAL = ("logical_and", "logical_or", "logical_xor")
+_LOGICAL = frozenset(("logical_and", "logical_or", "logical_xor"))
 _RANGE_DECIDED = frozenset((*_FLIPPED, *_LOGICAL))
 
 

@@ -179,6 +179,19 @@ def _low(args) -> int | None:
     return low
 
 
+def _kind(v) -> Any:
+    """What tells a static argument from one equal to it that is traced differently: its
+    type, a float's or complex's repr too (``-0.0 == 0.0``; found by the fuzzing
+    helper: ``1 / (x * s)`` with ``s = -0.0`` gave ``inf``), the kinds of a tuple's or
+    list's items (``(2,) == (2.0,)``)."""
+    t = type(v)
+    if t is float or t is complex:
+        return t, repr(v)
+    if t is tuple or t is list:
+        return t, tuple(_kind(x) for x in v)
+    return t
+
+
 def _signature(args: tuple) -> tuple | None:
     """``(signature, arrays, low)`` of a jitted call's positional ``args`` for its fast
     path (see :meth:`Jitted._lookup`; ``lazyjit._speedups.jit_args`` is the same loop in
@@ -343,11 +356,11 @@ class Jitted:
         if not self.static_argnums and not self.static_argnames:
             return args, kwargs, ()
         dyn = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
-        # (each value with its type: 2 == 2.0 and np.float32(2.5) == np.float64(2.5), but
-        # a trace for one is not the trace for the other)
-        static = tuple((i, type(a), a) for i, a in enumerate(args) if i in self.static_argnums)
+        # (each value with its kind: 2 == 2.0, np.float32(2.5) == np.float64(2.5) and
+        # 0.0 == -0.0, but a trace for one is not the trace for the other)
+        static = tuple((i, _kind(a), a) for i, a in enumerate(args) if i in self.static_argnums)
         if kwargs and self.static_argnames:
-            static += tuple((k, type(kwargs[k]), kwargs[k]) for k in sorted(kwargs)
+            static += tuple((k, _kind(kwargs[k]), kwargs[k]) for k in sorted(kwargs)
                             if k in self.static_argnames)
             kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         return dyn, kwargs, static
