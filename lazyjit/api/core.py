@@ -418,10 +418,8 @@ def broadcast_arrays(*xs) -> list[Tensor]:
 
 def elementwise(name: str, *operands) -> Tensor:
     """Apply the elementwise primitive ``name`` with NumPy broadcasting and promotion."""
-    if name in _LOGICAL:  # a Python number's truth, as NumPy's
-        # logical ufuncs read it (1e-300 is true, though 0 in float32: found by fuzzing)
-        operands = tuple(bool(x) if type(x) in (float, int, complex) else x
-                         for x in operands)
+    if name in _LOGICAL:  # a Python number's truth, as NumPy reads it (1e-300: true)
+        operands = tuple(bool(x) if type(x) in (float, int, complex) else x for x in operands)
     first = operands[0]
     if type(first) is Tensor:  # fast path: tensors of one shape and dtype
         node0 = first.node
