@@ -508,3 +508,30 @@ def test_dead_nodes_leave_the_table():
     del a
     b = x + 2.0  # (a new node of that key)
     assert node._CACHE[key]() is b.node
+
+
+def test_a_failed_allocation_gives_the_kept_scratch_back(mode, rng, monkeypatch):
+    """A call that fails after its buffer table was taken (an output's allocation raises
+    MemoryError) gives that table's kept scratch back to the pool's budget, and the next
+    calls keep scratch again, with NumPy's values (found by review: the reservation
+    stayed, and the program never kept scratch again)."""
+    from lazyjit.backends.cpu import pool
+    xn = rng.standard_normal((96, 64)).astype(np.float32) * 0.1
+    f = lj.jit(lambda x: lj.tanh(x @ x.T) @ x)
+    want = np.tanh(xn @ xn.T) @ xn
+    for _ in range(2):
+        np.testing.assert_allclose(f(xn).numpy(), want, rtol=1e-4, atol=1e-4)
+    plan = next(p for p in _programs(f) if p._scratch)
+    assert plan._reserved is not None
+    kept = pool._kept
+
+    def fail(blocks):
+        raise MemoryError("test: no memory")
+    with monkeypatch.context() as m:
+        m.setattr(pool, "alloc_all", fail)
+        with pytest.raises(MemoryError):
+            f(xn)
+    assert plan._reserved is None and pool._kept == kept - plan._scratch
+    for _ in range(2):
+        np.testing.assert_allclose(f(xn).numpy(), want, rtol=1e-4, atol=1e-4)
+    assert plan._reserved is not None and pool._kept == kept

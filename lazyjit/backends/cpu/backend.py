@@ -184,22 +184,27 @@ class Program:
                     blocks = None
                     break
         fresh = blocks is None  # (a kept call's blocks are read-only already)
-        if fresh:
-            blocks = self._blocks(inputs, donate)
-        elif kept:  # the kept scratch (see __init__), new output blocks
-            for b, a in zip(self._out_blocks, pool.alloc_all(self._out_specs)):
-                blocks[b] = a
-            fresh = True  # (their addresses are written to the table)
-        if NATIVE is not None:  # the same steps as below, in C (lazyjit._speedups)
-            if type(inputs) is not list:  # (what it takes)
-                inputs = list(inputs)
-            outs = NATIVE.run(self._addresses[0], address, self.n_slots or 1,
-                              self._addresses[1], inputs, blocks, self._order, self._outs,
-                              fresh)
-            err = outs if type(outs) is int else 0
-        else:
-            outs = None
-            err = self._run_python(B, inputs, blocks if fresh else None)
+        try:
+            if fresh:
+                blocks = self._blocks(inputs, donate)
+            elif kept:  # the kept scratch (see __init__), new output blocks
+                for b, a in zip(self._out_blocks, pool.alloc_all(self._out_specs)):
+                    blocks[b] = a
+                fresh = True  # (their addresses are written to the table)
+            if NATIVE is not None:  # the same steps as below, in C (lazyjit._speedups)
+                if type(inputs) is not list:  # (what it takes)
+                    inputs = list(inputs)
+                outs = NATIVE.run(self._addresses[0], address, self.n_slots or 1,
+                                  self._addresses[1], inputs, blocks, self._order,
+                                  self._outs, fresh)
+                err = outs if type(outs) is int else 0
+            else:
+                outs = None
+                err = self._run_python(B, inputs, blocks if fresh else None)
+        except BaseException:  # (an allocation failed: the table, and its scratch, go)
+            if kept:
+                self._drop_scratch()
+            raise
         COUNTS.of["kernels_run"] += self.n_kernels  # (count(), inlined: the hot path)
         if err:
             self._B.append((B, address, self._keep_scratch(blocks, kept, donate)))
@@ -221,9 +226,7 @@ class Program:
             return None
         if donate:  # (the call's blocks are new ones: the table's scratch goes)
             if kept:
-                with _SCRATCH_LOCK:
-                    self._reserved()
-                    self._reserved = None
+                self._drop_scratch()
             return None
         if not kept:
             with _SCRATCH_LOCK:  # (one table's scratch reserved, by one thread)
@@ -236,6 +239,14 @@ class Program:
         for b in self._out_blocks:
             blocks[b] = None
         return blocks
+
+    def _drop_scratch(self) -> None:
+        """The table that kept this program's scratch no longer does: its bytes go back
+        to the pool's budget, and the next table kept may ask for them again."""
+        with _SCRATCH_LOCK:
+            if self._reserved is not None:
+                self._reserved()
+                self._reserved = None
 
     def _run_python(self, B, inputs: list, blocks: list | None) -> int:
         """Store the inputs' and (unless None: B points there already) the blocks' data
