@@ -418,8 +418,6 @@ def broadcast_arrays(*xs) -> list[Tensor]:
 
 def elementwise(name: str, *operands) -> Tensor:
     """Apply the elementwise primitive ``name`` with NumPy broadcasting and promotion."""
-    if name in _LOGICAL:  # a Python number's truth, as NumPy reads it (1e-300: true)
-        operands = tuple(bool(x) if type(x) in (float, int, complex) else x for x in operands)
     first = operands[0]
     if type(first) is Tensor:  # fast path: tensors of one shape and dtype
         node0 = first.node
@@ -488,15 +486,13 @@ def _elementwise(name: str, operands) -> Tensor:
 _RECIPES: dict = {}  # (op, operand shapes and dtypes or scalar types) -> recipe
 
 _FLIPPED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
-_LOGICAL = frozenset(("logical_and", "logical_or", "logical_xor"))
-_RANGE_DECIDED = frozenset((*_FLIPPED, *_LOGICAL))
+_RANGE_DECIDED = frozenset(_FLIPPED)
 
 
 def _out_of_range(name: str, a, b) -> "Tensor | None":
-    """A comparison or logical op of an integer tensor with a Python int outside its
-    dtype's range, as NumPy 2 computes it (NEP 50): ``uint8 >= -1`` is true everywhere,
-    ``uint8 == 300`` false, and ``logical_and(u, -1)`` reads -1 as true; None for other
-    operands (the int would not fit the tensor's dtype)."""
+    """A comparison of an integer tensor with a Python int outside its dtype's range, as
+    NumPy 2 computes it (NEP 50): ``uint8 >= -1`` is true everywhere, ``uint8 == 300``
+    false; None for other operands (the int would not fit the tensor's dtype)."""
     if isinstance(a, Tensor) and type(b) is int:
         t, v = a, b
     elif isinstance(b, Tensor) and type(a) is int:
@@ -508,8 +504,6 @@ def _out_of_range(name: str, a, b) -> "Tensor | None":
     info = np.iinfo(t.dtype)
     if info.min <= v <= info.max:
         return None
-    if name in _LOGICAL:  # only the truth of the int matters (it is not zero)
-        return elementwise(name, *[x if x is t else True for x in (a, b)])
     above = v > info.max  # every element is below v
     op = name if t is a else _FLIPPED[name]  # v < t is t > v
     value = {"eq": False, "ne": True, "lt": above, "le": above, "gt": not above,
@@ -611,9 +605,15 @@ less = _binary("lt")
 less_equal = _binary("le")
 greater = _binary("gt")
 greater_equal = _binary("ge")
-logical_and = _binary("logical_and")
-logical_or = _binary("logical_or")
-logical_xor = _binary("logical_xor")
+def _logical(name):
+    def fn(a, b):  # (a Python number read by its truth, as NumPy's: 1e-300 is true)
+        return elementwise(name, *[bool(x) if type(x) in (int, float, complex) else x
+                                   for x in (a, b)])
+    fn.__name__, fn.__doc__ = name, _binary(name).__doc__
+    return fn
+
+
+logical_and, logical_or, logical_xor = (_logical(f"logical_{k}") for k in ("and", "or", "xor"))
 bitwise_and = _binary("bitwise_and")
 bitwise_or = _binary("bitwise_or")
 bitwise_xor = _binary("bitwise_xor")
