@@ -34,17 +34,16 @@ static PyObject *G_never_obj, *G_input_obj, *G_no_src;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
-static void set_slot(PyObject *o, Py_ssize_t off, PyObject *v) {  /* steals v */
+void set_slot(PyObject *o, Py_ssize_t off, PyObject *v) {  /* steals v */
     PyObject *old = SLOT(o, off);
     SLOT(o, off) = v;
     Py_XDECREF(old);
 }
 
-static PyObject *get_slot(PyObject *o, Py_ssize_t off) {  /* borrowed; NULL: unset */
+PyObject *get_slot(PyObject *o, Py_ssize_t off) {  /* borrowed; NULL: unset */
     PyObject *v = SLOT(o, off);
     if (v == NULL)
-        PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups.structure: a node slot "
-                        "is not set");
+        PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups: a slot is not set");
     return v;
 }
 

@@ -143,25 +143,11 @@ int lj_ops_add_type(PyObject *module) {
  * tensors given a leaf. */
 static PyObject *R_bufop, *R_grad;
 
-static int set_attr_slot(PyObject *o, Py_ssize_t off, PyObject *v) {  /* steals v */
-    PyObject **at = (PyObject **)((char *)o + off);
-    PyObject *old = *at;
-    *at = v;
-    Py_XDECREF(old);
-    return 0;
-}
-
-static PyObject *slot(PyObject *o, Py_ssize_t off) {  /* borrowed; NULL (error) if unset */
-    PyObject *v = *(PyObject **)((char *)o + off);
-    if (v == NULL)
-        PyErr_SetString(PyExc_AttributeError, "lazyjit._speedups.realized: an unset slot");
-    return v;
-}
-
 static int realize_one(PyObject *t, PyObject *n, PyObject *literals,
                        const lj_node_offsets *o, Py_ssize_t t_node, Py_ssize_t t_origin) {
-    PyObject *buffer = slot(n, o->buffer), *site = slot(n, o->site), *op = slot(n, o->op);
-    PyObject *src = slot(n, o->src), *low = slot(n, o->low), *seq = slot(n, o->seq);
+    PyObject *buffer = get_slot(n, o->buffer), *site = get_slot(n, o->site);
+    PyObject *op = get_slot(n, o->op), *src = get_slot(n, o->src);
+    PyObject *low = get_slot(n, o->low), *seq = get_slot(n, o->seq);
     if (buffer == NULL || site == NULL || op == NULL || src == NULL || low == NULL ||
             seq == NULL)
         return -1;
@@ -183,7 +169,7 @@ static int realize_one(PyObject *t, PyObject *n, PyObject *literals,
     if (grad && PyTuple_GET_SIZE(src) > 0) {  /* (the lowest of its sources') */
         Py_ssize_t best = 0;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(src); i++) {
-            PyObject *v = slot(PyTuple_GET_ITEM(src, i), o->low);
+            PyObject *v = get_slot(PyTuple_GET_ITEM(src, i), o->low);
             Py_ssize_t x = v == NULL ? -1 : PyLong_AsSsize_t(v);
             if (x == -1 && PyErr_Occurred()) {
                 Py_DECREF(leaf_node);
@@ -202,10 +188,10 @@ static int realize_one(PyObject *t, PyObject *n, PyObject *literals,
         Py_DECREF(leaf_node);
         return -1;
     }
-    set_attr_slot(leaf_node, o->low, Py_NewRef(low));
-    set_attr_slot(leaf_node, o->derived, d);
-    set_attr_slot(t, t_origin, Py_NewRef(n));
-    set_attr_slot(t, t_node, leaf_node);
+    set_slot(leaf_node, o->low, Py_NewRef(low));
+    set_slot(leaf_node, o->derived, d);
+    set_slot(t, t_origin, Py_NewRef(n));
+    set_slot(t, t_node, leaf_node);
     return 0;
 }
 
@@ -244,7 +230,7 @@ PyObject *realized(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                             "and its Node");
             goto fail;
         }
-        PyObject *op = slot(n, o.op);
+        PyObject *op = get_slot(n, o.op);
         if (op == NULL)
             goto fail;
         int buffer = op == R_bufop ? 1 : PyUnicode_Compare(op, R_bufop) == 0;

@@ -10,6 +10,10 @@
 PyObject *walk(PyObject *internal, PyObject *is_internal, Py_ssize_t max_frames);
 
 /* lj_graph.c */
+/* an object's slot at byte offset ``off``: set (stealing ``v``, dropping the old value),
+ * or read (borrowed; NULL with AttributeError when unset) */
+void set_slot(PyObject *o, Py_ssize_t off, PyObject *v);
+PyObject *get_slot(PyObject *o, Py_ssize_t off);
 int lj_graph_init(void);
 PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *structure(PyObject *self, PyObject *node);

@@ -368,15 +368,13 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if _PENDING:  # shared variables assigned outside: computed before the call
             realize_pending()
-        if not kwargs and not self.static_argnums:  # (_lookup, inlined: the hot path)
-            found = _signature(args) if NATIVE is None else NATIVE.jit_args(args, Tensor,
-                                                                            _scalar)
-            entry = None if found is None else \
-                self._fast.get((found[0], config._version, CONTEXT.epoch))
-            if entry is not None:
-                out = entry.call(found[1], found[2])
+        if not kwargs and not self.static_argnums:
+            found = self._lookup(args)
+            if found is not None:
+                entry, arrays, low = found
+                out = entry.call(arrays, low)
                 if out is not _RETRACE:
-                    COUNTS.of["trace_cache_hits"] += 1  # (count(), inlined)
+                    COUNTS.of["trace_cache_hits"] += 1  # (count(), inlined: the hot path)
                     return out
         return self._call(args, kwargs)
 

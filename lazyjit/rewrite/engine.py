@@ -123,8 +123,8 @@ def _takes_place(new: Node, old: Node) -> None:
     :func:`single_use` (added to those it has: a count too high only keeps a rule from
     folding a node; an SGD step's ``w - lr * grad`` is a ``gemm`` once the constant is
     moved right)."""
-    uses = STATE.rewrite_uses
-    if uses is not None and new is not old:
+    if new is not old:
+        uses = STATE.rewrite_uses
         uses[new] = uses.get(new, 0) + uses.get(old, 0)
 
 
