@@ -34,6 +34,16 @@ static PyObject *G_never_obj, *G_input_obj, *G_no_src;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
+/* the hash-consing table's dictionary operations with the key's hash computed once
+ * (CPython's known-hash variants; 3.13 keeps only the lookup's public) */
+#if PY_VERSION_HEX < 0x030D0000
+#define DICT_SET_KH(d, k, v, h) _PyDict_SetItem_KnownHash((d), (k), (v), (h))
+#define DICT_DEL_KH(d, k, h) _PyDict_DelItem_KnownHash((d), (k), (h))
+#else
+#define DICT_SET_KH(d, k, v, h) PyDict_SetItem((d), (k), (v))
+#define DICT_DEL_KH(d, k, h) PyDict_DelItem((d), (k))
+#endif
+
 void set_slot(PyObject *o, Py_ssize_t off, PyObject *v) {  /* steals v */
     PyObject *old = SLOT(o, off);
     SLOT(o, off) = v;
@@ -670,8 +680,9 @@ PyObject *forget(PyObject *self, PyObject *ref) {
     if (!plain(key))
         return PyObject_CallOneArg(M_forget, ref);
     Py_INCREF(key);
-    PyObject *held = PyDict_GetItemWithError(M_cache, key);  /* (borrowed) */
-    int bad = held == ref ? PyDict_DelItem(M_cache, key) : held == NULL && PyErr_Occurred();
+    Py_hash_t h = PyObject_Hash(key);
+    PyObject *held = h == -1 ? NULL : _PyDict_GetItem_KnownHash(M_cache, key, h);
+    int bad = held == ref ? DICT_DEL_KH(M_cache, key, h) : held == NULL && PyErr_Occurred();
     Py_DECREF(key);
     if (bad)
         return NULL;
@@ -724,7 +735,12 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
         }
         PyTuple_SET_ITEM(key, 4 + i, id);
     }
-    PyObject *ref = PyDict_GetItemWithError(M_cache, key);  /* (borrowed) */
+    Py_hash_t hash = PyObject_Hash(key);
+    if (hash == -1) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    PyObject *ref = _PyDict_GetItem_KnownHash(M_cache, key, hash);  /* (borrowed) */
     if (ref != NULL) {
         PyObject *alive = PyWeakref_GetObject(ref);  /* (borrowed; None: dead) */
         if (alive == NULL) {
@@ -782,7 +798,7 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
         goto fail;
     Py_INCREF(key);
     set_slot(ref, O_refkey, key);
-    int bad = PyDict_SetItem(M_cache, key, ref);
+    int bad = DICT_SET_KH(M_cache, key, ref, hash);
     Py_DECREF(ref);
     if (bad < 0 || attach_pending(node) < 0)
         goto fail;

@@ -321,6 +321,39 @@ static PyObject *creation_site(PyObject *self, PyObject *const *args, Py_ssize_t
     return walk(args[0], args[1], max_frames);
 }
 
+/* whether ``code`` is lazyjit's own (is_internal's answer, through the ``internal``
+ * table), remembered by code object in a small direct-mapped cache holding a reference
+ * to each code object it knows (so its address is never another's); -1: an error */
+#define WALK_CACHE 512
+static struct { PyObject *code; int inside; } walk_cache[WALK_CACHE];
+
+static int is_lazyjits(PyObject *internal, PyObject *is_internal, PyObject *code) {
+    size_t slot = ((uintptr_t)code >> 4) % WALK_CACHE;
+    if (walk_cache[slot].code == code)
+        return walk_cache[slot].inside;
+    PyObject *id = PyLong_FromVoidPtr(code);
+    if (id == NULL)
+        return -1;
+    PyObject *known = PyDict_GetItemWithError(internal, id);  /* (borrowed) */
+    Py_DECREF(id);
+    int inside;
+    if (known != NULL && PyTuple_GET_ITEM(known, 0) == code) {
+        inside = PyTuple_GET_ITEM(known, 1) == Py_True;
+    } else if (PyErr_Occurred()) {
+        return -1;
+    } else {
+        PyObject *r = PyObject_CallOneArg(is_internal, code);
+        inside = r == NULL ? -1 : PyObject_IsTrue(r);
+        Py_XDECREF(r);
+        if (inside < 0)
+            return -1;
+    }
+    Py_INCREF(code);
+    Py_XSETREF(walk_cache[slot].code, code);
+    walk_cache[slot].inside = inside;
+    return inside;
+}
+
 PyObject *walk(PyObject *internal, PyObject *is_internal, Py_ssize_t max_frames) {
     PyObject *frames[8];
     Py_ssize_t n = 0;
@@ -328,35 +361,23 @@ PyObject *walk(PyObject *internal, PyObject *is_internal, Py_ssize_t max_frames)
     Py_XINCREF(f);
     while (f != NULL && n < max_frames) {
         PyCodeObject *code = PyFrame_GetCode(f);  /* (new reference) */
-        PyObject *id = PyLong_FromVoidPtr(code);
-        if (id == NULL) {
-            Py_DECREF(code);
-            Py_DECREF(f);
-            goto fail;
-        }
-        PyObject *known = PyDict_GetItemWithError(internal, id);  /* (borrowed) */
-        Py_DECREF(id);
-        int inside;
-        if (known != NULL && PyTuple_GET_ITEM(known, 0) == (PyObject *)code) {
-            inside = PyTuple_GET_ITEM(known, 1) == Py_True;
-        } else if (PyErr_Occurred()) {
-            inside = -1;
-        } else {
-            PyObject *r = PyObject_CallOneArg(is_internal, (PyObject *)code);
-            inside = r == NULL ? -1 : PyObject_IsTrue(r);
-            Py_XDECREF(r);
-        }
+        int inside = is_lazyjits(internal, is_internal, (PyObject *)code);
         if (inside < 0) {
             Py_DECREF(code);
             Py_DECREF(f);
             goto fail;
         }
         if (!inside) {
-            PyObject *pair = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(f));
-            if (pair == NULL) {
+            PyObject *pair = PyTuple_New(2), *lasti = PyLong_FromLong(PyFrame_GetLasti(f));
+            if (pair == NULL || lasti == NULL) {
+                Py_XDECREF(pair);
+                Py_XDECREF(lasti);
+                Py_DECREF(code);
                 Py_DECREF(f);
                 goto fail;
             }
+            PyTuple_SET_ITEM(pair, 0, (PyObject *)code);
+            PyTuple_SET_ITEM(pair, 1, lasti);
             frames[n++] = pair;
         } else {
             Py_DECREF(code);

@@ -5,6 +5,7 @@ donated inputs, errors, creation sites, and nodes' structural keys."""
 from __future__ import annotations
 
 import operator
+import os
 import sys
 
 import numpy as np
@@ -301,6 +302,23 @@ def test_creation_site_walks_the_stack_as_python_does():
     assert errors.site_lines(native) == errors.site_lines(python)
     assert native[1:] == python[1:] and native[0][0] is python[0][0]
     assert [c.co_name for c, _ in native] == ["_nested_site", "b", "a"]
+
+
+def test_creation_site_of_many_code_objects():
+    """The C walk remembers, per code object, whether it is lazyjit's own, in a cache of
+    a few hundred entries: with thousands of code objects made on the fly (exec, as
+    notebooks do), half of them named as files inside the package, every walk still
+    equals the Python one (no entry answers for another code object)."""
+    inside = os.path.join(os.path.dirname(lj.__file__), "generated_for_test.py")
+    for i in range(3000):
+        where = inside if i % 2 else f"<cell {i}>"
+        scope = {"site": _nested_site}
+        exec(compile(f"def f{i}():\n    return site()\n", where, "exec"), scope)
+        native, python = scope[f"f{i}"]()
+        assert errors.site_lines(native) == errors.site_lines(python), i
+        names = [c.co_name for c, _ in native]
+        assert names[:2] == (["_nested_site", "test_creation_site_of_many_code_objects"]
+                             if i % 2 else ["_nested_site", f"f{i}"]), (i, names)
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")

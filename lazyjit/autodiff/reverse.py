@@ -261,7 +261,8 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
     src = (root, *targets)  # (one tuple: the grad nodes' sources are the same)
     make = Node.make
     out = []
-    for w, name, ns in zip(wrts, names, nodes, strict=True):
+    # (names[i] is read only for a message: _FlatNames makes each name when asked)
+    for i, (w, ns) in enumerate(zip(wrts, nodes, strict=True)):
         if len(ns) == 1 and ns[0] in position:  # (the common case: one node, float)
             t = ns[0]
             out.append(Tensor(make("grad", src, ("grad", (position[t],)), t.shape, t.dtype)))
@@ -273,7 +274,7 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
         elif ns:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
         else:
-            out.append(disconnected_zeros(w, name, policy, op, source))
+            out.append(disconnected_zeros(w, names[i], policy, op, source))
     return out
 
 
