@@ -91,6 +91,29 @@ _PARSERS = {"backend": _backend, "cache_dir": str, "openmp": _bool, "optimizer":
             "strict_cache": _bool, "cuda_emulate": _bool, "cuda_check": _bool}
 
 
+class _Versions:
+    """The version of the process-wide flags and the number of ``with`` blocks open in any
+    thread (see :func:`flags_version`): a plain object, read at every jitted call
+    (Config's own attributes go through its ``__getattr__`` hook)."""
+
+    __slots__ = ("global_version", "scopes")
+
+    def __init__(self) -> None:
+        self.global_version, self.scopes = 0, 0
+
+
+_V = _Versions()
+
+
+def flags_version() -> int:
+    """A number that changes whenever the flags this thread sees change (part of the keys
+    of cached plans): unique to each set of flags in effect."""
+    if not _V.scopes:  # (no thread-local lookup on the common path)
+        return _V.global_version
+    scope = getattr(config._local, "scope", None)
+    return _V.global_version if scope is None else scope[1]
+
+
 class Config:
     """Current flag values, readable as attributes (``lj.config.backend``).
 
@@ -102,9 +125,8 @@ class Config:
 
     def __init__(self) -> None:
         object.__setattr__(self, "_flags", _Flags(cache_dir=_default_cache_dir()))
-        object.__setattr__(self, "_global_version", next(_VERSIONS))
+        _V.global_version = next(_VERSIONS)
         object.__setattr__(self, "_local", threading.local())  # .scope: (flags, version)
-        object.__setattr__(self, "_scopes", 0)  # with blocks open, in any thread
         text = os.environ.get("LAZYJIT_FLAGS", "")
         try:
             self._apply(_parse_env(text))
@@ -128,23 +150,19 @@ class Config:
         """Set flags for the whole process (a ``with`` block in this thread keeps its own)."""
         for key, value in self._parse(values).items():
             setattr(self._flags, key, value)
-        object.__setattr__(self, "_global_version", next(_VERSIONS))
+        _V.global_version = next(_VERSIONS)
 
     def _scope(self) -> tuple | None:
         return getattr(self._local, "scope", None)
 
     @property
     def _version(self) -> int:
-        """A number that changes whenever the flags this thread sees change (part of the
-        keys of cached plans): unique to each set of flags in effect."""
-        if not self._scopes:  # (no thread-local lookup on the common path)
-            return self._global_version
-        scope = getattr(self._local, "scope", None)
-        return self._global_version if scope is None else scope[1]
+        """See :func:`flags_version`."""
+        return flags_version()
 
     def __getattr__(self, name: str) -> Any:
         get = object.__getattribute__
-        scope = getattr(get(self, "_local"), "scope", None) if get(self, "_scopes") else None
+        scope = getattr(get(self, "_local"), "scope", None) if _V.scopes else None
         flags = get(self, "_flags") if scope is None else scope[0]
         if name in _PARSERS:
             return getattr(flags, name)
@@ -172,14 +190,14 @@ class Config:
         outer = self._scope()
         flags = dataclasses.replace(self._flags if outer is None else outer[0], **parsed)
         with _SCOPES_LOCK:
-            object.__setattr__(self, "_scopes", self._scopes + 1)
+            _V.scopes += 1
         self._local.scope = (flags, next(_VERSIONS))
         try:
             yield self
         finally:
             self._local.scope = outer
             with _SCOPES_LOCK:
-                object.__setattr__(self, "_scopes", self._scopes - 1)
+                _V.scopes -= 1
 
 
 _VERSIONS = itertools.count()  # flag sets in effect (Config._version), process-wide

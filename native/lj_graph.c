@@ -905,15 +905,24 @@ static PyObject *tensor_of(PyObject *name, PyObject *x, PyObject *y, PyObject *s
     return node == NULL ? NULL : lj_new_tensor(node);
 }
 
-/* tensor_leaf(array): Tensor(Node.leaf(array, site=False)), a jitted call's output */
-PyObject *tensor_leaf(PyObject *self, PyObject *array) {
-    if (E_tensor == NULL) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.tensor_leaf: elementwise_init "
-                        "not called");
+/* tensor_leaf(array[, tag, low]): Tensor(Node.leaf(array, site=False)), a jitted
+ * call's output; unless low is None, the leaf's derived is (tag, its seq, low) */
+PyObject *tensor_leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (E_tensor == NULL || (nargs != 1 && nargs != 3)) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.tensor_leaf(array[, tag, low]) "
+                        "(after elementwise_init)");
         return NULL;
     }
-    PyObject *largs[2] = {array, Py_False};
+    PyObject *largs[2] = {args[0], Py_False};
     PyObject *node = leaf(NULL, largs, 2, NULL);
+    if (node != NULL && nargs == 3 && args[2] != Py_None) {
+        PyObject *derived = PyTuple_Pack(3, args[1], SLOT(node, O_seq), args[2]);
+        if (derived == NULL) {
+            Py_DECREF(node);
+            return NULL;
+        }
+        set_slot(node, O_derived, derived);
+    }
     return node == NULL ? NULL : lj_new_tensor(node);
 }
 
@@ -1038,6 +1047,23 @@ PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     return r;
 }
 
+/* repr(v) of a Python float or int, the last one's kept with it (a step's scalars, a
+ * learning rate, are the same objects at every call; held, so never another's) */
+static PyObject *last_scalar, *last_repr;
+
+static PyObject *repr_of(PyObject *v) {  /* new reference */
+    if (v == last_scalar)
+        return Py_NewRef(last_repr);
+    PyObject *text = PyObject_Repr(v);
+    if (text != NULL) {
+        Py_INCREF(v);
+        Py_XSETREF(last_scalar, v);
+        Py_INCREF(text);
+        Py_XSETREF(last_repr, text);
+    }
+    return text;
+}
+
 static PyObject *scalar_operand(PyObject *name, PyObject *a, PyObject *t, PyObject *v,
                                 PyObject *node, PyObject *shape, PyObject *dtype) {
     PyObject *known = lookup(E_scalar, PyTuple_Pack(5, name, shape, dtype,
@@ -1059,7 +1085,7 @@ static PyObject *scalar_operand(PyObject *name, PyObject *a, PyObject *t, PyObje
         result = same < 0 ? NULL : Py_NewRef(Py_None);
         goto done;
     }
-    PyObject *text = PyObject_Repr(v);
+    PyObject *text = repr_of(v);
     if (text == NULL)
         goto done;
     PyObject *c = lookup(E_consts, PyTuple_Pack(4, (PyObject *)Py_TYPE(v), text, common,

@@ -51,8 +51,9 @@
  *   elementwise2(name, a, b)  (after elementwise_init(Tensor, ...) from lazyjit.api)
  *       lazyjit.api.core.elementwise's fast paths for two operands; None where they
  *       do not apply (the Python function then does everything).
- *   tensor_leaf(array)
- *       Tensor(Node.leaf(array, site=False)), a jitted call's output.
+ *   tensor_leaf(array[, tag, low])
+ *       Tensor(Node.leaf(array, site=False)), a jitted call's output; with ``low`` not
+ *       None, the leaf's derived set to (tag, its seq, low) (lazyjit.engine.jit._wrap).
  *
  *   record(list), replay(program, nodes, out), Memoized(fn, table, record, part, on)
  *       lazyjit.api.memo's recording of the nodes an API function makes, its replay
@@ -425,7 +426,7 @@ static PyMethodDef methods[] = {
      "elementwise2's tables: lazyjit.api.core's."},
     {"elementwise2", (PyCFunction)(void (*)(void))elementwise2, METH_FASTCALL,
      "lazyjit.api.core.elementwise's fast paths for two operands, or None."},
-    {"tensor_leaf", (PyCFunction)tensor_leaf, METH_O,
+    {"tensor_leaf", (PyCFunction)(void (*)(void))tensor_leaf, METH_FASTCALL,
      "Tensor(Node.leaf(array, site=False)): a jitted call's output."},
     {"record", (PyCFunction)record, METH_O,
      "Record the nodes make returns in this thread into a list (None: stop)."},

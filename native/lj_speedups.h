@@ -31,7 +31,7 @@ int lj_symbolic_operand(PyObject *x);
 /* the Tensor class and its node and _origin slots' offsets (NULL before
  * elementwise_init) */
 PyTypeObject *lj_tensor_slots(Py_ssize_t *node, Py_ssize_t *origin);
-PyObject *tensor_leaf(PyObject *self, PyObject *array);
+PyObject *tensor_leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *lj_new_tensor(PyObject *node);  /* Tensor(node); steals node */
 /* the offsets of a Node's slots */
 typedef struct {

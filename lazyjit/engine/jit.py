@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.config import config
+from lazyjit.config import config, flags_version
 from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import flatten, unflatten
@@ -55,6 +55,8 @@ from lazyjit.engine.symbolic import recompute_stateful
 from lazyjit.trace.constraints import discard
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 from lazyjit.trace.through import JITTED
+
+_jit_args = NATIVE.jit_args if NATIVE is not None else None
 
 _trace_ids = itertools.count()
 
@@ -158,12 +160,10 @@ def _wrap(array: np.ndarray, low: int | None) -> Tensor:
     arguments (whose graphs may hold a differentiated node, none older than ``low``)
     went in, the output's leaf says so, and a derivative that might need to go through
     it raises (:func:`lazyjit.trace.through.see_through`) instead of giving zero."""
-    if NATIVE is not None:  # (the same steps in C: Tensor(Node.leaf(array, site=False)))
-        t = NATIVE.tensor_leaf(array)
-        node = t.node
-    else:
-        node = Node.leaf(array, site=False)
-        t = Tensor(node)
+    if NATIVE is not None:  # (the same steps in C, the derived below included)
+        return NATIVE.tensor_leaf(array, JITTED, low)
+    node = Node.leaf(array, site=False)
+    t = Tensor(node)
     if low is not None:
         node.derived = (JITTED, node.seq, low)
     return t
@@ -236,12 +236,14 @@ class _Entry:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
-                 "updates", "n_out", "in_place", "fresh", "simple", "shapes_read")
+                 "updates", "n_out", "in_place", "fresh", "simple", "single", "shapes_read")
 
     def call(self, arrays: list, low: int | None = None) -> Any:
         """Run the plan on ``arrays`` and return the output tree of tensors, or
         ``_RETRACE`` (see :meth:`outputs`).  ``low``: the oldest node the tensor
         arguments depend on, None when none is a tensor (see :meth:`_wrap`)."""
+        if self.single:  # (one output, the plan's own: the common case, written out)
+            return _wrap(self.plan.run(arrays)[0], low)
         outs = self.plan.run(arrays) if self.simple else self.outputs(arrays)
         if outs is _RETRACE:
             return outs
@@ -368,14 +370,15 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if _PENDING:  # shared variables assigned outside: computed before the call
             realize_pending()
-        if not kwargs and not self.static_argnums:
-            found = self._lookup(args)
+        if not kwargs and not self.static_argnums:  # (_lookup, inlined: the hot path)
+            found = _signature(args) if NATIVE is None else _jit_args(args, Tensor, _scalar)
             if found is not None:
-                entry, arrays, low = found
-                out = entry.call(arrays, low)
-                if out is not _RETRACE:
-                    COUNTS.of["trace_cache_hits"] += 1  # (count(), inlined: the hot path)
-                    return out
+                entry = self._fast.get((found[0], flags_version(), CONTEXT.epoch))
+                if entry is not None:
+                    out = entry.call(found[1], found[2])
+                    if out is not _RETRACE:
+                        COUNTS.of["trace_cache_hits"] += 1  # (count(), inlined)
+                        return out
         return self._call(args, kwargs)
 
     def outputs(self, args: tuple) -> list | None:
@@ -407,7 +410,7 @@ class Jitted:
         if found is None:
             return None
         sig, arrays, low = found
-        entry = self._fast.get((sig, config._version, CONTEXT.epoch))
+        entry = self._fast.get((sig, flags_version(), CONTEXT.epoch))
         return None if entry is None else (entry, arrays, low)
 
     def precompile(self, *arrays: np.ndarray) -> None:
@@ -476,7 +479,7 @@ class Jitted:
                 tree == ("t", (("t", ("*",) * len(args)), ("d", (), ()))):
             if len(self._fast) > 64 or any(k[2] != CONTEXT.epoch for k in list(self._fast)):
                 self._fast.clear()  # stale config versions and epochs
-            self._fast[(tuple(sig), config._version, CONTEXT.epoch)] = entry
+            self._fast[(tuple(sig), flags_version(), CONTEXT.epoch)] = entry
         return out
 
     def _run_body(self, args, leaves, shapes, arrays, tree, static) -> tuple:
@@ -595,6 +598,7 @@ class Jitted:
         entry.passthrough = any(n in trace.inputs for n in trace.outputs[:len(nodes)])
         entry.simple = entry.direct and not entry.updates and not entry.passthrough
         entry.out_tree = out_tree
+        entry.single = entry.simple and out_tree == "*"
         return entry
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from lazyjit.autodiff.reverse import expand_grads, has_deferred
 from lazyjit.api.shared import OWNER, pending_nodes
 from lazyjit.backends import Executable, get_backend
-from lazyjit.config import config
+from lazyjit.config import config, flags_version
 from lazyjit.errors import LazyjitError, describe, format_site
 from lazyjit.ops import kind_of
 from lazyjit.ops.linalg import LINALG_FAILURES
@@ -35,7 +35,7 @@ _KNOWN: dict = {}
 
 def backend_key() -> tuple:
     """The flags that change what a plan computes or how it is compiled."""
-    version = config._version
+    version = flags_version()
     cached = CONTEXT.backend_key
     if cached[0] != version:
         cached = CONTEXT.backend_key = (version, (
