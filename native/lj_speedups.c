@@ -349,9 +349,10 @@ static int is_lazyjits(PyObject *internal, PyObject *is_internal, PyObject *code
         if (inside < 0)
             return -1;
     }
+    walk_cache[slot].inside = inside;  /* (both fields written before the old code object
+                                          is dropped, which may run other threads) */
     Py_INCREF(code);
     Py_XSETREF(walk_cache[slot].code, code);
-    walk_cache[slot].inside = inside;
     return inside;
 }
 
