@@ -35,11 +35,14 @@ static PyObject *G_never_obj, *G_input_obj, *G_no_src;
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
 /* the hash-consing table's dictionary operations with the key's hash computed once
- * (CPython's known-hash variants; 3.13 keeps only the lookup's public) */
+ * (CPython's known-hash variants, private: from 3.13 on, where most of them are
+ * internal, the plain calls, which hash again) */
 #if PY_VERSION_HEX < 0x030D0000
+#define DICT_GET_KH(d, k, h) _PyDict_GetItem_KnownHash((d), (k), (h))
 #define DICT_SET_KH(d, k, v, h) _PyDict_SetItem_KnownHash((d), (k), (v), (h))
 #define DICT_DEL_KH(d, k, h) _PyDict_DelItem_KnownHash((d), (k), (h))
 #else
+#define DICT_GET_KH(d, k, h) PyDict_GetItemWithError((d), (k))
 #define DICT_SET_KH(d, k, v, h) PyDict_SetItem((d), (k), (v))
 #define DICT_DEL_KH(d, k, h) PyDict_DelItem((d), (k))
 #endif
@@ -681,7 +684,7 @@ PyObject *forget(PyObject *self, PyObject *ref) {
         return PyObject_CallOneArg(M_forget, ref);
     Py_INCREF(key);
     Py_hash_t h = PyObject_Hash(key);
-    PyObject *held = h == -1 ? NULL : _PyDict_GetItem_KnownHash(M_cache, key, h);
+    PyObject *held = h == -1 ? NULL : DICT_GET_KH(M_cache, key, h);
     int bad = held == ref ? DICT_DEL_KH(M_cache, key, h) : held == NULL && PyErr_Occurred();
     Py_DECREF(key);
     if (bad)
@@ -740,7 +743,7 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
         Py_DECREF(key);
         return NULL;
     }
-    PyObject *ref = _PyDict_GetItem_KnownHash(M_cache, key, hash);  /* (borrowed) */
+    PyObject *ref = DICT_GET_KH(M_cache, key, hash);  /* (borrowed) */
     if (ref != NULL) {
         PyObject *alive = PyWeakref_GetObject(ref);  /* (borrowed; None: dead) */
         if (alive == NULL) {
