@@ -38,10 +38,12 @@ static PyObject *G_never_obj, *G_input_obj, *G_no_src;
  * (CPython's known-hash variants, private: from 3.13 on, where most of them are
  * internal, the plain calls, which hash again) */
 #if PY_VERSION_HEX < 0x030D0000
+#define KEY_HASH(k) PyObject_Hash(k)
 #define DICT_GET_KH(d, k, h) _PyDict_GetItem_KnownHash((d), (k), (h))
 #define DICT_SET_KH(d, k, v, h) _PyDict_SetItem_KnownHash((d), (k), (v), (h))
 #define DICT_DEL_KH(d, k, h) _PyDict_DelItem_KnownHash((d), (k), (h))
 #else
+#define KEY_HASH(k) ((Py_hash_t)0)  /* (unused: each call hashes the key itself) */
 #define DICT_GET_KH(d, k, h) PyDict_GetItemWithError((d), (k))
 #define DICT_SET_KH(d, k, v, h) PyDict_SetItem((d), (k), (v))
 #define DICT_DEL_KH(d, k, h) PyDict_DelItem((d), (k))
@@ -601,6 +603,7 @@ PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     }
     Py_INCREF(args[9]);
     Py_XSETREF(M_callback, args[9]);
+    lj_walk_cache_for(M_is_internal);
     Py_INCREF(args[10]);
     Py_XSETREF(M_dim, args[10]);
     Py_RETURN_NONE;
@@ -683,7 +686,7 @@ PyObject *forget(PyObject *self, PyObject *ref) {
     if (!plain(key))
         return PyObject_CallOneArg(M_forget, ref);
     Py_INCREF(key);
-    Py_hash_t h = PyObject_Hash(key);
+    Py_hash_t h = KEY_HASH(key);
     PyObject *held = h == -1 ? NULL : DICT_GET_KH(M_cache, key, h);
     int bad = held == ref ? DICT_DEL_KH(M_cache, key, h) : held == NULL && PyErr_Occurred();
     Py_DECREF(key);
@@ -738,7 +741,7 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
         }
         PyTuple_SET_ITEM(key, 4 + i, id);
     }
-    Py_hash_t hash = PyObject_Hash(key);
+    Py_hash_t hash = KEY_HASH(key);
     if (hash == -1) {
         Py_DECREF(key);
         return NULL;

@@ -327,10 +327,21 @@ static PyObject *creation_site(PyObject *self, PyObject *const *args, Py_ssize_t
  * to each code object it knows (so its address is never another's); -1: an error */
 #define WALK_CACHE 512
 static struct { PyObject *code; int inside; } walk_cache[WALK_CACHE];
+static PyObject *walk_predicate;  /* the is_internal whose answers the cache holds */
+
+void lj_walk_cache_for(PyObject *is_internal) {
+    Py_XINCREF(is_internal);
+    Py_XSETREF(walk_predicate, is_internal);
+    for (int i = 0; i < WALK_CACHE; i++) {
+        walk_cache[i].inside = 0;
+        Py_CLEAR(walk_cache[i].code);
+    }
+}
 
 static int is_lazyjits(PyObject *internal, PyObject *is_internal, PyObject *code) {
     size_t slot = ((uintptr_t)code >> 4) % WALK_CACHE;
-    if (walk_cache[slot].code == code)
+    int cached = is_internal == walk_predicate;  /* (another predicate: no cache) */
+    if (cached && walk_cache[slot].code == code)
         return walk_cache[slot].inside;
     PyObject *id = PyLong_FromVoidPtr(code);
     if (id == NULL)
@@ -349,6 +360,8 @@ static int is_lazyjits(PyObject *internal, PyObject *is_internal, PyObject *code
         if (inside < 0)
             return -1;
     }
+    if (!cached || is_internal != walk_predicate)  /* (the predicate changed meanwhile) */
+        return inside;
     walk_cache[slot].inside = inside;  /* (both fields written before the old code object
                                           is dropped, which may run other threads) */
     Py_INCREF(code);
@@ -428,7 +441,8 @@ static PyMethodDef methods[] = {
     {"elementwise2", (PyCFunction)(void (*)(void))elementwise2, METH_FASTCALL,
      "lazyjit.api.core.elementwise's fast paths for two operands, or None."},
     {"tensor_leaf", (PyCFunction)(void (*)(void))tensor_leaf, METH_FASTCALL,
-     "Tensor(Node.leaf(array, site=False)): a jitted call's output."},
+     "Tensor(Node.leaf(array, site=False)): a jitted call's output; with (tag, low), "
+     "low not None, its derived is (tag, seq, low)."},
     {"record", (PyCFunction)record, METH_O,
      "Record the nodes make returns in this thread into a list (None: stop)."},
     {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,

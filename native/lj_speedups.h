@@ -8,6 +8,9 @@
 
 /* lj_speedups.c */
 PyObject *walk(PyObject *internal, PyObject *is_internal, Py_ssize_t max_frames);
+/* walk's cache of whose code objects are lazyjit's: for this predicate's answers only
+ * (make_init's is_internal), emptied */
+void lj_walk_cache_for(PyObject *is_internal);
 
 /* lj_graph.c */
 /* an object's slot at byte offset ``off``: set (stealing ``v``, dropping the old value),

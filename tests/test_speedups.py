@@ -310,15 +310,23 @@ def test_creation_site_of_many_code_objects():
     notebooks do), half of them named as files inside the package, every walk still
     equals the Python one (no entry answers for another code object)."""
     inside = os.path.join(os.path.dirname(lj.__file__), "generated_for_test.py")
+    rng = np.random.default_rng(0)
     for i in range(3000):
-        where = inside if i % 2 else f"<cell {i}>"
+        mine = bool(rng.integers(2))
         scope = {"site": _nested_site}
-        exec(compile(f"def f{i}():\n    return site()\n", where, "exec"), scope)
-        native, python = scope[f"f{i}"]()
+        exec(compile(f"def f{i}():\n    return site()\n", inside if mine else f"<cell {i}>",
+                     "exec"), scope)
+        errors._INTERNAL.clear()  # (nothing but the cache holds the code objects: freed
+        native, python = scope[f"f{i}"]()  # ones' addresses are reused by new ones)
         assert errors.site_lines(native) == errors.site_lines(python), i
         names = [c.co_name for c, _ in native]
         assert names[:2] == (["_nested_site", "test_creation_site_of_many_code_objects"]
-                             if i % 2 else ["_nested_site", f"f{i}"]), (i, names)
+                             if mine else ["_nested_site", f"f{i}"]), (i, names)
+    # another predicate's walk neither reads nor fills the cache of lazyjit's own
+    if NATIVE is not None:
+        assert NATIVE.creation_site({}, lambda code: True, 3) == ()
+        native, python = _nested_site()
+        assert errors.site_lines(native) == errors.site_lines(python)
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")

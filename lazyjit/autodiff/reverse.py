@@ -207,13 +207,13 @@ def reverse(seeds: dict[Node, Tensor], wrt, consider_constant, disconnected_inpu
     grads = backprop(seeds, targets, stop)
     connected = reached_targets(list(seeds), targets, stop)
     out = []
-    for w, name in zip(wrts, names, strict=True):
+    for i, w in enumerate(wrts):  # (names[i]: made only for a message)
         parts = [grads[n] for n in (w.node, w._origin) if n is not None and n in grads]
         if not parts and {w.node, w._origin} & connected:
             out.append(F.zeros_like(w))  # in the graph, but only through zero gradients
             continue
         if not parts:
-            out.append(disconnected_zeros(w, name, disconnected_inputs, op, source))
+            out.append(disconnected_zeros(w, names[i], disconnected_inputs, op, source))
             continue
         g = parts[0] if len(parts) == 1 else parts[0] + parts[1]
         out.append(F.astype(g, w.dtype) if g.dtype != w.dtype else g)
