@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 
 def _flatten(x: Any, is_leaf: Callable, leaves: list) -> Any:
     if is_leaf(x):
@@ -19,13 +21,27 @@ def _flatten(x: Any, is_leaf: Callable, leaves: list) -> Any:
     if isinstance(x, dict):
         keys = sorted(x)
         return ("d", tuple(keys), tuple(_flatten(x[k], is_leaf, leaves) for k in keys))
-    return ("c", type(x), x)  # (its type too: np.float32(2.5) == np.float64(2.5), 1 == True)
+    return ("c", constant_kind(x), x)  # (np.float32(2.5) == np.float64(2.5), 1 == True)
+
+
+def constant_kind(v) -> Any:
+    """What tells a constant (a static argument, a non-leaf value of a tree) from one
+    equal to it that a trace must treat differently: its type; a float's or complex's
+    repr too, NumPy's included (``-0.0 == 0.0``; found by the fuzzing helpers: ``1 / (x
+    * s)`` with ``s = -0.0`` gave ``inf``); the kinds of a tuple's or list's items
+    (``(2,) == (2.0,)``)."""
+    t = type(v)
+    if isinstance(v, (float, complex, np.floating, np.complexfloating)):
+        return t, repr(v)
+    if t is tuple or t is list:
+        return t, tuple(constant_kind(x) for x in v)
+    return t
 
 
 def flatten(tree: Any, is_leaf: Callable) -> tuple[list, Any]:
     """Return ``(leaves, treedef)``; ``is_leaf(x)`` decides what is a leaf.  Non-leaf,
-    non-container values are kept in the treedef with their type (they must be
-    hashable): two treedefs are equal only where those values are of one type."""
+    non-container values are kept in the treedef with their :func:`constant_kind` (they
+    must be hashable): two treedefs are equal only where those values are of one kind."""
     leaves: list = []
     return leaves, _flatten(tree, is_leaf, leaves)
 

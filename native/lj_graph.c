@@ -912,7 +912,8 @@ static PyObject *tensor_of(PyObject *name, PyObject *x, PyObject *y, PyObject *s
 }
 
 /* tensor_leaf(array[, tag, low]): Tensor(Node.leaf(array, site=False)), a jitted
- * call's output; unless low is None, the leaf's derived is (tag, its seq, low) */
+ * call's output; unless low is None, the leaf's derived is (tag, its seq, low) and its
+ * low is low */
 PyObject *tensor_leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (E_tensor == NULL || (nargs != 1 && nargs != 3)) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.tensor_leaf(array[, tag, low]) "
@@ -928,6 +929,8 @@ PyObject *tensor_leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             return NULL;
         }
         set_slot(node, O_derived, derived);
+        Py_INCREF(args[2]);
+        set_slot(node, O_low, args[2]);
     }
     return node == NULL ? NULL : lj_new_tensor(node);
 }

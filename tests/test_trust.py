@@ -193,6 +193,41 @@ def test_derivatives_do_not_silently_skip_a_jit_call(backend):
     np.testing.assert_allclose(lj.grad((feats * w).sum(), w).numpy(), [3.0, 3.0])
 
 
+def test_derivatives_do_not_skip_a_jit_call_through_captures_or_chains(backend):
+    """Found by this session's fuzzing helper: a jitted function's output was a constant
+    to lj.grad when the differentiated tensor reached the function as a closure capture
+    or a shared variable rather than an argument (d/dw of ``f(x) + w`` with ``f = x * w``
+    gave 1, not 2), or through another jitted function's output (``f(f(w))``).  Each now
+    raises, naming the jit call; a derivative that depends on none of them still works."""
+    w = lj.tensor([1.0, 2.0, 3.0])
+    s = lj.shared(np.ones(3))
+    by_closure = lj.jit(lambda x: x * w)
+    by_shared = lj.jit(lambda x: x * s)
+    tanh = lj.jit(lj.tanh)
+    for _ in range(2):  # (the first call traces; the second takes the fast path)
+        for wrt, y in ((w, by_closure(np.ones(3))), (s, by_shared(np.ones(3))),
+                       (w, tanh(tanh(w)))):
+            with pytest.raises(lj.LazyjitError, match="jitted function"):
+                lj.grad((y + wrt).sum(), [wrt])
+            with pytest.raises(lj.LazyjitError, match="jitted function"):
+                lj.grad((y * y).sum() + (wrt * wrt).sum(), [wrt])
+    v = lj.tensor([2.0, 2.0, 2.0])  # made before the calls below: no jit output reads it
+    y = tanh(tanh(lj.tensor(np.zeros(3))))
+    np.testing.assert_allclose(lj.grad((y + v * v).sum(), [v])[0].numpy(), [4.0] * 3)
+
+
+def test_a_numpy_float_constant_argument_of_either_sign(backend):
+    """Found by this session's fuzzing helper: a NumPy scalar argument is a constant of
+    the trace (not a runtime input, as a Python float is), and np.float64(-0.0) shared
+    the trace of np.float64(0.0) (equal, same hash): 1 / (x * s) gave -inf for s = 0."""
+    g = lj.jit(lambda x, s: 1.0 / (x * s))
+    x = np.ones(2, np.float32)
+    for s in (np.float64(-0.0), np.float64(0.0), np.float32(-0.0), np.float64(-0.0)):
+        with np.errstate(divide="ignore"):
+            want = 1.0 / (x * s)
+        np.testing.assert_array_equal(g(x, s).numpy(), want)
+
+
 def test_an_integer_power_of_a_shared_exponent_is_checked_at_each_call(backend):
     a = lj.tensor(np.array([2, 3]))
     e = lj.shared(np.array([1, 2]))

@@ -40,7 +40,7 @@ import lazyjit.api.functions as F
 from lazyjit.config import config, flags_version
 from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
-from lazyjit.pytree import flatten, unflatten
+from lazyjit.pytree import constant_kind, flatten, unflatten
 from lazyjit.engine.realize import backend_key, plan_for
 from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed,
                                 realize_pending, shapes_read_since)
@@ -160,12 +160,13 @@ def _wrap(array: np.ndarray, low: int | None) -> Tensor:
     arguments (whose graphs may hold a differentiated node, none older than ``low``)
     went in, the output's leaf says so, and a derivative that might need to go through
     it raises (:func:`lazyjit.trace.through.see_through`) instead of giving zero."""
-    if NATIVE is not None:  # (the same steps in C, the derived below included)
+    if NATIVE is not None:  # (the same steps in C, derived and low below included)
         return NATIVE.tensor_leaf(array, JITTED, low)
     node = Node.leaf(array, site=False)
     t = Tensor(node)
-    if low is not None:
-        node.derived = (JITTED, node.seq, low)
+    if low is not None:  # (and a value computed from it, passed to another jitted
+        node.derived = (JITTED, node.seq, low)  # function, carries the same low on)
+        node.low = low
     return t
 
 
@@ -177,19 +178,6 @@ def _low(args) -> int | None:
             v = a.node.low
             low = v if low is None or v < low else low
     return low
-
-
-def _kind(v) -> Any:
-    """What tells a static argument from one equal to it that is traced differently: its
-    type, a float's or complex's repr too (``-0.0 == 0.0``; found by the fuzzing
-    helper: ``1 / (x * s)`` with ``s = -0.0`` gave ``inf``), the kinds of a tuple's or
-    list's items (``(2,) == (2.0,)``)."""
-    t = type(v)
-    if t is float or t is complex:
-        return t, repr(v)
-    if t is tuple or t is list:
-        return t, tuple(_kind(x) for x in v)
-    return t
 
 
 def _signature(args: tuple) -> tuple | None:
@@ -236,12 +224,15 @@ class _Entry:
     argument position, or ``-1-j`` for the j-th captured buffer) and the output tree."""
 
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
-                 "updates", "n_out", "in_place", "fresh", "simple", "single", "shapes_read")
+                 "updates", "n_out", "in_place", "fresh", "simple", "single", "shapes_read",
+                 "low")
 
     def call(self, arrays: list, low: int | None = None) -> Any:
         """Run the plan on ``arrays`` and return the output tree of tensors, or
         ``_RETRACE`` (see :meth:`outputs`).  ``low``: the oldest node the tensor
         arguments depend on, None when none is a tensor (see :meth:`_wrap`)."""
+        if self.low is not None and (low is None or self.low < low):
+            low = self.low  # (a captured tensor is as much an input as an argument)
         if self.single:  # (one output, the plan's own: the common case, written out)
             return _wrap(self.plan.run(arrays)[0], low)
         outs = self.plan.run(arrays) if self.simple else self.outputs(arrays)
@@ -360,9 +351,10 @@ class Jitted:
         dyn = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
         # (each value with its kind: 2 == 2.0, np.float32(2.5) == np.float64(2.5) and
         # 0.0 == -0.0, but a trace for one is not the trace for the other)
-        static = tuple((i, _kind(a), a) for i, a in enumerate(args) if i in self.static_argnums)
+        static = tuple((i, constant_kind(a), a) for i, a in enumerate(args)
+                       if i in self.static_argnums)
         if kwargs and self.static_argnames:
-            static += tuple((k, _kind(kwargs[k]), kwargs[k]) for k in sorted(kwargs)
+            static += tuple((k, constant_kind(kwargs[k]), kwargs[k]) for k in sorted(kwargs)
                             if k in self.static_argnames)
             kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         return dyn, kwargs, static
@@ -554,6 +546,7 @@ class Jitted:
         finally:
             STATE.generic_sizes = False
         entry.captured = []
+        entry.low = None  # the oldest leaf the captured tensors read (see _wrap)
         slots = []
         for n in trace.inputs:
             if n.op == "param" and n.arg[0] == tid:
@@ -575,6 +568,8 @@ class Jitted:
                     sv = None
                 entry.captured.append(n.buffer if sv is None else sv)
                 slots.append(-len(entry.captured))
+                if n.low != sys.maxsize and (entry.low is None or n.low < entry.low):
+                    entry.low = n.low
         entry.shared = [(c.shape, c.dtype) if isinstance(c, SharedVariable) else None
                         for c in entry.captured]  # what each shared variable must hold
         # updates the plan may compute in place, over the variable's old value; and
