@@ -155,11 +155,6 @@ class Config:
     def _scope(self) -> tuple | None:
         return getattr(self._local, "scope", None)
 
-    @property
-    def _version(self) -> int:
-        """See :func:`flags_version`."""
-        return flags_version()
-
     def __getattr__(self, name: str) -> Any:
         get = object.__getattribute__
         scope = getattr(get(self, "_local"), "scope", None) if _V.scopes else None
@@ -200,7 +195,7 @@ class Config:
                 _V.scopes -= 1
 
 
-_VERSIONS = itertools.count()  # flag sets in effect (Config._version), process-wide
+_VERSIONS = itertools.count()  # flag sets in effect (flags_version), process-wide
 _SCOPES_LOCK = threading.Lock()
 
 

@@ -53,7 +53,8 @@
  *       do not apply (the Python function then does everything).
  *   tensor_leaf(array[, tag, low])
  *       Tensor(Node.leaf(array, site=False)), a jitted call's output; with ``low`` not
- *       None, the leaf's derived set to (tag, its seq, low) (lazyjit.engine.jit._wrap).
+ *       None, the leaf's derived set to (tag, its seq, low) and its low to low
+ *       (lazyjit.engine.jit._wrap).
  *
  *   record(list), replay(program, nodes, out), Memoized(fn, table, record, part, on)
  *       lazyjit.api.memo's recording of the nodes an API function makes, its replay

@@ -362,7 +362,7 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if _PENDING:  # shared variables assigned outside: computed before the call
             realize_pending()
-        if not kwargs and not self.static_argnums:  # (_lookup, inlined: the hot path)
+        if not kwargs and not self.static_argnums:  # (_lookup's steps, inlined: hot path)
             found = _signature(args) if NATIVE is None else _jit_args(args, Tensor, _scalar)
             if found is not None:
                 entry = self._fast.get((found[0], flags_version(), CONTEXT.epoch))
@@ -398,7 +398,7 @@ class Jitted:
         signature called before; None for anything else (:meth:`_call` decides).  An
         array of a dtype that must be converted (another byte order, an unsupported
         dtype) has a signature no call stored."""
-        found = _signature(args) if NATIVE is None else NATIVE.jit_args(args, Tensor, _scalar)
+        found = _signature(args) if NATIVE is None else _jit_args(args, Tensor, _scalar)
         if found is None:
             return None
         sig, arrays, low = found
