@@ -335,3 +335,35 @@ def test_only_views_of_a_loop_result_come_out_with_it(backend):
     assert_same(ys, np.array([-4.0, -4.0, -4.0]))
     with pytest.raises(np.linalg.LinAlgError):
         w.get_value()
+
+
+def _gd_step(h, x):
+    """One gradient step on ``sum(h * h * x)``: ``lj.grad`` inside a loop's body."""
+    return h - 0.1 * lj.grad((h * h * x).sum(), h)
+
+
+def test_grad_inside_a_loop_body(backend, rng):
+    # lj.grad in a step function (meta-learning's inner loop): the body's trace is
+    # compiled as it is, so its gradients are built at once, never deferred (they
+    # reached the lowering unexpanded: a ValueError there, or a LazyjitError)
+    h0, xs = rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 4)
+    want, hs = h0.copy(), []
+    for x in xs:
+        want = want - 0.1 * 2 * want * x
+        hs.append(want)
+    out, _ = lj.scan(lambda x, h: _gd_step(h, x), sequences=lj.tensor(xs),
+                     outputs_info=lj.tensor(h0))
+    assert_same(out, np.array(hs))
+    assert_same(lj.fori_loop(0, 3, lambda i, h: _gd_step(h, 1.0), lj.tensor(h0)),
+                h0 * 0.8 ** 3)
+    stop = h0.sum() * 0.7  # (the loop runs while the sum is above it: two steps)
+    assert_same(lj.while_loop(lambda h: h.sum() > stop, lambda h: _gd_step(h, 1.0),
+                              lj.tensor(h0)), h0 * 0.8 ** 2)
+    jitted = lj.jit(lambda h: lj.scan(lambda x, s: _gd_step(s, x), sequences=lj.tensor(xs),
+                                      outputs_info=h)[0])
+    assert_same(jitted(lj.tensor(h0)), np.array(hs))
+    # and the loop differentiated: d(sum of the last state)/dh0 = prod(1 - 0.2 x)
+    _values_only_on_cuda(backend)
+    h = lj.tensor(h0)
+    out, _ = lj.scan(lambda x, s: _gd_step(s, x), sequences=lj.tensor(xs), outputs_info=h)
+    assert_same(lj.grad(out[-1].sum(), h), np.full(3, np.prod(1 - 0.2 * xs)))

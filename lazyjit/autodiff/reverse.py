@@ -20,6 +20,7 @@ from lazyjit.rewrite import rewrite_cost
 from lazyjit.api.tensor import Tensor
 from lazyjit.trace.graph import rebuild, toposort
 from lazyjit.trace.node import Node
+from lazyjit.trace.state import STATE
 from lazyjit.trace.through import keeping_read_values, see_through
 
 
@@ -95,6 +96,9 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
                            cls=TypeError)
         return _grad_fn(cost, argnums, with_value=False, has_aux=has_aux)
     seeds: dict[Node, Tensor] = {}
+    # (not deferred in a scan step's body, whose trace is compiled as it is, with no
+    # expansion: its gradients are built now)
+    defer = not known_grads and not STATE.scan_depth
     if cost is not None:
         cost = F.asarray(cost)
         if cost.ndim != 0:
@@ -106,7 +110,7 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
             raise op_error("grad", f"cost must be real floating point, got {cost.dtype}"
                            f"{hint}", (cost.node,),
                            cls=TypeError if cost.dtype.kind == "c" else LazyjitError)
-        if not known_grads and not consider_constant:  # deferred: no seed graph needed
+        if defer and not consider_constant:  # deferred: no seed graph needed
             return reverse({cost.graph_node: None}, wrt, None, disconnected_inputs, "grad",
                            "cost", deferred=True)
         seeds[cost.graph_node] = F.ones_like(cost)
@@ -115,7 +119,7 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
     for i, (t, g) in enumerate((known_grads or {}).items()):
         add_seed(seeds, t, g, f"known_grads[{i}]", "grad")
     return reverse(seeds, wrt, consider_constant, disconnected_inputs, "grad", "cost",
-                   deferred=not known_grads)
+                   deferred=defer)
 
 
 def _is_argnums(x) -> bool:

@@ -17,6 +17,7 @@ from typing import Callable
 
 import numpy as np
 
+from lazyjit.errors import LazyjitError, format_site
 from lazyjit.trace.gates import gates
 from lazyjit.ops import REGISTRY
 from lazyjit.ops.linalg import LINALG_FAILURES
@@ -259,6 +260,10 @@ class Lowerer:
             if self.target.checks and n.src[1].size:
                 self.add(ir.Check(ok, self.fail(n.arg)))
             return self.vals[n.src[0]]
+        if kind == "deferred":  # (expanded before a plan is built: never lowered)
+            raise LazyjitError(f"a deferred {n.op!r} node reached the kernel IR lowering "
+                               "unexpanded (lazyjit.autodiff.reverse.expand_grads expands "
+                               "it): a bug in lazyjit\n" + format_site(n.site))
         if kind == "concat":
             dst = self.new_buffer(n.shape, n.dtype)
             start = 0
