@@ -725,22 +725,10 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
             PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make: a source is not a Node");
             return NULL;
         }
-    PyObject *key = PyTuple_New(4 + ns);  /* (op, arg, shape, dtype, *map(id, src)) */
+    /* (op, arg, shape, dtype, src): nodes hash and compare by identity */
+    PyObject *key = PyTuple_Pack(5, op, args[2], args[3], args[4], src);
     if (key == NULL)
         return NULL;
-    PyObject *parts[4] = {op, args[2], args[3], args[4]};
-    for (int i = 0; i < 4; i++) {
-        Py_INCREF(parts[i]);
-        PyTuple_SET_ITEM(key, i, parts[i]);
-    }
-    for (Py_ssize_t i = 0; i < ns; i++) {
-        PyObject *id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(src, i));
-        if (id == NULL) {
-            Py_DECREF(key);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(key, 4 + i, id);
-    }
     Py_hash_t hash = KEY_HASH(key);
     if (hash == -1) {
         Py_DECREF(key);

@@ -73,7 +73,7 @@ class Node:
     @staticmethod
     def make(op: str, src: tuple["Node", ...], arg: Any, shape: tuple[int, ...],
              dtype: np.dtype) -> "Node":
-        key = (op, arg, shape, dtype, *map(id, src))
+        key = (op, arg, shape, dtype, src)  # (nodes hash and compare by identity)
         ref = _CACHE.get(key)
         if ref is not None:
             node = ref()
