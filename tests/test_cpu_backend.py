@@ -423,52 +423,6 @@ def test_busy_machine_runs_single_threaded(cpu, rng, monkeypatch):
     assert not backend.busy()
 
 
-def _quiet(backend, monkeypatch) -> None:
-    """Make ``backend`` see an idle machine (no other process running), so that calls
-    run their parallel paths (P[0] clear) whatever else runs on this one."""
-    monkeypatch.setattr(backend, "_others_running", lambda: 0)
-    monkeypatch.setattr(backend, "_MACHINE", backend._Machine())
-    backend._MACHINE.sampled = 0.0
-    assert not backend.busy()
-    backend._MACHINE.sampled = float("inf")  # (never sampled again in this test)
-
-
-# GEMMs of every transpose, operand offsets (a[3:]), alpha and beta (the ``a @ b * k + c``
-# and ``c - (a @ b) * k`` specializations): each a function of NumPy arrays or tensors
-# (a, b, c, and the transposed copies at, bt)
-_GEMMS = [lambda a, b, c, at, bt: a[3:] @ b,
-          lambda a, b, c, at, bt: a[3:] @ b * 0.5 + c,
-          lambda a, b, c, at, bt: c - (a[3:] @ b) * 2.0,
-          lambda a, b, c, at, bt: at.T @ b,
-          lambda a, b, c, at, bt: a[3:] @ bt.T + c,
-          lambda a, b, c, at, bt: at.T @ bt.T]
-
-
-@pytest.mark.parametrize("openmp", [True, False])
-def test_large_gemms_split_among_threads(cpu, rng, monkeypatch, openmp):
-    """GEMMs of 1M multiply-adds or more run as one single-threaded BLAS call per
-    OpenMP thread, each on its block of rows of the result (of columns, when it has
-    too few rows: lj_sgemm_split), float32 and float64, against NumPy."""
-    _quiet(importlib.import_module("lazyjit.backends.cpu.backend"), monkeypatch)
-    for dt, tol in ((np.float32, 2e-4), (np.float64, 1e-11)):
-        for m, k, n in [(128, 256, 256), (300, 64, 97), (8, 512, 300), (33, 40, 1000)]:
-            a = rng.standard_normal((m + 3, k)).astype(dt)
-            b = rng.standard_normal((k, n)).astype(dt)
-            c = rng.standard_normal((m, n)).astype(dt)
-            xs = (a, b, c, np.ascontiguousarray(a[3:].T), np.ascontiguousarray(b.T))
-            with lj.config(openmp=openmp):
-                for fn in _GEMMS:
-                    got = np.asarray(lj.jit(fn)(*map(lj.tensor, xs)))
-                    np.testing.assert_allclose(got, fn(*xs), rtol=tol,
-                                               atol=tol * np.sqrt(k) * (1 + np.abs(c).max()),
-                                               err_msg=f"{dt.__name__} {(m, k, n)}")
-    # batched: each batch's GEMM split
-    x = rng.standard_normal((3, 130, 200)).astype(np.float32)
-    w = rng.standard_normal((3, 200, 90)).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(lj.tensor(x) @ lj.tensor(w)), x @ w,
-                               rtol=2e-4, atol=2e-3)
-
-
 def test_integer_division_by_zero_does_not_trap(cpu):
     a = lj.tensor(np.array([7, -7, 0, np.iinfo(np.int64).min], np.int64))
     b = lj.tensor(np.array([0, 0, 0, -1], np.int64))

@@ -1,4 +1,3 @@
-LJ_GEMM_SPLIT(lj_sgemm_split, lj_sgemm, float)
 LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   const float* pa = (const float*)B[Q[19]] + Q[1];
   const float* pb = (const float*)B[Q[20]] + Q[2];
@@ -16,10 +15,6 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      if (!P[0] && lj_blas_threads && (double)M * N * K >= 1048576.0) {
-        lj_sgemm_split(Q[10], Q[11], M, N, K, (float)lj_as_f64(Q[12]), pa + oa, Q[13], pb + ob, Q[14], 0, pc + oc, N);
-        continue;
-      }
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, Q[10], Q[11], M, N, K, (float)lj_as_f64(Q[12]), pa + oa, Q[13], pb + ob, Q[14], 0, pc + oc, N);

@@ -1,4 +1,3 @@
-LJ_GEMM_SPLIT(lj_sgemm_split, lj_sgemm, float)
 static __attribute__((noinline)) void k0_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
   float* p0 = (float*)B[Q[6]] + Q[2];
   const float* p1 = (const float*)B[Q[7]] + Q[4];
@@ -50,10 +49,6 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      if (!P[0] && lj_blas_threads && (double)M * N * K >= 1048576.0) {
-        lj_sgemm_split(P[15], P[16], M, N, K, (float)lj_as_f64(P[17]), pa + oa, P[18], pb + ob, P[19], 0, pc + oc, N);
-        continue;
-      }
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, P[15], P[16], M, N, K, (float)lj_as_f64(P[17]), pa + oa, P[18], pb + ob, P[19], 0, pc + oc, N);
@@ -345,10 +340,6 @@ LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      if (!P[0] && lj_blas_threads && (double)M * N * K >= 1048576.0) {
-        lj_sgemm_split(P[81], P[82], M, N, K, (float)lj_as_f64(P[83]), pa + oa, P[84], pb + ob, P[85], 0, pc + oc, N);
-        continue;
-      }
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, P[81], P[82], M, N, K, (float)lj_as_f64(P[83]), pa + oa, P[84], pb + ob, P[85], 0, pc + oc, N);
@@ -511,10 +502,6 @@ LJ_KERNEL int k12(void** restrict B, const int64_t* restrict P, const int64_t* r
       continue;
     }
     if (lj_sgemm) {
-      if (!P[0] && lj_blas_threads && (double)M * N * K >= 1048576.0) {
-        lj_sgemm_split(Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
-        continue;
-      }
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);

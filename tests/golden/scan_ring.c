@@ -1,4 +1,3 @@
-LJ_GEMM_SPLIT(lj_sgemm_split, lj_sgemm, float)
 LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   const float* pa = (const float*)B[Q[15]] + Q[0];
   const float* pb = (const float*)B[Q[16]] + Q[1];
@@ -14,10 +13,6 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      if (!P[0] && lj_blas_threads && (double)M * N * K >= 1048576.0) {
-        lj_sgemm_split(Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
-        continue;
-      }
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
@@ -87,10 +82,6 @@ LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* re
       continue;
     }
     if (lj_sgemm) {
-      if (!P[0] && lj_blas_threads && (double)M * N * K >= 1048576.0) {
-        lj_sgemm_split(P[33], P[34], M, N, K, (float)lj_as_f64(P[35]), pa + oa, P[36], pb + ob, P[37], 0, pc + oc, N);
-        continue;
-      }
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
       lj_sgemm(101, P[33], P[34], M, N, K, (float)lj_as_f64(P[35]), pa + oa, P[36], pb + ob, P[37], 0, pc + oc, N);

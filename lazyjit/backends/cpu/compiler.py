@@ -130,9 +130,6 @@ def prelude(part: int | None = None) -> str:
     return f"""#include <stdint.h>
 #include <string.h>
 #include <math.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 {simd}
 #include "lazyjit_rt.h"
 #define LJ_KERNEL {linkage[0]}
@@ -168,51 +165,6 @@ static __attribute__((noinline, unused)) void lj_parallel(lj_items_t f, void** B
     f(B, P, Q, count * t / nt, count * (t + 1) / nt);
   }}
 }}
-/* a large GEMM (row-major C = alpha op(A) op(B) + beta C) split among an OpenMP team,
-   each thread computing its block of rows of C (of columns, where C has too few rows)
-   with single-threaded BLAS: at the sizes of a training step's layers (128x256x256)
-   that is 1.5-1.9x faster on 2 cores than BLAS's own threads, which also leave the
-   rows of C spread over both cores' caches for the next kernels to fetch.  Without
-   OpenMP, or OpenBLAS's per-call thread count, BLAS's threads instead (defined, as
-   lj_sgemm_split and lj_dgemm_split, in the modules that call them: a kernel helper) */
-#define LJ_GEMM_SPLIT(name, fn, T) \
-static __attribute__((noinline, unused)) void name( \
-    int ta, int tb, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda, \
-    const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {{ \
-  int nt = 1; \
-  LJ_OMP_MAX(nt); \
-  const int rows = M >= 16 * nt, cols = !rows && N >= 16 * nt; \
-  if (nt < 2 || !lj_blas_threads || !(rows || cols)) {{ \
-    fn(101, ta, tb, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc); \
-    return; \
-  }} \
-  _Pragma("omp parallel") \
-  {{ \
-    int n = 1, t = 0; \
-    LJ_OMP_TEAM(n, t); \
-    int prev = lj_blas_threads(1); \
-    if (rows) {{ \
-      int64_t r0 = M * t / n, r1 = M * (t + 1) / n; \
-      if (r1 > r0) \
-        fn(101, ta, tb, r1 - r0, N, K, alpha, a + r0 * (ta == 111 ? lda : 1), lda, b, \
-           ldb, beta, c + r0 * ldc, ldc); \
-    }} else {{ \
-      int64_t c0 = N * t / n, c1 = N * (t + 1) / n; \
-      if (c1 > c0) \
-        fn(101, ta, tb, M, c1 - c0, K, alpha, a, lda, b + c0 * (tb == 111 ? 1 : ldb), \
-           ldb, beta, c + c0, ldc); \
-    }} \
-    lj_blas_threads(prev); \
-  }} \
-}}
-#ifdef _OPENMP
-#define LJ_OMP_MAX(nt) (nt) = omp_get_max_threads()
-#define LJ_OMP_TEAM(n, t) \\
-  do {{ (n) = omp_get_num_threads(); (t) = omp_get_thread_num(); }} while (0)
-#else
-#define LJ_OMP_MAX(nt) (void)0
-#define LJ_OMP_TEAM(n, t) (void)0
-#endif
 """
 
 

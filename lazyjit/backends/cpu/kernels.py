@@ -418,21 +418,14 @@ def gemm(mod: Module, k: ir.Gemm) -> None:
             lines += [f"    const {T} alpha_ = {scalars[0]}, beta_ = {scalars[1]};"]
             scalars = ["&alpha_", "&beta_"]
         call = fn if dst.dtype.kind == "f" else f"((lj_cgemm_t){fn})"
-        lda, ldb = mod.p(lda), mod.p(ldb)
-        if dst.dtype.kind == "f":
-            mod.helpers.setdefault(f"LJ_GEMM_SPLIT({fn}_split, {fn}, {T})\n", None)
-        split = [] if dst.dtype.kind == "c" else [  # (large: among OpenMP's threads)
-            f"      if (!P[0] && lj_blas_threads && (double)M * N * K >= {BLAS_MT_MIN:.1f}) {{",
-            f"        {fn}_split({trans[0]}, {trans[1]}, M, N, K, {scalars[0]}, pa + oa, "
-            f"{lda}, pb + ob, {ldb}, {scalars[1]}, pc + oc, N);",
-            "        continue;", "      }"]
         lines += ["    if (K == 0) {", *zero, "      continue;", "    }",
-                  f"    if ({fn}) {{", *split,
+                  f"    if ({fn}) {{",
                   "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
                   f"{BLAS_MT_MIN:.1f});",
                   "      if (small) prev = lj_blas_threads(1);",
                   f"      {call}(101, {trans[0]}, {trans[1]}, M, N, K, "
-                  f"{scalars[0]}, pa + oa, {lda}, pb + ob, {ldb}, {scalars[1]}, pc + oc, N);",
+                  f"{scalars[0]}, pa + oa, {mod.p(lda)}, pb + ob, "
+                  f"{mod.p(ldb)}, {scalars[1]}, pc + oc, N);",
                   "      if (small) lj_blas_threads(prev);",
                   "      continue;", "    }"]
     if not half:
