@@ -178,3 +178,45 @@ def test_in_place_updates_never_write_into_memory_they_do_not_own():
     with pytest.raises(IndexError):
         step(np.array([100]))
     np.testing.assert_array_equal(Z.get_value(), [4, 4, 4, 4])
+
+
+def test_assigned_constant_fill_becomes_the_value(backend):
+    # lj.zeros(2) (literals alone) never holds its value in its node: the variable
+    # got no leaf (get_value failed) and jit captured the constant (updates were lost)
+    w = lj.shared(np.array([1.0, 2.0]))
+    w.assign(lj.zeros(2))
+    np.testing.assert_array_equal(w.get_value(), [0.0, 0.0])
+    w.assign(lj.full(2, 3.0))
+
+    @lj.jit
+    def step(x):
+        w.assign(w + x)
+        return w * 1.0
+    got = [step(lj.tensor(1.0)).numpy().tolist() for _ in range(3)]
+    assert got == [[3.0, 3.0], [4.0, 4.0], [5.0, 5.0]]
+    np.testing.assert_array_equal(w.get_value(), [6.0, 6.0])
+
+
+@pytest.mark.parametrize("value", ["constant", "computed"])
+def test_function_reads_a_pending_assignment_as_the_variable(backend, value):
+    # a graph built over a variable whose assignment was pending read the assigned
+    # expression (v * 2 over v's older leaf): lj.function applied it again at each
+    # call, on top of its updates ([4, 8], [10, 18], ...); now it reads v at the call
+    v = lj.shared(np.array([1.0, 2.0]))
+    v.assign(lj.full(2, 3.0) if value == "constant" else v * 2)
+    start = np.array([3.0, 3.0]) if value == "constant" else np.array([2.0, 4.0])
+    x = lj.vector("x")
+    f = lj.function([x], v * x, updates=[(v, v + 1)])
+    for k in range(3):
+        np.testing.assert_array_equal(f(np.full(2, 2.0)), 2 * (start + k))
+    np.testing.assert_array_equal(v.get_value(), start + 3)
+
+
+def test_function_refuses_a_replaced_assignment(backend):
+    v = lj.shared(np.array([1.0, 2.0]), "v")
+    v.assign(v * 2)
+    x = lj.vector("x")
+    y = v * x  # reads the value assigned first...
+    v.assign(v + 5)  # ...which this one replaces before the function is made
+    with pytest.raises(lj.LazyjitError, match="later assignment replaced"):
+        lj.function([x], y)

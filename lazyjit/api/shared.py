@@ -23,7 +23,7 @@ import numpy as np
 import lazyjit.api.functions as F
 from lazyjit.api.tensor import Tensor, check_dtype
 from lazyjit.errors import LazyjitError, describe, op_error
-from lazyjit.trace.graph import collect
+from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
 
@@ -36,6 +36,8 @@ _PENDING: "dict[int, weakref.ref]" = {}
 # placeholders (an optimizer step or a batch norm while building a graph): by id
 # (the variable, the placeholders its update depends on)
 SYMBOLIC: "dict[int, tuple[weakref.ref, frozenset]]" = {}
+# every value assigned outside jit and not computed at once (pending) -> its variable
+ASSIGNED: "weakref.WeakKeyDictionary[Node, weakref.ref]" = weakref.WeakKeyDictionary()
 
 
 def placeholders_of(node: Node) -> list[Node]:
@@ -107,7 +109,7 @@ def changed(reads: list, resolve=None) -> "SharedVariable | None":
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
-    __slots__ = ("name", "counter", "_concrete", "own", "shape_read")
+    __slots__ = ("name", "counter", "_concrete", "own", "shape_read", "_from")
 
     @property
     def shape(self) -> tuple:
@@ -124,6 +126,7 @@ class SharedVariable(Tensor):
         # handed out): only then may a compiled update overwrite it in place
         self.own = False
         self.shape_read = 0
+        self._from: Node | None = None  # the pending value its leaf was computed from
         OWNER[self.node] = self
         ALL.add(self)
 
@@ -141,6 +144,7 @@ class SharedVariable(Tensor):
     def _set_leaf(self, arr: np.ndarray, own: bool = False) -> None:
         SYMBOLIC.pop(id(self), None)
         self._concrete = None
+        self._from = None
         self.own = own
         node = Node.leaf(arr, site=False)
         # registered before it is the value: a jit trace in another thread that reads
@@ -258,7 +262,7 @@ class SharedVariable(Tensor):
             self._concrete = None
         self.node, self._origin = v.node, None
         if v.node.buffer is None:
-            _PENDING[id(self)] = weakref.ref(self)
+            _PENDING[id(self)] = ASSIGNED[v.node] = weakref.ref(self)
         else:
             self._set_leaf(v.node.buffer)
 
@@ -311,12 +315,50 @@ def _settle(variables: list) -> None:
     leaves: each the value its variable held when this began (another thread may assign
     it meanwhile: that newer value is left pending, not overwritten)."""
     nodes = [(s, s.node) for s in variables]
-    todo = [Tensor(n) for _, n in nodes if n.buffer is None]
+    todo = {n: Tensor(n) for _, n in nodes if n.buffer is None}
     if todo:
-        CONTEXT.realize(*todo)
+        CONTEXT.realize(*todo.values())
     for s, n in nodes:
-        if s.node is n and n.buffer is not None:
-            s._set_leaf(n.buffer)
+        # (a value made of literals alone, lj.zeros(n), never holds it in its node: its
+        # tensor's new leaf does)
+        value = n.buffer if n not in todo else todo[n].node.buffer
+        if s.node is n and value is not None:
+            s._set_leaf(value)
+            s._from = n
+
+
+def settled_reads(roots: list[Node], op: str) -> dict[Node, Node]:
+    """For a graph that reads shared variables at each call (``lj.function``'s): the
+    nodes of the graphs of ``roots`` that are values assigned to shared variables and
+    pending when the graph was built (``W.assign(W * 2)``, then ``W * x``), mapped to
+    the leaves of their variables (the pending values are computed now), so that the
+    graph reads each variable's value at the call, not the assigned expression over
+    its older value (which would apply the assignment again at every call).
+
+    Raises
+    ------
+    LazyjitError
+        If such a value was replaced since by another assignment or ``set_value`` (the
+        graph reads a value the variable no longer holds; the message names ``op``)."""
+    if not ASSIGNED:
+        return {}
+    found = [(n, ASSIGNED.get(n)) for n in reachable(roots, lambda n: n.src)]
+    found = [(n, r) for n, r in found if r is not None]
+    if not found:
+        return {}
+    realize_pending()
+    mapping = {}
+    for n, ref in found:
+        sv = ref()
+        if sv is None:
+            continue
+        if sv._from is not n:
+            raise op_error(op, f"the graph reads a value assigned to the shared variable "
+                           f"{sv.name or ''} that a later assignment replaced (a shared "
+                           "variable is read at each call: build the graph after its last "
+                           "assign, or read the value with get_value())", (n,))
+        mapping[n] = sv.node
+    return mapping
 
 
 __all__ = ["shared", "SharedVariable", "LazyjitError", "pending_nodes"]
