@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+import pytest
 
 import lazyjit as lj
 import lazyjit.nn.functional as F
@@ -317,3 +318,29 @@ def test_logical_ops_read_a_python_numbers_truth(backend):
                                               want, err_msg=f"{name} {dt} {v}")
                 np.testing.assert_array_equal(getattr(lj, name)(v, lj.tensor(a)).numpy(),
                                               getattr(np, name)(v, a))
+
+
+def test_advanced_indices_split_by_an_ellipsis_of_no_axes(backend):
+    # NumPy moves the dimensions of advanced indices to the front when anything, even
+    # an Ellipsis standing for no axes, separates them (they were left in place)
+    x = np.arange(18.0).reshape(2, 3, 3)
+    i, j = np.array([0, 1]), np.array([1, 2])
+    for key in [(slice(None), i, Ellipsis, j), (slice(None), [0], Ellipsis, [1]),
+                (slice(None), 1, Ellipsis, j), (i, Ellipsis, j), (Ellipsis, i, j),
+                (slice(None), i, j, Ellipsis)]:
+        got = np.asarray(lj.tensor(x)[key])
+        assert got.shape == x[key].shape, key
+        np.testing.assert_array_equal(got, x[key])
+
+
+def test_boolean_mask_must_match_its_axes(backend):
+    # a mask of another length was taken as its nonzero() (NumPy raises IndexError)
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for key in [(np.array([True]),), (slice(None), np.array([True, False])),
+                (Ellipsis, np.array([True, False, True])), (0, np.ones((3, 3), bool))]:
+        with pytest.raises(IndexError, match="boolean index did not match"):
+            lj.tensor(x)[key]
+    m = np.array([True, False, True, True])
+    for key in [(Ellipsis, m), (1, Ellipsis, m), (slice(None), np.array([True, False, True])),
+                (np.array(True),)]:
+        np.testing.assert_array_equal(np.asarray(lj.tensor(x)[key]), x[key])

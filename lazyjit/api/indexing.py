@@ -29,7 +29,33 @@ from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
 
 
-def _normalize(key, ndim: int):
+_NO_AXES = object()  # an Ellipsis that stands for no axes (see _normalize)
+
+
+def _mask_axes(key: list, shape: tuple) -> None:
+    """Check each boolean mask of ``key`` against the axes it indexes (NumPy raises an
+    IndexError where their sizes differ; its nonzero() would pick wrong elements)."""
+    width = [k.ndim if _is_mask(k) else 0 if k is None or k is Ellipsis else 1 for k in key]
+    at = 0
+    for i, k in enumerate(key):
+        if k is Ellipsis:  # (the axes after it are counted from the end)
+            at = len(shape) - sum(width[i + 1:])
+            continue
+        if _is_mask(k) and k.ndim:
+            for d in range(k.ndim):
+                n = shape[at + d] if 0 <= at + d < len(shape) else None
+                if type(n) is int and k.shape[d] != n:
+                    raise IndexError(f"boolean index did not match indexed tensor along "
+                                     f"axis {at + d}; size of axis is {n} but size of "
+                                     f"corresponding boolean axis is {k.shape[d]}")
+        at += width[i]
+
+
+def _is_mask(k) -> bool:
+    return isinstance(k, (Tensor, np.ndarray)) and k.dtype == np.bool_
+
+
+def _normalize(key, ndim: int, shape: tuple = ()):
     if not isinstance(key, tuple):
         key = (key,)
     out = []
@@ -47,6 +73,7 @@ def _normalize(key, ndim: int):
             raise IndexError("arrays used as indices must be of integer (or boolean) type, "
                              f"got {out[-1].dtype}")
     # boolean masks become integer arrays (data-dependent shape: realize now)
+    _mask_axes(out, shape)
     expanded = []
     for k in out:
         if (isinstance(k, (Tensor, np.ndarray)) and k.dtype == np.bool_):
@@ -57,6 +84,12 @@ def _normalize(key, ndim: int):
                                "lj.where(mask, x, 0), or lj.sort / lj.argsort to gather",
                                (k.node,))
             mask = k.numpy() if isinstance(k, Tensor) else k
+            if mask.ndim == 0:  # x[True]: a new axis of length 1 (NumPy's)
+                if not mask:
+                    raise IndexError("a 0-d False boolean index (an empty new axis) is not "
+                                     "supported; use x[None][:0]")
+                expanded.append(None)
+                continue
             expanded.extend(np.nonzero(mask))
         else:
             expanded.append(k)
@@ -69,7 +102,8 @@ def _normalize(key, ndim: int):
                          f"but {consumed} were indexed")
     if Ellipsis in [k for k in out if not isinstance(k, (Tensor, np.ndarray))]:
         i = next(j for j, k in enumerate(out) if k is Ellipsis)
-        out = out[:i] + [slice(None)] * (ndim - consumed) + out[i + 1:]
+        # (one of no axes stays, as a mark: it still separates advanced indices)
+        out = out[:i] + ([slice(None)] * (ndim - consumed) or [_NO_AXES]) + out[i + 1:]
     else:
         out = out + [slice(None)] * (ndim - consumed)
     return out
@@ -137,15 +171,19 @@ def take_along_axis(x, indices, axis: int) -> Tensor:
 
 def getitem(x: Tensor, key) -> Tensor:
     """``x[key]`` with NumPy semantics (see the module docstring)."""
-    key = _normalize(key, x.ndim)
+    key = _normalize(key, x.ndim, x.shape)
     has_array = any(_is_array(k) for k in key)
     # NumPy checks the bounds of index arrays only when their broadcast shape selects
     # something: z[[], :, [254]] of z with shape (0, 4, 2) is empty, not an error
     empty = has_array and 0 in _broadcast_or_none([k.shape for k in key if _is_array(k)])
     # pass 1: basic slicing of every consumed dim; ints become arrays when arrays exist
     slices, after, adv = [], [], []  # after: shape template after the basic slice
-    dim = 0
+    # apart: advanced indices on both sides of an Ellipsis of no axes (split: one before)
+    dim, split, apart = 0, False, False
     for k in key:
+        if k is _NO_AXES:
+            split = bool(adv)
+            continue
         if k is None:
             after.append(("new",))
             continue
@@ -154,6 +192,7 @@ def getitem(x: Tensor, key) -> Tensor:
             if not isinstance(k, Tensor) and not (empty and _is_array(k)):
                 S._check_bounds(np.asarray(k), dim, n)
             slices.append((0, n, 1))
+            apart = apart or split
             adv.append((len(after), k))
             after.append(("keep", dim))
         elif isinstance(k, (int, np.integer, Dim)):
@@ -176,18 +215,19 @@ def getitem(x: Tensor, key) -> Tensor:
     out = S.reshape(out, tuple(shape))
     if not adv:
         return _tag(out, x, key)
-    return _tag(_advanced(out, adv), x, key)
+    return _tag(_advanced(out, adv, apart), x, key)
 
 
-def _advanced(x: Tensor, adv) -> Tensor:
-    """Apply integer-array indices at positions ``adv`` (NumPy placement rules)."""
+def _advanced(x: Tensor, adv, apart: bool = False) -> Tensor:
+    """Apply integer-array indices at positions ``adv`` (NumPy placement rules; ``apart``:
+    they are not adjacent in the key, so their dimensions go first)."""
     pos = [p for p, _ in adv]
     idxs = [C.astype(C.asarray(k), np.int64) for _, k in adv]
     bshape = C.broadcast_shapes(*[i.shape for i in idxs], op="getitem")
     idxs = [C.broadcast_to(i, bshape) for i in idxs]
     if len(adv) == 1:
         return S.take(x, idxs[0], pos[0])
-    adjacent = pos == list(range(pos[0], pos[0] + len(pos)))
+    adjacent = not apart and pos == list(range(pos[0], pos[0] + len(pos)))
     rest = [i for i in range(x.ndim) if i not in pos]
     moved = S.transpose(x, tuple(pos) + tuple(rest))
     dims = [x.shape[p] for p in pos]
