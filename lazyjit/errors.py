@@ -104,6 +104,23 @@ class ScalarOverflowError(LazyjitError, OverflowError):
     ``OverflowError`` as NumPy's, and a :class:`LazyjitError`."""
 
 
+# how the run-time check of a Python int (a jit argument, a symbolic size) against a
+# dtype's range begins its message: a backend raises ScalarOverflowError for it
+INT_OVERFLOW = "Python integer out of bounds for"
+
+
+def check_error(message: str) -> Exception:
+    """The exception a failed run-time check (the ``check`` op) with ``message`` raises
+    on every backend: NumPy's for the same failure (``LinAlgError`` for a LAPACK
+    failure, ``OverflowError`` for a Python int out of a dtype's range, else
+    ``ValueError``)."""
+    if message.startswith("linalg."):
+        return np.linalg.LinAlgError(message)
+    if message.startswith(INT_OVERFLOW):
+        return ScalarOverflowError(message)
+    return ValueError(message)
+
+
 def op_error(op: str, message: str, srcs: tuple = (), cls: type = LazyjitError) -> LazyjitError:
     """Build an error naming ``op`` and the shapes and dtypes of ``srcs``.
 

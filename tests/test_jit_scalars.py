@@ -86,7 +86,8 @@ def test_int_argument_is_weak_and_runtime(backend):
         if before is None:
             before = _counts()
     assert len(traces) == 1 and _counts()["trace_cache_misses"] == before["trace_cache_misses"]
-    with pytest.raises(ValueError, match=r"argument 1 \('n'\).*out of bounds for int16"):
+    with pytest.raises(OverflowError,
+                       match=r"out of bounds for int16: lj.jit's argument 1 \('n'\)"):
         f(x, 40000)  # checked at the call, as NumPy refuses np.int16 array + 40000
 
 

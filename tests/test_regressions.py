@@ -344,3 +344,32 @@ def test_boolean_mask_must_match_its_axes(backend):
     for key in [(Ellipsis, m), (1, Ellipsis, m), (slice(None), np.array([True, False, True])),
                 (np.array(True),)]:
         np.testing.assert_array_equal(np.asarray(lj.tensor(x)[key]), x[key])
+
+
+def test_jit_python_int_out_of_range_is_an_overflow_error(backend):
+    # eager code raised ScalarOverflowError (an OverflowError, as NumPy's); a jitted
+    # call's run-time check raised a plain ValueError
+    f = lj.jit(lambda x, c: x * c)
+    x = lj.tensor(np.array([1, 2], np.uint8))
+    np.testing.assert_array_equal(np.asarray(f(x, 3)), [3, 6])
+    with pytest.raises(OverflowError, match="Python integer out of bounds for uint8"):
+        f(x, 300).numpy()
+
+
+def test_median_of_negative_zeros_is_positive_zero(backend):
+    # np.median (a mean of the middle) and np.nanmedian give +0.0 for a middle -0.0
+    for a in (np.array([-0.0, -0.0]), np.array([0.5, -0.0, -0.1])):
+        for f, ref in ((lj.median, np.median), (lj.nanmedian, np.nanmedian)):
+            got = float(np.asarray(f(lj.tensor(a))))
+            assert got == ref(a) and np.signbit(got) == np.signbit(ref(a))
+
+
+def test_logsumexp_and_softmax_of_bools_and_ints(backend):
+    # (bool operands reached a subtraction: a DTypeError about an op not called)
+    b, i = np.array([True, False, True]), np.array([1, 2, 3])
+    want = np.log(np.exp(b.astype(np.float64)).sum())
+    np.testing.assert_allclose(np.asarray(lj.logsumexp(lj.tensor(b))), want, rtol=1e-12)
+    e = np.exp(i - 3.0)
+    np.testing.assert_allclose(np.asarray(lj.softmax(lj.tensor(i))), e / e.sum(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(lj.log_softmax(lj.tensor(b))),
+                               b - want, rtol=1e-12)

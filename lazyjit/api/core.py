@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lazyjit.errors import DTypeError, ScalarOverflowError, describe, op_error, site_lines
+from lazyjit.errors import (INT_OVERFLOW, DTypeError, ScalarOverflowError, describe, op_error,
+                            site_lines)
 from lazyjit.ops import REGISTRY, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
 from lazyjit.api.tensor import check_device, check_dtype, Tensor
@@ -191,7 +192,7 @@ def size_value(n: "int | Dim", dtype) -> "Tensor | int":
     if dt.kind in "iu" and dt.itemsize < 8:  # NumPy refuses a Python int out of its range
         info = np.iinfo(dt)
         out = Tensor(apply("check", (out.node, ((count >= info.min) & (count <= info.max)).node),
-                           f"a size (a Python integer) is out of bounds for {dt}"))
+                           f"{INT_OVERFLOW} {dt}: a size"))
     return out
 
 
@@ -341,7 +342,7 @@ def _weak_node(x: WeakScalar, dtype: np.dtype) -> Tensor:
         info = np.iinfo(dtype)
         ok = (t >= int(info.min)) & (t <= int(info.max))
         out = Tensor(apply("check", (out.node, ok.node),
-                           f"lj.jit: {x.origin} (a Python int) is out of bounds for {dtype}"))
+                           f"{INT_OVERFLOW} {dtype}: lj.jit's {x.origin}"))
     return out
 
 

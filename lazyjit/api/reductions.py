@@ -182,8 +182,10 @@ def _reduced_shape(x: Tensor, axis, keepdims) -> tuple[int, ...]:
 
 def logsumexp(x, axis=None, keepdims=False) -> Tensor:
     """``log(sum(exp(x)))`` over ``axis``, computed stably (shifted by the max; all
-    ``-inf`` gives ``-inf``, any ``+inf`` gives ``+inf``), as ``scipy.special.logsumexp``."""
+    ``-inf`` gives ``-inf``, any ``+inf`` gives ``+inf``), as ``scipy.special.logsumexp``
+    (bools and integers are taken as float64)."""
     x = asarray(x)
+    x = astype(x, _float_dtype(x))
     m = _finite_max(x, axis)
     out = log(sum(exp(x - m), axis, keepdims=True)) + m
     return out if keepdims else _squeeze_axes(out, _axes(axis, x.ndim, "logsumexp"))
@@ -201,8 +203,10 @@ def _finite_max(x: Tensor, axis) -> Tensor:
 
 def log_softmax(x, axis=-1) -> Tensor:
     """``x - logsumexp(x, axis)``, stable for large magnitudes: computed as
-    ``(x - max) - log(sum(exp(x - max)))`` so that no digits are lost to ``max``."""
+    ``(x - max) - log(sum(exp(x - max)))`` so that no digits are lost to ``max``
+    (bools and integers are taken as float64)."""
     x = asarray(x)
+    x = astype(x, _float_dtype(x))
     shifted = x - _finite_max(x, axis)
     return shifted - log(sum(exp(shifted), axis, keepdims=True))
 
@@ -279,8 +283,10 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
 
 
 def softmax(x, axis=-1) -> Tensor:
-    """``exp(x - max) / sum(exp(x - max))`` along ``axis``, stable."""
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis``, stable (bools and integers
+    are taken as float64)."""
     x = asarray(x)
+    x = astype(x, _float_dtype(x))
     e = exp(x - _finite_max(x, axis))
     return e / sum(e, axis, keepdims=True)
 

@@ -205,7 +205,7 @@ def nanmedian(x, axis=None, keepdims: bool = False) -> Tensor:
     a, b = _at(srt, lo[None]), _at(srt, hi[None])
     wide = np.float32 if srt.dtype == np.float16 else srt.dtype  # (as median's)
     mid = astype((astype(a, wide) + astype(b, wide)) / 2, srt.dtype)
-    out = where(count == 0, np.nan, where(lo == hi, a, mid)[0])
+    out = where(count == 0, np.nan, where(lo == hi, a, mid)[0] + 0.0)  # (-0.0: as median)
     return reshape(out, kept) if keepdims else out
 
 
@@ -226,6 +226,8 @@ def median(x, axis=None, keepdims: bool = False) -> Tensor:
     else:  # (float16 added in float32, as np.mean adds it: 6e4 + 5e4 overflows float16)
         wide = srt.astype(np.float32) if srt.dtype == np.float16 else srt
         mid = ((wide[n // 2 - 1] + wide[n // 2]) / 2).astype(srt.dtype)
+    if mid.dtype.kind == "f":  # (np.median's mean of the middle turns -0.0 into 0.0)
+        mid = mid + 0.0
     out = _nan_if_any(mid, srt)
     return reshape(out, kept) if keepdims else out
 

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from lazyjit.errors import check_error
 from lazyjit.ops import REGISTRY
 from lazyjit.schedule.views import View
 
@@ -258,10 +259,7 @@ def kernel_error(code: int, messages: list[str]) -> Exception:
     if code == 2:
         return MemoryError("lazyjit: a kernel could not allocate its scratch memory")
     if code >= 3:
-        message = messages[code - 3]
-        if message.startswith("linalg."):  # (a LAPACK failure: NumPy's exception)
-            return np.linalg.LinAlgError(message)
-        return ValueError(message)
+        return check_error(messages[code - 3])
     return IndexError("lazyjit: an index is out of bounds (take, put or advanced indexing)")
 
 

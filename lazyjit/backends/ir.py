@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from lazyjit.config import config
+from lazyjit.errors import check_error
 from lazyjit.ops import REGISTRY
 from lazyjit.rewrite import optimize_body
 from lazyjit.schedule import ir
@@ -191,7 +192,7 @@ class Executor:
 
     def check(self, k: ir.Check, table) -> None:
         if not view(table, k.ok).all():
-            raise ValueError(self.messages[k.code])
+            raise check_error(self.messages[k.code])
 
     def sort(self, k: ir.Sort, table) -> None:
         _store(table, k.dst, REGISTRY["argsort"].ref(view(table, k.src), k.descending))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lazyjit.errors import check_error
 from lazyjit.ops.registry import REGISTRY, F, OpDef, register
 from lazyjit.trace.state import CONTEXT
 
@@ -182,10 +183,11 @@ register(OpDef("scan_out", "select", lambda parts, i: parts[i],
 
 
 def run_check(x, ok, message):
-    """The guard: ``x`` itself when every element of ``ok`` is true, else
-    ``ValueError(message)`` (what NumPy raises where the condition fails: ``int ** -1``)."""
+    """The guard: ``x`` itself when every element of ``ok`` is true, else the error
+    NumPy raises where the condition fails (``ValueError`` for ``int ** -1``:
+    :func:`lazyjit.errors.check_error`)."""
     if not np.all(ok):
-        raise ValueError(message)
+        raise check_error(message)
     return x
 
 
@@ -193,4 +195,4 @@ register(OpDef("check", "check", run_check, shape=lambda srcs, message: srcs[0].
                dtype=lambda srcs, message: srcs[0].dtype,
                vjp=lambda g, out, x, ok, message: (g, None),
                jvp=lambda ts, out, x, ok, message: ts[0],
-               doc="x, once every element of ok is true (else ValueError(message))"))
+               doc="x, once every element of ok is true (else check_error(message))"))
