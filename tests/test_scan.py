@@ -50,7 +50,7 @@ def unrolled(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=
     infos = [None] if outputs_info is None else (
         list(outputs_info) if isinstance(outputs_info, (list, tuple)) else [outputs_info])
     nons = _list(non_sequences)
-    lengths = [s["input"].shape[0] - (max(s["taps"]) - min(s["taps"])) for s in seqs]
+    lengths = [s["input"].shape[0] - (max(*s["taps"], 0) - min(*s["taps"], 0)) for s in seqs]
     if n_steps is not None:
         lengths.append(n_steps)
     n = min(lengths)
@@ -71,7 +71,7 @@ def unrolled(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=
     for t in range(n):
         args = []
         for s in seqs:
-            lo = min(s["taps"])
+            lo = min(*s["taps"], 0)  # (Theano cuts as if tap 0 were read too)
             args += [s["input"][t - lo + tap] for tap in s["taps"]]
         for h, taps in zip(history, out_taps):
             if h is not None:
@@ -729,3 +729,17 @@ def test_ifelse_inside_scan(backend, rng):
     _close(got[0], np.array(expect))
     for a_, b_ in zip(got[1:4], got[4:]):
         _close(a_, b_)
+
+
+def test_sequence_taps_cut_as_theano_cuts_them(backend):
+    # Theano cuts a sequence as if tap 0 were read too: taps all above 0 skip the first
+    # rows, taps all below 0 stop early (a lone tap [1] read x[0], x[1], ... before)
+    x = lj.tensor(np.arange(5.0))
+    for taps, want in (([1], [1, 2, 3, 4]), ([-1], [0, 1, 2, 3]), ([0], [0, 1, 2, 3, 4]),
+                       ([1, 2], [3, 5, 7]), ([-2, -1], [1, 3, 5]), ([-1, 1], [2, 4, 6])):
+        out, _ = lj.scan(lambda *xs: sum(xs[1:], xs[0]),
+                         sequences=[dict(input=x, taps=taps)])
+        np.testing.assert_array_equal(np.asarray(out), want, err_msg=str(taps))
+    # and inside lj.jit, over a sequence whose length is known only at the call
+    f = lj.jit(lambda s: lj.scan(lambda a: a * 10, sequences=[dict(input=s, taps=[2])])[0])
+    np.testing.assert_array_equal(np.asarray(f(x)), [20.0, 30.0, 40.0])

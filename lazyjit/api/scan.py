@@ -437,8 +437,10 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
         of its taps; for each fed-back output, its values at each of its taps; then the
         ``non_sequences``.  Returns one tensor or a list of tensors, one per output.
     sequences : a tensor, or a list of tensors and ``dict(input=x, taps=[-1, 0, 1])``;
-        iterated over the first axis.  At step ``t`` a sequence with taps ``[a..b]``
-        gives ``x[t - min(taps) + tap]`` for each tap.
+        iterated over the first axis.  At step ``t`` a sequence gives
+        ``x[t - min(taps, 0) + tap]`` for each tap, and ``len(x) - (max(taps, 0) -
+        min(taps, 0))`` steps can be run: cut as if tap 0 were read too, as Theano does
+        (taps ``[1]`` read ``x[1], x[2], ...``; taps ``[-1]`` stop one row early).
     outputs_info : per output: ``None`` (not fed back), an initial value ``h0`` (taps
         ``[-1]``), or ``dict(initial=h0, taps=[-2, -1])`` with ``h0`` of shape
         ``(2, ...)``, ``h0[0]`` being the value at step -2 and ``h0[1]`` at step -1.
@@ -550,13 +552,16 @@ def scan_unapplied(fn, sequences, outputs_info, non_sequences, n_steps, go_backw
                            "iterate over", (x.node,))
         if go_backwards:
             x = x[::-1]
-        span = max(taps) - min(taps)
+        # (cut as if tap 0 were read too, as Theano cuts it: taps all above or all
+        # below 0 leave the rows before or after them unread)
+        span = max(max(taps), 0) - min(min(taps), 0)
         count = dmax(x.shape[0] - span, 0)
         steps = count if steps is None else dmin(steps, count)
         seq_parts.append((x, taps))
     if steps is None:
         raise op_error(name, "no sequences and no n_steps: the number of steps is unknown")
-    seqs = [x[t - min(taps): t - min(taps) + steps] for x, taps in seq_parts for t in taps]
+    seqs = [x[t - min(*taps, 0): t - min(*taps, 0) + steps] for x, taps in seq_parts
+            for t in taps]
     # outputs: states (fed back) and plain ones, in outputs_info order
     states: list[tuple[Tensor, tuple]] = []
     roles: list[tuple[str, int]] = []
