@@ -478,8 +478,10 @@ def scan(fn: Callable, sequences=None, outputs_info=None, non_sequences=None,
     LazyjitError
         For a 0-d sequence, non-negative output taps, an initial value shorter than its
         taps, no way to know the number of steps, a step function whose outputs do not
-        match the initial values in shape or dtype, or with ``strict``, an implicit
-        capture.
+        match the initial values in shape, or in dtype beyond a cast of the same kind
+        (a float64 output of a float32 state is cast to float32, as ``astype`` with
+        ``casting="same_kind"``; an int or bool state refuses a float), or with
+        ``strict``, an implicit capture.
 
     Notes
     -----
