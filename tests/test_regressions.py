@@ -342,8 +342,15 @@ def test_boolean_mask_must_match_its_axes(backend):
             lj.tensor(x)[key]
     m = np.array([True, False, True, True])
     for key in [(Ellipsis, m), (1, Ellipsis, m), (slice(None), np.array([True, False, True])),
-                (np.array(True),)]:
-        np.testing.assert_array_equal(np.asarray(lj.tensor(x)[key]), x[key])
+                (np.array(True),), (True,), (np.True_, slice(None)), (Ellipsis, True)]:
+        got = np.asarray(lj.tensor(x)[key])  # (x[True] was x[1])
+        assert got.shape == x[key].shape, key
+        np.testing.assert_array_equal(got, x[key])
+    # a 0-d mask broadcasts with other advanced indices in NumPy: refused, never a new
+    # axis beside them (a wrong shape)
+    for key in [(np.array(True), np.array([1, 0])), (True, True), (np.array(True), 1), (False,)]:
+        with pytest.raises(IndexError, match="0-d boolean index"):
+            lj.tensor(x)[key]
 
 
 def test_jit_python_int_out_of_range_is_an_overflow_error(backend):

@@ -197,26 +197,38 @@ def test_assigned_constant_fill_becomes_the_value(backend):
     np.testing.assert_array_equal(w.get_value(), [6.0, 6.0])
 
 
-@pytest.mark.parametrize("value", ["constant", "computed"])
-def test_function_reads_a_pending_assignment_as_the_variable(backend, value):
-    # a graph built over a variable whose assignment was pending read the assigned
-    # expression (v * 2 over v's older leaf): lj.function applied it again at each
-    # call, on top of its updates ([4, 8], [10, 18], ...); now it reads v at the call
+def test_function_over_an_assigned_constant_reads_the_variable(backend):
+    # a value of literals alone is computed at the assignment: a graph built after it
+    # reads the variable (its updates included), and an equal constant elsewhere in a
+    # graph stays a constant
     v = lj.shared(np.array([1.0, 2.0]))
-    v.assign(lj.full(2, 3.0) if value == "constant" else v * 2)
-    start = np.array([3.0, 3.0]) if value == "constant" else np.array([2.0, 4.0])
+    v.assign(lj.full(2, 3.0))
     x = lj.vector("x")
     f = lj.function([x], v * x, updates=[(v, v + 1)])
     for k in range(3):
-        np.testing.assert_array_equal(f(np.full(2, 2.0)), 2 * (start + k))
-    np.testing.assert_array_equal(v.get_value(), start + 3)
+        np.testing.assert_array_equal(f(np.full(2, 2.0)), 2 * (3.0 + k))
+    np.testing.assert_array_equal(v.get_value(), [6.0, 6.0])
+    g = lj.function([x], x + lj.full(2, 3.0))
+    np.testing.assert_array_equal(g(np.ones(2)), [4.0, 4.0])
 
 
-def test_function_refuses_a_replaced_assignment(backend):
+def test_function_refuses_a_pending_assignment_it_reads(backend):
+    # a graph built over a value assigned and not computed yet held the assigned
+    # expression over the older value: lj.function applied it again at each call, on
+    # top of its updates ([4, 8], [10, 18] for [2, 4], [3, 5]); now an error says to
+    # compute it first, after which the graph reads the variable
     v = lj.shared(np.array([1.0, 2.0]), "v")
     v.assign(v * 2)
     x = lj.vector("x")
-    y = v * x  # reads the value assigned first...
-    v.assign(v + 5)  # ...which this one replaces before the function is made
-    with pytest.raises(lj.LazyjitError, match="later assignment replaced"):
-        lj.function([x], y)
+    for make in (lambda: lj.function([x], v * x, updates=[(v, v + 1)]),
+                 lambda: lj.function([x], x * 1.0, givens=[(x, v * 3.0)]),
+                 lambda: lj.function([x], x + 1, updates=[(v, v * x)])):
+        with pytest.raises(lj.LazyjitError, match="assigned to the shared variable v before"):
+            make()
+    v.assign(v + 1)  # (two assignments pending: the newest one read)
+    with pytest.raises(lj.LazyjitError, match="before it was computed"):
+        lj.function([x], v * x)
+    lj.realize(v)
+    f = lj.function([x], v * x, updates=[(v, v + 1)])
+    for k in range(3):
+        np.testing.assert_array_equal(f(np.ones(2)), np.array([3.0, 5.0]) + k)

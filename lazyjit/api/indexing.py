@@ -64,6 +64,8 @@ def _normalize(key, ndim: int, shape: tuple = ()):
             k = k.tensor  # each call (a float is refused below, as NumPy refuses it)
         if isinstance(k, Tensor):
             out.append(k)
+        elif isinstance(k, (bool, np.bool_)):  # x[True]: a 0-d mask (not the index 1)
+            out.append(np.asarray(k))
         elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
             arr = np.asarray(k)
             out.append(arr.astype(np.intp) if arr.size == 0 else arr)  # x[[]] as NumPy
@@ -85,9 +87,12 @@ def _normalize(key, ndim: int, shape: tuple = ()):
                                (k.node,))
             mask = k.numpy() if isinstance(k, Tensor) else k
             if mask.ndim == 0:  # x[True]: a new axis of length 1 (NumPy's)
-                if not mask:
-                    raise IndexError("a 0-d False boolean index (an empty new axis) is not "
-                                     "supported; use x[None][:0]")
+                others = [j for j in out if j is not k and (
+                    _is_array(j) or isinstance(j, (int, np.integer, Dim)))]
+                if not mask or others:
+                    raise IndexError("a 0-d boolean index is supported alone with slices, "
+                                     "None and Ellipsis, and True only (x[True], a new "
+                                     "axis); use x[None] with ordinary indices")
                 expanded.append(None)
                 continue
             expanded.extend(np.nonzero(mask))

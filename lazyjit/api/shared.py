@@ -15,6 +15,7 @@ assignment as one of its updates and gives the variable back its value.
 from __future__ import annotations
 
 import itertools
+import sys
 import weakref
 from typing import Any
 
@@ -36,7 +37,8 @@ _PENDING: "dict[int, weakref.ref]" = {}
 # placeholders (an optimizer step or a batch norm while building a graph): by id
 # (the variable, the placeholders its update depends on)
 SYMBOLIC: "dict[int, tuple[weakref.ref, frozenset]]" = {}
-# every value assigned outside jit and not computed at once (pending) -> its variable
+# every value assigned outside jit that was not computed at once (pending: it depends on
+# other values) -> its variable; a value of literals alone is computed at once
 ASSIGNED: "weakref.WeakKeyDictionary[Node, weakref.ref]" = weakref.WeakKeyDictionary()
 
 
@@ -109,7 +111,7 @@ def changed(reads: list, resolve=None) -> "SharedVariable | None":
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
-    __slots__ = ("name", "counter", "_concrete", "own", "shape_read", "_from")
+    __slots__ = ("name", "counter", "_concrete", "own", "shape_read")
 
     @property
     def shape(self) -> tuple:
@@ -126,7 +128,6 @@ class SharedVariable(Tensor):
         # handed out): only then may a compiled update overwrite it in place
         self.own = False
         self.shape_read = 0
-        self._from: Node | None = None  # the pending value its leaf was computed from
         OWNER[self.node] = self
         ALL.add(self)
 
@@ -144,7 +145,6 @@ class SharedVariable(Tensor):
     def _set_leaf(self, arr: np.ndarray, own: bool = False) -> None:
         SYMBOLIC.pop(id(self), None)
         self._concrete = None
-        self._from = None
         self.own = own
         node = Node.leaf(arr, site=False)
         # registered before it is the value: a jit trace in another thread that reads
@@ -172,7 +172,7 @@ class SharedVariable(Tensor):
         if id(self) in _PENDING:
             realize_pending()
         if self.node.buffer is None:  # (its assignment taken by another thread's realize)
-            _settle([self])
+            settle([self])
         with UPDATING:  # (not half updated by a call in another thread)
             arr = self.node.buffer
             if borrow:
@@ -262,7 +262,12 @@ class SharedVariable(Tensor):
             self._concrete = None
         self.node, self._origin = v.node, None
         if v.node.buffer is None:
-            _PENDING[id(self)] = ASSIGNED[v.node] = weakref.ref(self)
+            _PENDING[id(self)] = weakref.ref(self)
+            if v.node.low == sys.maxsize:  # (no leaf below it: see trace.node's low)
+                settle([self])  # (literals alone, lj.zeros(n): computed now, never
+            elif not self.counter:  # pending, so no graph reads them as the variable;
+                # a random stream's counter is read by offsets: lj.function's _offsets)
+                ASSIGNED[v.node] = _PENDING[id(self)]
         else:
             self._set_leaf(v.node.buffer)
 
@@ -307,10 +312,10 @@ def realize_pending() -> None:
             refs.append(_PENDING.popitem()[1])
         except KeyError:
             break
-    _settle([s for s in (r() for r in refs) if s is not None])
+    settle([s for s in (r() for r in refs) if s is not None])
 
 
-def _settle(variables: list) -> None:
+def settle(variables: list) -> None:
     """Compute the pending values of ``variables`` (in one trace) and make them their
     leaves: each the value its variable held when this began (another thread may assign
     it meanwhile: that newer value is left pending, not overwritten)."""
@@ -324,41 +329,31 @@ def _settle(variables: list) -> None:
         value = n.buffer if n not in todo else todo[n].node.buffer
         if s.node is n and value is not None:
             s._set_leaf(value)
-            s._from = n
 
 
-def settled_reads(roots: list[Node], op: str) -> dict[Node, Node]:
-    """For a graph that reads shared variables at each call (``lj.function``'s): the
-    nodes of the graphs of ``roots`` that are values assigned to shared variables and
-    pending when the graph was built (``W.assign(W * 2)``, then ``W * x``), mapped to
-    the leaves of their variables (the pending values are computed now), so that the
-    graph reads each variable's value at the call, not the assigned expression over
-    its older value (which would apply the assignment again at every call).
+def refuse_assigned_reads(roots: list[Node], op: str) -> None:
+    """Refuse a graph (``lj.function``'s, which reads shared variables at each call)
+    that reads a value assigned to a shared variable before it was computed
+    (``W.assign(W * 2)``, then ``W * x``): the graph holds the assigned expression over
+    the variable's older value, which each call would apply again on top of the
+    variable's updates.  (With hash-consing, an equal expression built independently
+    is the same node: refused as well, with the same remedy.)
 
     Raises
     ------
     LazyjitError
-        If such a value was replaced since by another assignment or ``set_value`` (the
-        graph reads a value the variable no longer holds; the message names ``op``)."""
+        Naming the variable, and how to build the graph instead (``op`` in the message)."""
     if not ASSIGNED:
-        return {}
-    found = [(n, ASSIGNED.get(n)) for n in reachable(roots, lambda n: n.src)]
-    found = [(n, r) for n, r in found if r is not None]
-    if not found:
-        return {}
-    realize_pending()
-    mapping = {}
-    for n, ref in found:
-        sv = ref()
-        if sv is None:
-            continue
-        if sv._from is not n:
+        return
+    for n in reachable(roots, lambda n: n.src):
+        ref = ASSIGNED.get(n)
+        sv = ref() if ref is not None else None
+        if sv is not None:
             raise op_error(op, f"the graph reads a value assigned to the shared variable "
-                           f"{sv.name or ''} that a later assignment replaced (a shared "
-                           "variable is read at each call: build the graph after its last "
-                           "assign, or read the value with get_value())", (n,))
-        mapping[n] = sv.node
-    return mapping
+                           f"{sv.name or ''} before it was computed (the expression of its "
+                           "older value, which each call would apply again): compute it "
+                           "first (lj.realize(v) or v.get_value()), then build the graph "
+                           "over the variable", (n,))
 
 
 __all__ = ["shared", "SharedVariable", "LazyjitError", "pending_nodes"]

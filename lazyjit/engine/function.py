@@ -24,9 +24,8 @@ from lazyjit.config import config
 from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.engine.jit import Jitted
 from lazyjit.api.shared import (OWNER, READS, SYMBOLIC, SharedVariable, changed,
-                                settled_reads, shapes_read_since)
+                                refuse_assigned_reads, shapes_read_since)
 from lazyjit.api.tensor import check_dtype, Tensor
-from lazyjit.trace.graph import substitute
 from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
 from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check, discard
@@ -212,7 +211,6 @@ class Function:
             self.updates.append((var, expr))
         if len({id(v) for v, _ in self.updates}) != len(self.updates):
             raise op_error("function", "a shared variable is updated twice")
-        self._read_variables()
         taken = [] if no_default_updates else self._take_symbolic()
         self.givens = []
         for var, expr in _pairs("givens", givens):
@@ -227,6 +225,9 @@ class Function:
                 raise op_error("function", f"givens: the replacement of a variable of shape "
                                f"{var.shape} has shape {expr.shape}", (var.node, expr.node))
             self.givens.append((var.node, _graph(expr)))
+        refuse_assigned_reads([_graph(t) for t in self.outputs] +
+                              [_graph(e) for _, e in self.updates] +
+                              [e for _, e in self.givens], "function")
         self._check_graph()
         discard()  # (requirements left unattached by the graph's building: none leak on)
         # shapes of shared variables read while the graph was built (baked into it as
@@ -246,18 +247,6 @@ class Function:
         self._jitted.generic_sizes = any(is_symbolic(x.shape) for x in self.inputs)
         self._jitted.shapes_read = self._shapes_read
         self._probed = False
-
-    def _read_variables(self) -> None:
-        """Outputs and updates read the shared variables whose assignments were pending
-        while their graphs were built as the variables (at each call), not as the
-        assigned expressions (:func:`lazyjit.api.shared.settled_reads`)."""
-        roots = [_graph(t) for t in self.outputs] + [_graph(e) for _, e in self.updates]
-        mapping = settled_reads(roots, "function")
-        if mapping:
-            new = substitute(roots, mapping)
-            k = len(self.outputs)
-            self.outputs = [Tensor(n) for n in new[:k]]
-            self.updates = [(v, Tensor(n)) for (v, _), n in zip(self.updates, new[k:])]
 
     def _same_shape(self, expr: Tensor, shape: tuple, what: str, srcs: tuple) -> None:
         """``expr`` must have ``shape``: checked now for known sizes, at each call (a

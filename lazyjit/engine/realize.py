@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from lazyjit.autodiff.reverse import expand_grads, has_deferred
-from lazyjit.api.shared import OWNER, pending_nodes
+from lazyjit.api.shared import _PENDING, OWNER, SharedVariable, pending_nodes, settle
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config, flags_version
 from lazyjit.errors import LazyjitError, describe, format_site
@@ -176,6 +176,13 @@ def realize(*tensors) -> None:
         For a value that exists only at a call: one that depends on an ``lj.function``
         placeholder, a ``jit`` tracer, a scan step's placeholders, or a symbolic size.
     """
+    if _PENDING and not STATE.recording:
+        # shared variables with a pending assignment: their values become theirs (a leaf
+        # of the variable's, read by later jit calls and functions), not a plain value
+        pending = [t for t in tensors if isinstance(t, SharedVariable) and id(t) in _PENDING]
+        if pending:
+            settle(pending)
+            tensors = [t for t in tensors if not any(t is p for p in pending)]
     if len(tensors) == 1 and not STATE.recording:  # eager code's realize of one value:
         n = tensors[0].node  # (the steps below, without their lists)
         known = _structural_key([n]) if n.buffer is None else None
