@@ -16,11 +16,10 @@ import numpy as np
 
 from lazyjit.errors import (INT_OVERFLOW, DTypeError, ScalarOverflowError, describe, op_error,
                             site_lines)
-from lazyjit.ops import REGISTRY, ref_dtype
+from lazyjit.ops import REGISTRY, apply, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
 from lazyjit.api.tensor import check_device, check_dtype, Tensor
 from lazyjit.api.weak import WeakScalar
-from lazyjit.ops import apply
 from lazyjit.trace.constraints import broadcast_size, discard, require
 from lazyjit.trace.dims import Dim, ceildiv, dmax, is_symbolic
 from lazyjit.trace.node import Node
