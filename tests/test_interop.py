@@ -201,3 +201,15 @@ def test_ndarray_methods_and_attributes_found_missing(backend):
         assert got.dtype == want.dtype
     assert (t.nbytes, t.itemsize) == (a.nbytes, a.itemsize)
     assert (-0.5 in t, 0.25 in t, np.float32(2.5) in t) == (-0.5 in a, 0.25 in a, 2.5 in a)
+
+
+def test_numpy_only_keywords_are_not_taken_as_an_axis(backend):
+    # np.sum(t, initial=0) bound NumPy's initial= to lazyjit's second positional
+    # parameter (axis): column sums instead of the total
+    a = np.array([[1.5, -2.0, 3.0], [0.0, 4.25, -1.0]])
+    t = lj.tensor(a)
+    for f in (lambda x: np.sum(x, initial=0), lambda x: np.sum(x, where=True),
+              lambda x: np.max(x, initial=1), lambda x: np.prod(x, initial=1),
+              lambda x: np.mean(x, where=True), lambda x: np.sum(x, 1, None, None, True, 2.0)):
+        np.testing.assert_allclose(np.asarray(f(t)), f(a), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(np.sum(t, axis=1)), a.sum(axis=1), rtol=1e-12)

@@ -133,6 +133,7 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
             return None
         return args, kwargs
     params = _signature(mine).parameters
+    order = list(theirs.parameters)
     pos, named = [], {}
     star = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in theirs.parameters.values())
     for name, value in bound.arguments.items():
@@ -155,8 +156,8 @@ def _as_lazyjit_call(func, mine, args: tuple, kwargs: dict) -> tuple | None:
             continue  # (NumPy's default given explicitly: np.mean(x, 1, None, None, True))
         if name in params and params[name].kind != inspect.Parameter.POSITIONAL_ONLY:
             named[name] = value
-        elif not named and len(pos) < len(params):
-            pos.append(value)
+        elif not named and len(pos) < len(params) and order.index(name) == len(pos):
+            pos.append(value)  # (at its own position: np.sum's initial= is not an axis)
         else:
             return None
     try:
