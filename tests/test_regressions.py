@@ -380,3 +380,12 @@ def test_logsumexp_and_softmax_of_bools_and_ints(backend):
     np.testing.assert_allclose(np.asarray(lj.softmax(lj.tensor(i))), e / e.sum(), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(lj.log_softmax(lj.tensor(b))),
                                b - want, rtol=1e-12)
+
+
+def test_take_along_axis_none_indexes_the_flattened_array(backend):
+    a = np.array([[1.5, -2.0, 3.0], [0.0, 4.25, -1.0]])
+    idx = np.array([5, 0, -2])
+    want = np.take_along_axis(a, idx, axis=None)
+    np.testing.assert_array_equal(np.asarray(lj.take_along_axis(lj.tensor(a), idx, None)), want)
+    np.testing.assert_array_equal(np.asarray(np.take_along_axis(lj.tensor(a), idx, axis=None)),
+                                  want)

@@ -144,10 +144,12 @@ def _broadcast_or_none(shapes: list) -> tuple:
         return ()
 
 
-def take_along_axis(x, indices, axis: int) -> Tensor:
-    """Gather values along ``axis`` at ``indices`` (same ndim as ``x``), as
-    ``np.take_along_axis``."""
+def take_along_axis(x, indices, axis: int | None) -> Tensor:
+    """Gather values along ``axis`` at ``indices`` (same ndim as ``x``; with ``axis=None``,
+    1-d indices into the flattened ``x``), as ``np.take_along_axis``."""
     x, idx = C.asarray(x), C.astype(C.asarray(indices), np.int64)
+    if axis is None:
+        x, axis = S.ravel(x), 0
     if idx.ndim != x.ndim:
         raise op_error("take_along_axis", "indices and arr must have the same number of "
                        "dimensions", (x.node, idx.node))
