@@ -44,7 +44,8 @@ def _compute_dtype(dtype: np.dtype) -> np.dtype:
 class Optimizer:
     """The parameters (shared variables of a floating dtype) and a learning rate held as a
     shared scalar (``opt.lr = 0.01`` changes it without tracing anything again), of the
-    dtype the first parameter is updated in (float32 for float16)."""
+    widest dtype the parameters are updated in (float32 for float16), cast to each
+    parameter's (a float64 parameter beside float32 ones gets a float64 step)."""
 
     def __init__(self, params: Sequence[SharedVariable], lr: float):
         params = list(params)
@@ -60,8 +61,9 @@ class Optimizer:
         if lr < 0:
             raise LazyjitError(f"optim: the learning rate must be >= 0, got {lr}")
         self.params = params
-        self.dtype = _compute_dtype(params[0].dtype)
+        self.dtype = np.result_type(*(_compute_dtype(p.dtype) for p in params))
         self._lr = shared(np.asarray(lr, self.dtype), name="lr")
+        self._along, self._casts = (), {}
 
     @property
     def lr(self) -> float:
@@ -99,13 +101,23 @@ class Optimizer:
         are computed at once, in one trace (a loop of eager steps would otherwise chain
         every step into one growing graph)."""
         grads = self._check(grads)
-        self._along = grads
+        self._along, self._casts = grads, {}
         try:
             self._update(grads)
         finally:
-            self._along = ()
+            self._along, self._casts = (), {}
         if not STATE.recording:
             realize_pending()
+
+    def _in(self, p: SharedVariable, *scalars) -> tuple:
+        """``scalars`` (0-d tensors) in the dtype ``p`` is updated in, each cast once a
+        step per dtype (``self._casts``, cleared by :meth:`step`)."""
+        dt = _compute_dtype(p.dtype)
+        got = self._casts.get((dt, len(scalars)))
+        if got is None:
+            got = self._casts[(dt, len(scalars))] = tuple(
+                x if x.dtype == dt else F.astype(x, dt) for x in scalars)
+        return got
 
     def _assign(self, var: SharedVariable, value) -> None:
         """``var.assign(value)`` as part of this step: symbolic, like the gradients, when
@@ -138,7 +150,8 @@ class SGD(Optimizer):
                 new = self.momentum * b + g
                 self._assign(b, new)
                 g = g + self.momentum * new if self.nesterov else new
-            self._assign(p, p - self._lr * g)
+            (lr,) = self._in(p, self._lr)
+            self._assign(p, p - lr * g)
 
 
 class Adam(Optimizer):
@@ -157,7 +170,8 @@ class Adam(Optimizer):
                                f"got {betas}")
         self.betas, self.eps, self.weight_decay = (b1, b2), eps, weight_decay
         self.m, self.v = self._state("m"), self._state("v")
-        self.t = shared(np.asarray(0, self.dtype), name="t")
+        # (the step count and the bias corrections in float64, as torch's are, then cast)
+        self.t = shared(np.asarray(0, np.float64), name="t")
 
     def _update(self, grads: list) -> None:
         b1, b2 = self.betas
@@ -171,9 +185,10 @@ class Adam(Optimizer):
             v_new = b2 * v + (1 - b2) * g * g
             self._assign(m, m_new)
             self._assign(v, v_new)
-            base = p * (1 - self._lr * self.weight_decay) if self.decoupled and \
+            lr, c1p, c2p = self._in(p, self._lr, c1, c2)
+            base = p * (1 - lr * self.weight_decay) if self.decoupled and \
                 self.weight_decay else p
-            self._assign(p, base - self._lr * (m_new / c1) / (F.sqrt(v_new / c2) + self.eps))
+            self._assign(p, base - lr * (m_new / c1p) / (F.sqrt(v_new / c2p) + self.eps))
 
 
 class AdamW(Adam):

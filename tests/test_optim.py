@@ -94,3 +94,22 @@ def test_errors():
         lj.optim.Adam([w]).step([np.zeros(3)])
     with pytest.raises(lj.LazyjitError, match="Nesterov"):
         lj.optim.SGD([w], nesterov=True)
+
+
+def test_mixed_dtype_parameters_each_get_their_own_precision(backend):
+    # lr and Adam's step count were scalars of the first parameter's dtype: a float64
+    # parameter after a float32 one was updated with float32 bias corrections (an error
+    # of 7e-7 against float64 math); they are kept in float64 and cast per parameter
+    p0, g = np.array([0.3, -1.2, 2.0]), np.array([0.5, -0.25, 1e-3])
+    for opt_cls in (lj.optim.Adam, lj.optim.SGD):
+        q = lj.shared(p0.copy())
+        w = lj.shared(np.ones(3, np.float32))
+        opt = opt_cls([w, q], lr=0.1)
+        for _ in range(3):
+            opt.step([lj.tensor(np.ones(3, np.float32)), lj.tensor(g)])
+        alone = lj.shared(p0.copy())
+        ref = opt_cls([alone], lr=0.1)
+        for _ in range(3):
+            ref.step([lj.tensor(g)])
+        np.testing.assert_array_equal(q.get_value(), alone.get_value())
+        assert w.get_value().dtype == np.float32 and q.get_value().dtype == np.float64
