@@ -78,7 +78,7 @@ def _normalize(key, ndim: int, shape: tuple = ()):
     _mask_axes(out, shape)
     expanded = []
     for k in out:
-        if (isinstance(k, (Tensor, np.ndarray)) and k.dtype == np.bool_):
+        if _is_mask(k):
             if isinstance(k, Tensor) and k.node.buffer is None and \
                     any(n.op == "param" for n in collect([k.node]).inputs):
                 raise op_error("getitem", "a boolean mask known only at each call: the "

@@ -556,14 +556,13 @@ def scan_unapplied(fn, sequences, outputs_info, non_sequences, n_steps, go_backw
             x = x[::-1]
         # (cut as if tap 0 were read too, as Theano cuts it: taps all above or all
         # below 0 leave the rows before or after them unread)
-        span = max(max(taps), 0) - min(min(taps), 0)
-        count = dmax(x.shape[0] - span, 0)
+        lo = min(*taps, 0)
+        count = dmax(x.shape[0] - (max(*taps, 0) - lo), 0)
         steps = count if steps is None else dmin(steps, count)
-        seq_parts.append((x, taps))
+        seq_parts.append((x, taps, lo))
     if steps is None:
         raise op_error(name, "no sequences and no n_steps: the number of steps is unknown")
-    seqs = [x[t - min(*taps, 0): t - min(*taps, 0) + steps] for x, taps in seq_parts
-            for t in taps]
+    seqs = [x[t - lo: t - lo + steps] for x, taps, lo in seq_parts for t in taps]
     # outputs: states (fed back) and plain ones, in outputs_info order
     states: list[tuple[Tensor, tuple]] = []
     roles: list[tuple[str, int]] = []

@@ -182,7 +182,8 @@ def realize(*tensors) -> None:
         pending = [t for t in tensors if isinstance(t, SharedVariable) and id(t) in _PENDING]
         if pending:
             settle(pending)
-            tensors = [t for t in tensors if not any(t is p for p in pending)]
+            done = {id(t) for t in pending}
+            tensors = [t for t in tensors if id(t) not in done]
     if len(tensors) == 1 and not STATE.recording:  # eager code's realize of one value:
         n = tensors[0].node  # (the steps below, without their lists)
         known = _structural_key([n]) if n.buffer is None else None
