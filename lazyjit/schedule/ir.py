@@ -113,6 +113,11 @@ class Elementwise(Step):
         same -= {v.slot for v in views if not v.same_elements(dst)} | {dst.slot}
         return dst.slot, same
 
+    def is_one_element(self) -> bool:
+        """Whether every dim has the static size 1 (a 0-d step of a scalar scan): one
+        element, computed with no loop."""
+        return all(type(d) is int and d == 1 for d in self.shape)
+
     def is_self_copy(self) -> bool:
         """A copy of a view onto itself (an indexed update of a dead tensor, planned in
         place): nothing to do when the buffers coincide at run time."""

@@ -232,6 +232,14 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     dims, sizes, st, cls, _, decls = operands(mod, sp, n_out=n_out)
     body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
+    stores = [f"{_load(j, cls[j], st[j][-1])} = {store_expr(res, views[j].dtype)};"
+              for j, res in enumerate(results)]
+    if k.is_one_element():  # no loop: a scalar scan step runs a few instructions
+        mod.add(["  " + x for x in (
+            *decls, *_ptrs(views, st, [], [j >= n_out for j in range(len(views))]),
+            "{", *(f"  {_leaf(j + n_out, v, cls, st)};" for j, v in enumerate(loads)),
+            *("  " + s for s in body.stmts), *("  " + s for s in stores), "}")])
+        return
     D = len(dims)
     outer = list(range(D - 1))
     n_outer = math.prod(dims[:-1])
@@ -251,8 +259,7 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
                  "for (int64_t k = kb; k < ke; k++) {",
                  *(f"  {_leaf(j + n_out, v, cls, st)};" for j, v in enumerate(loads)),
                  *("  " + s for s in body.stmts),
-                 *(f"  {_load(j, cls[j], st[j][-1])} = {store_expr(res, views[j].dtype)};"
-                   for j, res in enumerate(results)),
+                 *("  " + s for s in stores),
                  "}"], blocked=True))
 
 
