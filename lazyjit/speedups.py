@@ -7,12 +7,15 @@ runs loops that lazyjit's Python code runs otherwise, step for step: a program's
 (:meth:`lazyjit.engine.jit.Jitted._lookup`) and a node's creation site
 (:func:`lazyjit.errors.creation_site`).  Results are the same either way; only the time
 per call differs.  ``LAZYJIT_SPEEDUPS=0`` in the environment leaves it unused (read at
-import).
+import); so does a stale build (its ``ABI`` not this code's :data:`ABI`), with a warning.
 """
 from __future__ import annotations
 
 import importlib
 import os
+import warnings
+
+ABI = 2  # the version of the extension's functions this code calls (its ``ABI``)
 
 NATIVE = None
 if os.environ.get("LAZYJIT_SPEEDUPS", "1") != "0":
@@ -21,4 +24,10 @@ if os.environ.get("LAZYJIT_SPEEDUPS", "1") != "0":
         # would read, to the layer check, as one of the whole package)
         NATIVE = importlib.import_module("lazyjit._speedups")
     except ImportError:  # (not built: the Python loops serve)
+        NATIVE = None
+    if NATIVE is not None and getattr(NATIVE, "ABI", None) != ABI:
+        # (built from older sources: its functions may take other arguments)
+        warnings.warn("lazyjit._speedups was built from other sources than this lazyjit's "
+                      "(rebuild it: pip install -e .); the Python paths serve meanwhile",
+                      stacklevel=2)
         NATIVE = None

@@ -16,6 +16,14 @@
  *       the outputs: per (passed, k, shape) of ``outs``, a read-only view of inputs[k]
  *       or blocks[k] itself (made read-only when ``fresh``), reshaped to ``shape``.
  *
+ *   program_run(fast, inputs, program)  (after program_init(_MACHINE, busy, COUNTS))
+ *       Program.run whole, for a program that keeps its blocks between calls (a small
+ *       one) and a call that donates nothing: P[0] set from the machine's busy sample, a
+ *       free buffer table taken from program._B (None returned when there is none), its
+ *       blocks reused unless an output of theirs is still in use (else
+ *       program._blocks(inputs, None)), run's steps, kernels_run counted, the table given
+ *       back (without its blocks after an error code, which is returned).
+ *
  *   jit_args(args, tensor_type, scalar)
  *       lazyjit.engine.jit.Jitted._lookup's loop: for positional ``args`` that are
  *       realized tensors (exactly ``tensor_type``), C-contiguous aligned ndarrays, or
@@ -66,6 +74,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stdint.h>
+#include <time.h>
 
 typedef int (*lj_run_fn)(void **B, const int64_t *P);
 
@@ -131,19 +140,11 @@ static PyObject *output(PyObject *spec, PyObject *inputs, PyObject *blocks, int 
     return a;
 }
 
-static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run takes 9 arguments");
-        return NULL;
-    }
-    lj_run_fn fn = (lj_run_fn)PyLong_AsVoidPtr(args[0]);
-    void **B = (void **)PyLong_AsVoidPtr(args[1]);
-    Py_ssize_t n_slots = PyLong_AsSsize_t(args[2]);
-    const int64_t *P = (const int64_t *)PyLong_AsVoidPtr(args[3]);
-    PyObject *inputs = args[4], *blocks = args[5], *order = args[6], *outs = args[7];
-    int fresh = PyObject_IsTrue(args[8]);
-    if (PyErr_Occurred())
-        return NULL;
+/* run's steps after its argument checks: the pointers stored, lj_run called, the outputs
+   made (or its error code, as an int) */
+static PyObject *run_core(lj_run_fn fn, void **B, Py_ssize_t n_slots, const int64_t *P,
+                          PyObject *inputs, PyObject *blocks, PyObject *order,
+                          PyObject *outs, int fresh) {
     if (fn == NULL || B == NULL || P == NULL) {
         PyErr_SetString(PyExc_ValueError, "lazyjit._speedups.run: a NULL address");
         return NULL;
@@ -204,6 +205,162 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         PyList_SET_ITEM(res, i, a);
     }
     return res;
+}
+
+static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.run takes 9 arguments");
+        return NULL;
+    }
+    lj_run_fn fn = (lj_run_fn)PyLong_AsVoidPtr(args[0]);
+    void **B = (void **)PyLong_AsVoidPtr(args[1]);
+    Py_ssize_t n_slots = PyLong_AsSsize_t(args[2]);
+    const int64_t *P = (const int64_t *)PyLong_AsVoidPtr(args[3]);
+    int fresh = PyObject_IsTrue(args[8]);
+    if (PyErr_Occurred())
+        return NULL;
+    return run_core(fn, B, n_slots, P, args[4], args[5], args[6], args[7], fresh);
+}
+
+/* ---- program_run: Program.run of a small program (its blocks kept), whole --------------- */
+static PyObject *PR_machine, *PR_busy, *PR_counts;  /* (program_init's) */
+static PyObject *S_sampled, *S_busy, *S__busy, *S_of, *S_kernels_run, *S__blocks;
+
+static PyObject *program_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* (_MACHINE, busy, COUNTS) of lazyjit.backends.cpu.backend and lazyjit.stats */
+    if (nargs != 3 || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.program_init(machine, busy, "
+                        "counts)");
+        return NULL;
+    }
+    PyObject **keep[] = {&PR_machine, &PR_busy, &PR_counts};
+    for (int i = 0; i < 3; i++) {
+        Py_INCREF(args[i]);
+        Py_XSETREF(*keep[i], args[i]);
+    }
+    Py_RETURN_NONE;
+}
+
+/* whether the machine is busy: backend.busy()'s cheap part (its sample, unless older than
+   50 ms on the clock of time.monotonic; else busy() itself); -1: an error */
+static int machine_busy(void) {
+    PyObject *v = PyObject_GetAttr(PR_machine, S_sampled);
+    double sampled = v == NULL ? -1.0 : PyFloat_AsDouble(v);
+    Py_XDECREF(v);
+    if (PyErr_Occurred())
+        return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    v = now - sampled <= 0.05 ? PyObject_GetAttr(PR_machine, S_busy)
+                              : PyObject_CallNoArgs(PR_busy);
+    if (v == NULL)
+        return -1;
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *program_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* (fast, inputs, program): fast = Program._fast, (_B, lj_run's address, P's address,
+       n_slots, _order, _outs, n_kernels); inputs a list.  The outputs, an error code (the
+       table given back), or None when no buffer table is free (Program.run then makes
+       one). */
+    if (PR_machine == NULL || nargs != 3 || !PyTuple_Check(args[0]) ||
+        PyTuple_GET_SIZE(args[0]) != 7 || !PyList_Check(PyTuple_GET_ITEM(args[0], 0)) ||
+        !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.program_run(fast, inputs: list, "
+                        "program) (after program_init)");
+        return NULL;
+    }
+    PyObject *fast = args[0], *inputs = args[1], *program = args[2];
+    PyObject *tables = PyTuple_GET_ITEM(fast, 0);
+    lj_run_fn fn = (lj_run_fn)PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 1));
+    int64_t *P = (int64_t *)PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 2));
+    Py_ssize_t n_slots = PyLong_AsSsize_t(PyTuple_GET_ITEM(fast, 3));
+    Py_ssize_t n_kernels = PyLong_AsSsize_t(PyTuple_GET_ITEM(fast, 6));
+    if (PyErr_Occurred())
+        return NULL;
+    if (fn == NULL || P == NULL) {
+        PyErr_SetString(PyExc_ValueError, "lazyjit._speedups.program_run: a NULL address");
+        return NULL;
+    }
+    int busy = machine_busy();
+    if (busy < 0)
+        return NULL;
+    if (P[0] != busy) {  /* (Program._busy says what P[0] holds, for Program.run) */
+        P[0] = busy;
+        if (PyObject_SetAttr(program, S__busy, busy ? Py_True : Py_False) < 0)
+            return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(tables);
+    if (n == 0)  /* (every table is in use: a call in another thread) */
+        Py_RETURN_NONE;
+    PyObject *table = PyList_GET_ITEM(tables, n - 1);  /* (B, address, blocks or None) */
+    Py_INCREF(table);
+    if (PyList_SetSlice(tables, n - 1, n, NULL) < 0 || !PyTuple_Check(table) ||
+        PyTuple_GET_SIZE(table) != 3) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.program_run: a table is not "
+                            "(B, address, blocks)");
+        Py_DECREF(table);
+        return NULL;
+    }
+    void **B = (void **)PyLong_AsVoidPtr(PyTuple_GET_ITEM(table, 1));
+    PyObject *blocks = PyTuple_GET_ITEM(table, 2);
+    int fresh = blocks == Py_None;
+    if (!fresh) {  /* an earlier call's blocks, B pointing to them: free again? */
+        if (!PyList_Check(blocks)) {
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.program_run: blocks");
+            Py_DECREF(table);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(blocks) && !fresh; i++)
+            fresh = Py_REFCNT(PyList_GET_ITEM(blocks, i)) > 1;  /* (an output in use) */
+    }
+    if (fresh)
+        blocks = PyObject_CallMethodObjArgs(program, S__blocks, inputs, Py_None, NULL);
+    else
+        Py_INCREF(blocks);
+    if (blocks == NULL || PyErr_Occurred()) {
+        Py_XDECREF(blocks);
+        Py_DECREF(table);
+        return NULL;
+    }
+    PyObject *outs = run_core(fn, B, n_slots, P, inputs, blocks, PyTuple_GET_ITEM(fast, 4),
+                              PyTuple_GET_ITEM(fast, 5), fresh);
+    if (outs == NULL) {
+        Py_DECREF(blocks);
+        Py_DECREF(table);
+        return NULL;
+    }
+    /* COUNTS.of["kernels_run"] += n_kernels (this thread's counters) */
+    PyObject *of = PyObject_GetAttr(PR_counts, S_of);
+    PyObject *c = of == NULL ? NULL : PyDict_GetItemWithError(of, S_kernels_run);
+    PyObject *sum = NULL;
+    if (c != NULL) {
+        PyObject *k = PyLong_FromSsize_t(n_kernels);
+        sum = k == NULL ? NULL : PyNumber_Add(c, k);
+        Py_XDECREF(k);
+    } else if (of != NULL && !PyErr_Occurred()) {
+        PyErr_SetString(PyExc_KeyError, "kernels_run");
+    }
+    int bad = sum == NULL || PyDict_SetItem(of, S_kernels_run, sum) < 0;
+    Py_XDECREF(sum);
+    Py_XDECREF(of);
+    /* the table goes back: with its blocks once the outputs hold them, without after an
+       error code (the blocks may be half written) */
+    PyObject *back = PyTuple_Pack(3, PyTuple_GET_ITEM(table, 0), PyTuple_GET_ITEM(table, 1),
+                                  PyLong_Check(outs) ? Py_None : blocks);
+    Py_DECREF(blocks);
+    Py_DECREF(table);
+    if (back == NULL || bad || PyList_Append(tables, back) < 0) {
+        Py_XDECREF(back);
+        Py_DECREF(outs);
+        return NULL;
+    }
+    Py_DECREF(back);
+    return outs;
 }
 
 static PyObject *S_node, *S_buffer, *S_low;  /* interned attribute names */
@@ -417,6 +574,11 @@ fail:
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "Program.run's loops."},
+    {"program_init", (PyCFunction)(void (*)(void))program_init, METH_FASTCALL,
+     "program_run's objects: the backend's machine sample, busy(), and lazyjit.stats' "
+     "COUNTS."},
+    {"program_run", (PyCFunction)(void (*)(void))program_run, METH_FASTCALL,
+     "Program.run of a program that keeps its blocks, whole."},
     {"jit_args", (PyCFunction)(void (*)(void))jit_args, METH_FASTCALL,
      "Jitted._lookup's loop over positional arguments."},
     {"creation_site", (PyCFunction)(void (*)(void))creation_site, METH_FASTCALL,
@@ -462,10 +624,18 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     S_node = PyUnicode_InternFromString("node");
     S_buffer = PyUnicode_InternFromString("buffer");
     S_low = PyUnicode_InternFromString("low");
+    PyObject **names[] = {&S_sampled, &S_busy, &S__busy, &S_of, &S_kernels_run, &S__blocks};
+    const char *texts[] = {"sampled", "busy", "_busy", "of", "kernels_run", "_blocks"};
+    for (int i = 0; i < 6; i++)
+        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL)
+            return NULL;
     if (S_node == NULL || S_buffer == NULL || S_low == NULL || lj_graph_init() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (lj_memo_add_type(m) < 0 || lj_ops_add_type(m) < 0))
+    /* ABI: the version of these functions' contract (lazyjit.speedups.ABI; an extension
+       built from older sources is not used) */
+    if (m != NULL && (lj_memo_add_type(m) < 0 || lj_ops_add_type(m) < 0 ||
+                      PyModule_AddIntConstant(m, "ABI", 2) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import operator
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -244,6 +245,29 @@ def test_broken_input_contract_raises(mode):
     with pytest.raises(ValueError, match="contiguous"):
         plan.run([np.arange(16.0)[::2]])
     np.testing.assert_array_equal(plan.run([a + 1])[0], (a + 1) * 2)
+
+
+def test_busy_flag_count_and_a_new_table(mode, monkeypatch):
+    """A small program's call (whole in C): P[0], which every kernel reads (one thread
+    when other processes hold the cores), follows the machine's sample and
+    ``Program._busy`` says what it holds; ``kernels_run`` counts the call's kernels; with
+    every buffer table in use (calls in other threads) a new one serves."""
+    x = lj.tensor(np.arange(8.0))
+    plan = plan_for(collect([(x * 2 + 1).node]))
+    assert plan._keep
+    a = np.arange(8.0)
+    m = backend._MACHINE
+    monkeypatch.setattr(m, "sampled", time.monotonic() + 3600.0)  # (a fresh sample)
+    for flag in (True, False, True, True, False):
+        monkeypatch.setattr(m, "busy", flag)
+        before = lj.stats()["kernels_run"]
+        np.testing.assert_array_equal(plan.run([a + flag])[0], (a + flag) * 2 + 1)
+        assert lj.stats()["kernels_run"] - before == plan.n_kernels
+        assert plan.params[0] == flag and plan._busy is flag
+    plan._B.clear()
+    np.testing.assert_array_equal(plan.run([a])[0], a * 2 + 1)
+    assert len(plan._B) == 1
+    np.testing.assert_array_equal(plan.run([a + 1])[0], (a + 1) * 2 + 1)
 
 
 def test_kernel_error_is_raised_the_same(mode):
@@ -561,3 +585,21 @@ def test_a_failed_allocation_gives_the_kept_scratch_back(mode, rng, monkeypatch)
     for _ in range(2):
         np.testing.assert_allclose(f(xn).numpy(), want, rtol=1e-4, atol=1e-4)
     assert plan._reserved is not None and pool._kept == kept
+
+
+def test_a_stale_extension_is_not_used(monkeypatch):
+    """An extension built from older sources (its ABI not this code's) is left unused,
+    with a warning: its functions may take other arguments."""
+    import importlib
+    import types
+
+    from lazyjit import speedups
+    monkeypatch.setitem(sys.modules, "lazyjit._speedups", types.ModuleType("stale"))
+    try:
+        with pytest.warns(UserWarning, match="rebuild"):
+            importlib.reload(speedups)
+        assert speedups.NATIVE is None
+    finally:
+        monkeypatch.undo()
+        importlib.reload(speedups)
+    assert speedups.NATIVE is NATIVE

@@ -87,7 +87,8 @@ class Program:
     __slots__ = ("lib", "params", "P", "n_in", "slots", "outputs", "n_kernels", "source",
                  "n_slots", "block", "blocks", "_B", "donors", "messages", "_small",
                  "_order", "_addresses", "_outs", "_keep", "_lj_run", "_busy",
-                 "_out_blocks", "_out_specs", "_scratch", "_reserved", "__weakref__")
+                 "_out_blocks", "_out_specs", "_scratch", "_reserved", "_fast",
+                 "__weakref__")
 
     def __init__(self, prog: IRProgram, module: Module, lib, source: str):
         self.lib = lib
@@ -145,6 +146,9 @@ class Program:
         self._B: list[tuple] = []
         self._lj_run = lib.lj_run
         self._busy = False  # what P[0] holds (written only when it changes)
+        # what NATIVE.program_run reads of a small program (run whole in C)
+        self._fast = (self._B, *self._addresses, self.n_slots or 1, self._order,
+                      self._outs, self.n_kernels) if self._keep else None
 
     def _donated(self, inputs, donate: dict) -> list[np.ndarray]:
         """The call's memory blocks, each donated output's block being its input array."""
@@ -166,6 +170,14 @@ class Program:
         may donate passes a dict at every call, empty or not: the blocks of such calls
         are never kept (a variable's value kept here would count one reference more,
         and the caller's donation checks count them)."""
+        if donate is None and self._fast is not None and NATIVE is not None:
+            outs = NATIVE.program_run(self._fast, inputs if type(inputs) is list
+                                      else list(inputs), self)
+            if type(outs) is list:
+                return outs
+            if outs is not None:  # (an error code; the table is back)
+                self._raise(outs)
+            # (None: every buffer table in use by calls in other threads: a new one below)
         m = _MACHINE  # (busy(), its cheap part inlined: the hot path of every call)
         now = m.busy if _monotonic() - m.sampled <= 0.05 else busy()
         if now is not self._busy:  # (a write through cffi costs more than this test)
@@ -351,6 +363,10 @@ def busy() -> bool:
         limit = max(1.0, _NCPU / 2) - 0.3  # entering; leaving at 0.3 below that
         m.busy = m.others >= limit - (0.3 if m.busy else 0.0)
     return m.busy
+
+
+if NATIVE is not None:
+    NATIVE.program_init(_MACHINE, busy, COUNTS)
 
 
 class Tiered:
