@@ -250,6 +250,17 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
         if w._origin is not None:
             candidates.add(w._origin)
     mapping, reach = see_through([root], candidates, set())
+    if not mapping:  # the common case (an eager training step's): each wrt's own node,
+        # distinct, float and in the cost's graph, and no value it was computed from
+        # (a realized tensor's origin) in it: each its own grad node, in order
+        nodes = [w.node for w in wrts]
+        if len(set(nodes)) == len(nodes) and all(
+                n in reach and n.dtype.kind in "fc" and w._origin not in reach
+                for n, w in zip(nodes, wrts)):
+            src = (root, *nodes)
+            make = Node.make
+            return [Tensor(make("grad", src, _grad_arg(i), n.shape, n.dtype))
+                    for i, n in enumerate(nodes)]
     get = mapping.get
     root = get(root, root)
     nodes = [[get(n, n) for n in (w.node, w._origin) if n in reach]  # each wrt's nodes in
@@ -269,7 +280,7 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
     for i, (w, ns) in enumerate(zip(wrts, nodes, strict=True)):
         if len(ns) == 1 and ns[0] in position:  # (the common case: one node, float)
             t = ns[0]
-            out.append(Tensor(make("grad", src, ("grad", (position[t],)), t.shape, t.dtype)))
+            out.append(Tensor(make("grad", src, _grad_arg(position[t]), t.shape, t.dtype)))
             continue
         mine = tuple(sorted({position[n] for n in ns if n in position}))
         if mine:
@@ -280,6 +291,13 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
         else:
             out.append(disconnected_zeros(w, names[i], policy, op, source))
     return out
+
+
+_GRAD_ARGS = tuple(("grad", (i,)) for i in range(64))  # (the arguments of one target)
+
+
+def _grad_arg(i: int) -> tuple:
+    return _GRAD_ARGS[i] if i < 64 else ("grad", (i,))
 
 
 def has_deferred(nodes) -> bool:
