@@ -549,6 +549,23 @@ def test_third_derivatives_check_grads(backend, rng):
     check_grads(f, args, order=2, modes=("fwd", "rev"), rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("case", ["row", "matrix", "shared"])
+def test_second_derivatives_of_products_by_an_invariant(case, backend, rng):
+    """``h @ W`` by an invariant ``W``: the reverse scan sums W's cotangent after the loop
+    as one GEMM; its step still depends on ``W`` (the carry ``g @ W.T``), so derivatives
+    of the gradient, in both modes, see it (they were missing that term: an HVP through
+    ``h @ W`` was off by 10-50%).  ``shared``: W used in the product and outside it."""
+    h0 = rng.standard_normal((2, 3) if case == "matrix" else 3) * 0.5
+    args = [rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((4, *h0.shape)), h0]
+
+    def f(w, x, h):
+        step = (lambda x_t, h, w: lj.tanh(h @ w + x_t + w[0])) if case == "shared" else \
+            (lambda x_t, h, w: lj.tanh(h @ w + x_t))
+        out, _ = lj.scan(step, sequences=x, outputs_info=h, non_sequences=w)
+        return lj.sum(out ** 2)
+    check_grads(f, args, order=2, modes=("fwd", "rev"), rtol=1e-5, atol=1e-7)
+
+
 def test_rop_and_jvp(backend, rng):
     av, xv, h0v = rng.uniform(0.5, 0.9, 2), rng.standard_normal((5, 2)), rng.standard_normal(2)
     va, vx, vh = rng.standard_normal(2), rng.standard_normal((5, 2)), rng.standard_normal(2)

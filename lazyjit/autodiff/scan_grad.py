@@ -135,9 +135,11 @@ def _vjp_flow(spec, gS: list, gP: list) -> "_Flow | None":
                     if s in _reaches(spec, outs_on, [s]) and _float(spec.inputs[s]))
     if not seq_on and not active and not inv_on:
         return None
-    # products x @ W_m by an invariant: their W_m cotangents are summed after the loop as
-    # one GEMM, from the per-step x and product cotangents (outputs of the loop)
+    # products x @ W_m by an invariant used only so: their W_m cotangents are summed
+    # after the loop as one GEMM, from the per-step x and product cotangents (outputs of
+    # the loop); an invariant used otherwise too has its cotangent summed in the loop
     prods, by_gemm = _invariant_gemms(spec, [inv_slots[m] for m in inv_on])
+    prods = [p for p in prods if spec.inputs.index(p.src[1]) in by_gemm]
     acc_on = [m for m in inv_on if inv_slots[m] not in by_gemm]
     gs_on = [j for j in active if gS[j] is not None]
     return _Flow(active, plain_on, gs_on, seq_on, inv_on, acc_on, prods)
@@ -172,16 +174,6 @@ def _reverse_states(spec, flow: _Flow, inits, invs) -> list[tuple[Tensor, tuple]
     rstates = [(_zeros_rows(inits[j]), (-1,)) for j in flow.active for _ in range(lags[j])]
     rstates += [(F.zeros((1, *invs[m].shape), invs[m].dtype), (-1,)) for m in flow.acc_on]
     return rstates
-
-
-def _cut_products(fwd: list[Node], memo: dict, prods: list[Node]
-                  ) -> tuple[list[Node], list[Node], dict[Node, Node]]:
-    """The step's graph with the products by invariants stopping their gradient to the
-    invariant (summed after the loop instead): ``(graph, products, product -> cut)``."""
-    prods = [memo.get(g, g) for g in prods]
-    cut = {p: Node.make("matmul", (p.src[0], F.stop_gradient(Tensor(p.src[1])).node),
-                        None, p.shape, p.dtype) for p in prods}
-    return substitute(fwd, cut), prods, cut
 
 
 def _next_carries(spec, flow: _Flow, taps: list, carries: dict, ct) -> list[Tensor]:
@@ -220,8 +212,11 @@ def _reverse_body(spec, flow: _Flow, rseqs: list[Tensor], outer_of: dict[Node, T
         outer_of.update({a.node: x for a, x in zip(args[:n_rseq], rseqs)})
         mapping = _bind(spec, xs, taps, ws)
         memo: dict = {}
-        fwd, prods, cut = _cut_products(substitute(spec.outputs, mapping, memo), memo,
-                                        flow.prods)
+        fwd = substitute(spec.outputs, mapping, memo)
+        # (the products by invariants used only in them: their invariants are no target,
+        # so no cotangent flows to them here; the graph is not cut, so that derivatives
+        # of this reverse scan, to any order, see how the step depends on them)
+        prods = [memo.get(p, p) for p in flow.prods]
         seeds: dict[Node, Tensor] = {}
 
         def seed(node: Node, ct: Tensor) -> None:
@@ -232,7 +227,7 @@ def _reverse_body(spec, flow: _Flow, rseqs: list[Tensor], outer_of: dict[Node, T
             seed(fwd[nS + i], gps[i])
         targets = {xs[k].node for k in flow.seq_on} | {ws[m].node for m in flow.acc_on}
         targets |= {v.node for j in flow.active for v in taps[j]}
-        targets |= set(cut.values())
+        targets |= set(prods)
         grads = backprop(seeds, targets, {w.node for w in ws})
 
         def ct(t: Tensor) -> Tensor:
@@ -242,7 +237,7 @@ def _reverse_body(spec, flow: _Flow, rseqs: list[Tensor], outer_of: dict[Node, T
         new += [a + ct(ws[m]) for a, m in zip(accs, flow.acc_on)]
         extra = []
         for p in prods:  # per step: the product's cotangent, and x unless it is a sequence
-            extra.append(ct(Tensor(cut[p])))
+            extra.append(ct(Tensor(p)))
             if p.src[0] not in outer_of:
                 extra.append(Tensor(p.src[0]))
         left.clear()

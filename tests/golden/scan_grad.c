@@ -149,43 +149,6 @@ LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[Q[6]] + Q[2];
-  const float* p1 = (const float*)B[Q[7]] + Q[4];
-  const int64_t nL = Q[0], bs = Q[5], nO = 1;
-  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
-  int64_t o_ = 0, kb_ = 0;
-  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
-  for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = o_, kb = kb_;
-    const int64_t ke = kb + bs < nL ? kb + bs : nL;
-    float* q0 = p0;
-    const float* q1 = p1;
-    #pragma omp simd
-    for (int64_t k = kb; k < ke; k++) {
-      const float L1 = q1[k];
-      const float v0 = (float)(L1);
-      const float v1 = (float)(v0);
-      q0[k] = v1;
-    }
-    kb_ += bs;
-    if (kb_ >= nL) { kb_ = 0; o_++; }
-  }
-}
-LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[Q[6]] + Q[2];
-  const float* p1 = (const float*)B[Q[7]] + Q[4];
-  const int64_t nL = Q[0], bs = Q[5], nO = 1;
-  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
-  const int64_t count_ = nO * nb;
-  if (!P[0] && 1 && nO * nL > 262144) {
-    lj_parallel(k4_loop, B, P, Q, count_);
-  } else {
-    k4_loop(B, P, Q, 0, count_);
-  }
-  return 0;
-}
-
-static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
   float* p0 = (float*)B[Q[9]] + Q[4];
   const float* p1 = (const float*)B[Q[10]] + Q[7];
   const int64_t nL = Q[1], bs = Q[8], nO = Q[0];
@@ -209,21 +172,21 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   float* p0 = (float*)B[Q[9]] + Q[4];
   const float* p1 = (const float*)B[Q[10]] + Q[7];
   const int64_t nL = Q[1], bs = Q[8], nO = Q[0];
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    lj_parallel(k5_loop, B, P, Q, count_);
+    lj_parallel(k4_loop, B, P, Q, count_);
   } else {
-    k5_loop(B, P, Q, 0, count_);
+    k4_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
-static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
   float* p0 = (float*)B[Q[5]] + Q[2];
   const int64_t nL = Q[0], bs = Q[4], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
@@ -242,24 +205,24 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   float* p0 = (float*)B[Q[5]] + Q[2];
   const int64_t nL = Q[0], bs = Q[4], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 262144) {
-    lj_parallel(k6_loop, B, P, Q, count_);
+    lj_parallel(k5_loop, B, P, Q, count_);
   } else {
-    k6_loop(B, P, Q, 0, count_);
+    k5_loop(B, P, Q, 0, count_);
   }
   return 0;
 }
 
-static __attribute__((noinline)) void k7_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[68];
-  const float* p1 = (const float*)B[1] + P[70];
-  const float* p2 = (const float*)B[2] + P[72];
-  const int64_t nL = P[66], bs = P[74], nO = 1;
+static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[4] + P[60];
+  const float* p1 = (const float*)B[1] + P[62];
+  const float* p2 = (const float*)B[2] + P[64];
+  const int64_t nL = P[58], bs = P[66], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -277,7 +240,7 @@ static __attribute__((noinline)) void k7_loop(void** restrict B, const int64_t* 
       const float v1 = (float)(L1);
       const float v2 = (float)((v1 + v1));
       const float v3 = (float)((v0 + v2));
-      const float v4 = (float)((float)lj_as_f64(P[73]));
+      const float v4 = (float)((float)lj_as_f64(P[65]));
       const float v5 = (float)((v1 * v1));
       const float v6 = (float)((v4 - v5));
       const float v7 = (float)((v3 * v6));
@@ -287,15 +250,15 @@ static __attribute__((noinline)) void k7_loop(void** restrict B, const int64_t* 
     if (kb_ >= nL) { kb_ = 0; o_++; }
   }
 }
-LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[68];
-  const float* p1 = (const float*)B[1] + P[70];
-  const float* p2 = (const float*)B[2] + P[72];
-  const int64_t nL = P[66], bs = P[74], nO = 1;
+LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[4] + P[60];
+  const float* p1 = (const float*)B[1] + P[62];
+  const float* p2 = (const float*)B[2] + P[64];
+  const int64_t nL = P[58], bs = P[66], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
-    lj_parallel(k7_loop, B, P, Q, count_);
+    lj_parallel(k6_loop, B, P, Q, count_);
   } else {
     int64_t o_ = 0, kb_ = 0;
     for (int64_t w = 0; w < count_; w++) {
@@ -312,7 +275,7 @@ LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* re
         const float v1 = (float)(L1);
         const float v2 = (float)((v1 + v1));
         const float v3 = (float)((v0 + v2));
-        const float v4 = (float)((float)lj_as_f64(P[73]));
+        const float v4 = (float)((float)lj_as_f64(P[65]));
         const float v5 = (float)((v1 * v1));
         const float v6 = (float)((v4 - v5));
         const float v7 = (float)((v3 * v6));
@@ -325,11 +288,11 @@ LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* re
   return 0;
 }
 
-LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[4] + P[75];
-  const float* pb = (const float*)B[3] + P[76];
-  float* pc = (float*)B[5] + P[77];
-  const int64_t M = P[78], N = P[79], K = P[80];
+LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  const float* pa = (const float*)B[4] + P[67];
+  const float* pb = (const float*)B[3] + P[68];
+  float* pc = (float*)B[5] + P[69];
+  const int64_t M = P[70], N = P[71], K = P[72];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -342,7 +305,7 @@ LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* re
     if (lj_sgemm) {
       int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
       if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[81], P[82], M, N, K, (float)lj_as_f64(P[83]), pa + oa, P[84], pb + ob, P[85], 0, pc + oc, N);
+      lj_sgemm(101, P[73], P[74], M, N, K, (float)lj_as_f64(P[75]), pa + oa, P[76], pb + ob, P[77], 0, pc + oc, N);
       if (small) lj_blas_threads(prev);
       continue;
     }
@@ -351,17 +314,67 @@ LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* re
       for (int64_t j = 0; j < N; j++) {
         float acc = 0;
         for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[86] + l * P[87]] * (float)pb[ob + l * P[88] + j * P[89]];
+          acc += (float)pa[oa + i * P[78] + l * P[79]] * (float)pb[ob + l * P[80] + j * P[81]];
         pc[oc + i * N + j] = (float)(acc);
       }
   }
   return 0;
 }
 
+static __attribute__((noinline)) void k8_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
+  float* p0 = (float*)B[6] + P[84];
+  const float* p1 = (const float*)B[4] + P[86];
+  const int64_t nL = P[82], bs = P[87], nO = 1;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  int64_t o_ = 0, kb_ = 0;
+  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
+  for (int64_t w = w0; w < w1; w++) {
+    const int64_t o = o_, kb = kb_;
+    const int64_t ke = kb + bs < nL ? kb + bs : nL;
+    float* q0 = p0;
+    const float* q1 = p1;
+    #pragma omp simd
+    for (int64_t k = kb; k < ke; k++) {
+      const float L1 = q1[k];
+      const float v0 = (float)(L1);
+      q0[k] = v0;
+    }
+    kb_ += bs;
+    if (kb_ >= nL) { kb_ = 0; o_++; }
+  }
+}
+LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+  float* p0 = (float*)B[6] + P[84];
+  const float* p1 = (const float*)B[4] + P[86];
+  const int64_t nL = P[82], bs = P[87], nO = 1;
+  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
+  const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
+  if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
+    lj_parallel(k8_loop, B, P, Q, count_);
+  } else {
+    int64_t o_ = 0, kb_ = 0;
+    for (int64_t w = 0; w < count_; w++) {
+      const int64_t o = o_, kb = kb_;
+      const int64_t ke = kb + bs < nL ? kb + bs : nL;
+      float* q0 = p0;
+      const float* q1 = p1;
+      #pragma omp simd
+      for (int64_t k = kb; k < ke; k++) {
+        const float L1 = q1[k];
+        const float v0 = (float)(L1);
+        q0[k] = v0;
+      }
+      kb_ += bs;
+      if (kb_ >= nL) { kb_ = 0; o_++; }
+    }
+  }
+  return 0;
+}
+
 static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[6] + P[92];
-  const float* p1 = (const float*)B[4] + P[94];
-  const int64_t nL = P[90], bs = P[95], nO = 1;
+  float* p0 = (float*)B[7] + P[90];
+  const float* p1 = (const float*)B[0] + P[92];
+  const int64_t nL = P[88], bs = P[93], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -381,9 +394,9 @@ static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k9(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[6] + P[92];
-  const float* p1 = (const float*)B[4] + P[94];
-  const int64_t nL = P[90], bs = P[95], nO = 1;
+  float* p0 = (float*)B[7] + P[90];
+  const float* p1 = (const float*)B[0] + P[92];
+  const int64_t nL = P[88], bs = P[93], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
@@ -408,57 +421,7 @@ LJ_KERNEL int k9(void** restrict B, const int64_t* restrict P, const int64_t* re
   return 0;
 }
 
-static __attribute__((noinline)) void k10_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[7] + P[98];
-  const float* p1 = (const float*)B[0] + P[100];
-  const int64_t nL = P[96], bs = P[101], nO = 1;
-  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
-  int64_t o_ = 0, kb_ = 0;
-  if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
-  for (int64_t w = w0; w < w1; w++) {
-    const int64_t o = o_, kb = kb_;
-    const int64_t ke = kb + bs < nL ? kb + bs : nL;
-    float* q0 = p0;
-    const float* q1 = p1;
-    #pragma omp simd
-    for (int64_t k = kb; k < ke; k++) {
-      const float L1 = q1[k];
-      const float v0 = (float)(L1);
-      q0[k] = v0;
-    }
-    kb_ += bs;
-    if (kb_ >= nL) { kb_ = 0; o_++; }
-  }
-}
 LJ_KERNEL int k10(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[7] + P[98];
-  const float* p1 = (const float*)B[0] + P[100];
-  const int64_t nL = P[96], bs = P[101], nO = 1;
-  const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
-  const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
-  if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
-    lj_parallel(k10_loop, B, P, Q, count_);
-  } else {
-    int64_t o_ = 0, kb_ = 0;
-    for (int64_t w = 0; w < count_; w++) {
-      const int64_t o = o_, kb = kb_;
-      const int64_t ke = kb + bs < nL ? kb + bs : nL;
-      float* q0 = p0;
-      const float* q1 = p1;
-      #pragma omp simd
-      for (int64_t k = kb; k < ke; k++) {
-        const float L1 = q1[k];
-        const float v0 = (float)(L1);
-        q0[k] = v0;
-      }
-      kb_ += bs;
-      if (kb_ >= nL) { kb_ = 0; o_++; }
-    }
-  }
-  return 0;
-}
-
-LJ_KERNEL int k11(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   void* Bi[8];
   const int64_t T = Q[0];
   int e = 0;
@@ -476,10 +439,10 @@ LJ_KERNEL int k11(void** restrict B, const int64_t* restrict P, const int64_t* r
     Bi[4] = Q0 + row * RQ0;
     Bi[6] = Q1 + row * RQ1;
     Bi[7] = Q2 + row * RQ2;
-    if ((e = k7(Bi, P, P + 66))) return e;
-    if ((e = k8(Bi, P, P + 75))) return e;
-    if ((e = k9(Bi, P, P + 90))) return e;
-    if ((e = k10(Bi, P, P + 96))) return e;
+    if ((e = k6(Bi, P, P + 58))) return e;
+    if ((e = k7(Bi, P, P + 67))) return e;
+    if ((e = k8(Bi, P, P + 82))) return e;
+    if ((e = k9(Bi, P, P + 88))) return e;
   }
   for (int64_t r = 0; r < 1; r++)
     memcpy((char*)B[Q[16]] + r * R0, S0 + ((T + r) % 2) * R0, R0);
@@ -487,7 +450,7 @@ LJ_KERNEL int k11(void** restrict B, const int64_t* restrict P, const int64_t* r
   return 0;
 }
 
-LJ_KERNEL int k12(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
+LJ_KERNEL int k11(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   const float* pa = (const float*)B[Q[15]] + Q[0];
   const float* pb = (const float*)B[Q[16]] + Q[1];
   float* pc = (float*)B[Q[17]] + Q[2];
@@ -525,21 +488,20 @@ int lj_run(void** B, const int64_t* P) {
   if ((e = k0(B, P, P + 1))) return e;
   if ((e = k3(B, P, P + 32))) return e;
   if ((e = k4(B, P, P + 41))) return e;
-  if ((e = k5(B, P, P + 49))) return e;
-  if ((e = k6(B, P, P + 60))) return e;
-  if ((e = k11(B, P, P + 102))) return e;
-  if ((e = k12(B, P, P + 119))) return e;
+  if ((e = k5(B, P, P + 52))) return e;
+  if ((e = k10(B, P, P + 94))) return e;
+  if ((e = k11(B, P, P + 111))) return e;
   return e;
 }
 /* params:
    0, 3, 1, 0, 1, 0, 3, 3, 1, 0, 0, 0, 1, 3, 3, 111, 111, 4607182418800017408, 3, 3, 3, 1, 3, 1,
-   3, 1, 0, 1, 0, 1, 0, 3, 5, 0, 12, 0, 12, 4, 2, 3, 0, 9, 1, 0, 1, 0, 9, 5, 2, 3, 3, 3, 1, 0,
-   1, 3, 0, 3, 6, 5, 3, 1, 0, 0, 3, 7, 3, 1, 0, 1, 0, 1, 0, 4607182418800017408, 3, 0, 0, 0, 1,
-   3, 3, 111, 111, 4607182418800017408, 3, 3, 3, 1, 3, 1, 3, 1, 0, 1, 0, 3, 3, 1, 0, 1, 0, 3, 5,
-   0, 12, 12, 12, 12, 0, 12, 12, 12, 6, 7, 9, 10, 11, 3, 8, 0, 0, 0, 3, 3, 5, 112, 111,
-   4607182418800017408, 3, 3, 1, 3, 3, 1, 11, 10, 12
+   3, 1, 0, 1, 0, 1, 0, 3, 5, 0, 12, 0, 12, 4, 2, 3, 0, 3, 3, 3, 1, 0, 1, 3, 0, 3, 5, 2, 3, 1,
+   0, 0, 3, 6, 3, 1, 0, 1, 0, 1, 0, 4607182418800017408, 3, 0, 0, 0, 1, 3, 3, 111, 111,
+   4607182418800017408, 3, 3, 3, 1, 3, 1, 3, 1, 0, 1, 0, 3, 3, 1, 0, 1, 0, 3, 5, 0, 12, 12, 12,
+   12, 0, 12, 12, 12, 5, 6, 8, 9, 10, 3, 7, 0, 0, 0, 3, 3, 5, 112, 111, 4607182418800017408, 3,
+   3, 1, 3, 3, 1, 10, 9, 11
 */
 /* memory plan:
-   blocks [0, 1, 2, 3, 2, 1, 4, 5, 6, 7]; bytes [72, 12, 36, 36, 60, 60, 60, 36]; donors {}; may
+   blocks [0, 1, 2, 3, 1, 4, 5, 6, 7]; bytes [72, 12, 36, 24, 60, 60, 60, 36]; donors {}; may
    fail False; messages 0
 */
