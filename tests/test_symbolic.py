@@ -266,6 +266,25 @@ def test_index_errors_name_the_index(backend):
     assert f(np.arange(6.0)) == 5.0
 
 
+def test_constant_index_arrays_along_a_symbolic_axis(backend):
+    """NumPy index arrays (negative entries too, with an int beside them) along an axis
+    of symbolic size are checked when computed, as NumPy would at that size (they
+    raised InconclusiveDimension from the trace-time bounds check; found by a fuzzing
+    helper)."""
+    fs = [lj.jit(lambda x: x[np.array([0, -1])].sum(axis=0), dynamic=True),
+          lj.jit(lambda x: x[np.array([0, -1]), -2], dynamic=True),
+          lj.jit(lambda x: x[1, np.array([-1, 0, 1])], dynamic=True),
+          lj.jit(lambda x: lj.take(x, np.array([-2, 1]), axis=1), dynamic=True)]
+    refs = [lambda a: a[[0, -1]].sum(axis=0), lambda a: a[[0, -1], -2],
+            lambda a: a[1, [-1, 0, 1]], lambda a: np.take(a, [-2, 1], axis=1)]
+    for shape in [(4, 4), (6, 5), (2, 3)]:
+        a = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+        for f, ref in zip(fs, refs):
+            np.testing.assert_array_equal(f(a).numpy(), ref(a))
+    with pytest.raises(IndexError):
+        lj.jit(lambda x: x[np.array([0, 5])], dynamic=True)(np.ones((4, 4)))
+
+
 def test_requirements_of_a_failed_expression_reach_no_other_graph(backend):
     """A requirement recorded by an expression that then failed, or by a graph that was
     never compiled, is not checked by other functions (it made every later function

@@ -228,7 +228,10 @@ def inc_slice(x, v, sl) -> Tensor:
 
 def _check_bounds(idx: np.ndarray, axis: int, n: int) -> None:
     """Raise NumPy's ``IndexError`` for a constant index array with an entry outside
-    ``[-n, n)`` (indices that are tensors are checked when computed)."""
+    ``[-n, n)`` (indices that are tensors, and any index along a symbolic size ``n``,
+    are checked when computed)."""
+    if not isinstance(n, (int, np.integer)):
+        return
     if idx.size and idx.dtype.kind in "iu" and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)].flat[0]
         raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
