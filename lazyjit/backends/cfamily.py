@@ -14,12 +14,12 @@ float16 (NumPy's ``float16``, IEEE 754 binary16) is stored as 16 bits and comput
   ``lj_h2f(x)`` and ``lj_f2h(x)`` for float16 (each prelude defines both, and
   ``lj_d2h(double)``, the correctly rounded conversion from double), the expression
   itself for every other dtype;
-* a fused expression (:class:`Body`) holds its float16 values in ``float`` variables
-  and computes each op in float (the op templates see float16 as float32: ``expf``),
-  so a fused chain rounds to float16 once, where it is stored (NumPy rounds after each
-  op: results agree to float16's precision, not bit for bit).  A cast to float16
-  (``astype``) rounds where it is, correctly (``lj_d2h`` from float64); a cast from
-  float16 to a wider type rounds the value to float16 first.
+* a fused expression (:class:`Body`) holds its float16 values in ``float`` variables,
+  computes each op in float (the op templates see float16 as float32: ``expf``) and
+  rounds each op's result to float16 where it is made, as NumPy's float16 loops do
+  (held unrounded along a fused chain, ``floor_divide(x * 3, x)`` gave 3 where NumPy
+  gives 2); a cast to float16 (``astype``) rounds correctly (``lj_d2h`` from float64).
+  Every float16 value of a fused expression is then one that float16 holds.
 """
 from __future__ import annotations
 
@@ -128,10 +128,6 @@ def c_expr(opdef, srcs_dtypes, out_dtype, args: list[str]) -> str:
         in_dt = np.dtype(np.float32 if in_dt == _C64 else np.float64)
     if opdef.name == "cast" and out_dt == HALF and in_dt != HALF:
         return _to_half(args[0], in_dt)
-    if opdef.name == "cast" and in_dt == HALF and out_dt != HALF:
-        # (a float16 value of a fused chain is held unrounded in a float: it is rounded
-        # to float16 first, so that a wider result holds the float16 value NumPy has)
-        args = [f"lj_h2f(lj_f2h({args[0]}))"]
     if isinstance(tmpl, dict):  # keyed by operand kind; ">k" keys by result kind
         tmpl = tmpl.get(">" + out_dt.kind) or tmpl.get(in_dt.kind, tmpl.get("*"))
     elif in_dt.kind == "c" and opdef.name not in C_OPERATORS:
@@ -209,11 +205,18 @@ class Body:
             if expr is None:
                 expr = c_expr(REGISTRY[node.op], [s.dtype for s in node.src], node.dtype,
                               args)
+            if node.dtype == HALF and node.op not in _HALF_EXACT:  # (rounded, as NumPy)
+                expr = f"lj_h2f(lj_f2h({expr}))"
         name = f"v{len(self.names)}{self.suffix}"
         t = compute_ctype(node.dtype)
         self.stmts.append(f"const {t} {name} = ({t})({expr});")
         self.names[node] = name
 
+
+# the ops whose float16 result is one of their float16 operands, or its negation (a
+# cast to float16 rounds in its own template)
+_HALF_EXACT = frozenset(("cast", "where", "stop_gradient", "neg", "abs", "maximum",
+                         "minimum"))
 
 _WRAPPING = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})",
              "neg": "(0u - {0})"}
