@@ -190,9 +190,8 @@ WEAK = {
     "div": [lambda x: x / 2, lambda x: 2.0 / x],
     "floordiv": [lambda x: x // 2, lambda x: -7 // x],
     "mod": [lambda x: x % 3, lambda x: x % -2.5],
-    # ndarray ** 2 is np.square (int8 for bool), so the reference spells np.power
-    "pow": [(lambda x: x ** 2, lambda x: np.power(x, 2)),
-            (lambda x: x ** 0.5, lambda x: np.power(x, 0.5)), lambda x: 2 ** x],
+    # (ndarray ** 2 is np.square: int8 for bool, as lazyjit's; ** 0.5 of floats np.sqrt)
+    "pow": [lambda x: x ** 2, lambda x: x ** 0.5, lambda x: 2 ** x],
     "gt": [lambda x: x > 0.5, lambda x: x > 1],
     "eq": [lambda x: x == 2],
     "bitwise_and": [lambda x: x & 6, lambda x: True & x],

@@ -750,15 +750,15 @@ def astype(x, dtype, *, copy: bool = True, device=None) -> Tensor:
 
 def power_operator(a, b) -> Tensor:
     """``a ** b`` for a tensor ``a``: :func:`power`, except that a float ``a`` to a
-    Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, and a complex
-    ``a`` to the int 2, the float 0.5 or the int -1 is :func:`square`, :func:`sqrt` or
-    :func:`reciprocal`, as NumPy 2's ``ndarray.__pow__`` does (its values differ from
-    ``np.power``'s: complex products, ``(-0.) ** 0.5`` is -0., ``(-inf) ** 0.5`` NaN)."""
-    if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fc":
-        # (complex: only the int exponents 2 and -1 take the fast path, as in NumPy 2)
+    Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, a complex or bool
+    ``a`` to the int 2 :func:`square`, a complex one to the float 0.5 or the int -1
+    :func:`sqrt` or :func:`reciprocal`, as NumPy 2's ``ndarray.__pow__`` does (values
+    unlike ``np.power``'s: complex products, ``(-0.) ** 0.5`` is -0.; bool: int8)."""
+    if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fcb":
+        # (complex, bool: only the int exponents 2 and -1 take the fast path, as NumPy 2)
         if b == 2 and (type(b) is int or a.dtype.kind == "f"):
-            return a * a
-        if b == 0.5:
+            return square(a) if a.dtype.kind == "b" else a * a
+        if b == 0.5 and a.dtype.kind != "b":
             return sqrt(a)
         if b == -1 and type(b) is int and a.dtype.kind == "c":
             return reciprocal(a)
