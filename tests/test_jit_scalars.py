@@ -91,6 +91,26 @@ def test_int_argument_is_weak_and_runtime(backend):
         f(x, 40000)  # checked at the call, as NumPy refuses np.int16 array + 40000
 
 
+def test_comparisons_with_an_int_out_of_range(backend):
+    """An integer tensor compared with a traced Python int outside its dtype's range gives
+    NumPy 2's answer, as eagerly (``uint8 < -1`` false everywhere, ``int8 != 1000`` true),
+    one trace for every value; arithmetic with it still raises (it raised for both;
+    found by a fuzzing helper)."""
+    for dt in (np.uint8, np.int8, np.uint64, np.int32):
+        x = np.array([0, 3, 5, np.iinfo(dt).max], dt)
+        for op in ("<", "<=", ">", ">=", "==", "!="):
+            f = lj.jit(eval(f"lambda x, s: (x {op} s, s {op} x)"))
+            before = lj.stats()["traces"]
+            for v in (-1, 0, 3, 300, -300, 2 ** 40, -2 ** 40, 2 ** 63 - 1):
+                got = f(x, v)
+                for g, want in zip(got, (eval(f"x {op} v"), eval(f"v {op} x"))):
+                    assert g.dtype == np.bool_
+                    np.testing.assert_array_equal(g.numpy(), want, err_msg=f"{dt} {op} {v}")
+            assert lj.stats()["traces"] - before == 1
+    with pytest.raises(OverflowError, match="out of bounds for uint8"):
+        lj.jit(lambda x, s: x + s)(np.array([1], np.uint8), -1)
+
+
 def test_int_meets_float_and_python_type_is_in_key(backend):
     traces = []
 

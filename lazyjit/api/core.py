@@ -493,19 +493,29 @@ def _out_of_range(name: str, a, b) -> "Tensor | None":
     """A comparison of an integer tensor with a Python int outside its dtype's range, as
     NumPy 2 computes it (NEP 50): ``uint8 >= -1`` is true everywhere, ``uint8 == 300``
     false; None for other operands (the int would not fit the tensor's dtype)."""
-    if isinstance(a, Tensor) and type(b) is int:
+    ints = (int, WeakScalar)  # (a traced Python int: decided at each call)
+    if isinstance(a, Tensor) and isinstance(b, ints) and getattr(b, "py", int) is int:
         t, v = a, b
-    elif isinstance(b, Tensor) and type(a) is int:
+    elif isinstance(b, Tensor) and isinstance(a, ints) and getattr(a, "py", int) is int:
         t, v = b, a
     else:
         return None
-    if t.dtype.kind not in "iu":
+    if t.dtype.kind not in "iu" or t.dtype == np.int64 and type(v) is not int:
         return None
     info = np.iinfo(t.dtype)
+    op = name if t is a else _FLIPPED[name]  # v < t is t > v
+    if type(v) is not int:  # in range at a call: the comparison; else every element's
+        w = v.tensor  # (int64)
+        inside = (w >= max(int(info.min), -2 ** 63)) & (w <= min(int(info.max), 2 ** 63 - 1))
+        above = w > min(int(info.max), 2 ** 63 - 1)
+        out = {"eq": False, "ne": True, "lt": above, "le": above, "gt": ~above,
+               "ge": ~above}[op]
+        w = astype(w, t.dtype)
+        return where(inside, elementwise(name, t, w) if t is a else
+                     elementwise(name, w, t), out)
     if info.min <= v <= info.max:
         return None
     above = v > info.max  # every element is below v
-    op = name if t is a else _FLIPPED[name]  # v < t is t > v
     value = {"eq": False, "ne": True, "lt": above, "le": above, "gt": not above,
              "ge": not above}[op]
     return full(t.shape, value, np.bool_)
@@ -746,41 +756,6 @@ def astype(x, dtype, *, copy: bool = True, device=None) -> Tensor:
     if dt == x.dtype:
         return _snapshot(x) if copy else x
     return Tensor(apply("cast", (x.node,), dt.str))
-
-
-def power_operator(a, b) -> Tensor:
-    """``a ** b`` for a tensor ``a``: :func:`power`, except that a float ``a`` to a
-    Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, a complex or bool
-    ``a`` to the int 2 :func:`square`, a complex one to the float 0.5 or the int -1
-    :func:`sqrt` or :func:`reciprocal`, as NumPy 2's ``ndarray.__pow__`` does (values
-    unlike ``np.power``'s: complex products, ``(-0.) ** 0.5`` is -0.; bool: int8)."""
-    if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fcb":
-        # (complex, bool: only the int exponents 2 and -1 take the fast path, as NumPy 2)
-        if b == 2 and (type(b) is int or a.dtype.kind == "f"):
-            return square(a) if a.dtype.kind == "b" else a * a
-        if b == 0.5 and a.dtype.kind != "b":
-            return sqrt(a)
-        if b == -1 and type(b) is int and a.dtype.kind == "c":
-            return reciprocal(a)
-    return power(a, b)
-
-
-def square(x) -> Tensor:
-    """``x * x``, as ``np.square`` (which has no bool loop: bool gives int8)."""
-    x = asarray(x)
-    if x.dtype == np.bool_:
-        x = astype(x, np.int8)
-    return x * x
-
-
-def reciprocal(x) -> Tensor:
-    """``1 / x``; integers give float64 (NumPy's integer reciprocal, which truncates, is
-    not provided); complex ``x`` by NumPy's own reciprocal loop (of ``0j``, NaN in both
-    parts, where ``1 / 0j`` has an infinite real part)."""
-    x = asarray(x)
-    if x.dtype.kind == "c":
-        return Tensor(apply("reciprocal", (x.node,)))
-    return 1.0 / x
 
 
 def stop_gradient(x) -> Tensor:

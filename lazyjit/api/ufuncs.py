@@ -1,6 +1,7 @@
 """More of NumPy's elementwise functions: inverse trigonometric and hyperbolic functions,
 logarithms and exponentials in bases 2 and 10, rounding, and the floating-point tests
-and manipulations (``copysign``, ``fmod``, ``logaddexp``, ``isfinite``, ``nan_to_num``).
+and manipulations (``copysign``, ``fmod``, ``logaddexp``, ``isfinite``, ``nan_to_num``),
+``square``, ``reciprocal`` and the ``**`` operator's special exponents.
 
 Each is one elementwise primitive (:mod:`lazyjit.ops.elementwise`, with its derivative
 and its conventions where a derivative is infinite) or a composite of primitives, so it
@@ -15,10 +16,11 @@ import math
 import numpy as np
 
 from lazyjit.api.core import (_binary, _unary, asarray, astype, elementwise, floor_divide, invert,
-                              isinf, isnan, power, remainder, sin, _snapshot,
+                              isinf, isnan, power, remainder, sin, sqrt, _snapshot,
                               stop_gradient, where, zeros_like)
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
+from lazyjit.ops import apply
 
 arcsin = _unary("arcsin")
 arccos = _unary("arccos")
@@ -393,3 +395,38 @@ def iscomplexobj(x) -> bool:
 def isrealobj(x) -> bool:
     """Whether ``x``'s dtype is not complex (a Python bool), as ``np.isrealobj``."""
     return not iscomplexobj(x)
+
+
+def power_operator(a, b) -> Tensor:
+    """``a ** b`` for a tensor ``a``: :func:`power`, except that a float ``a`` to a
+    Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, a complex or bool
+    ``a`` to the int 2 :func:`square`, a complex one to the float 0.5 or the int -1
+    :func:`sqrt` or :func:`reciprocal`, as NumPy 2's ``ndarray.__pow__`` does (values
+    unlike ``np.power``'s: complex products, ``(-0.) ** 0.5`` is -0.; bool: int8)."""
+    if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fcb":
+        # (complex, bool: only the int exponents 2 and -1 take the fast path, as NumPy 2)
+        if b == 2 and (type(b) is int or a.dtype.kind == "f"):
+            return square(a) if a.dtype.kind == "b" else a * a
+        if b == 0.5 and a.dtype.kind != "b":
+            return sqrt(a)
+        if b == -1 and type(b) is int and a.dtype.kind == "c":
+            return reciprocal(a)
+    return power(a, b)
+
+
+def square(x) -> Tensor:
+    """``x * x``, as ``np.square`` (which has no bool loop: bool gives int8)."""
+    x = asarray(x)
+    if x.dtype == np.bool_:
+        x = astype(x, np.int8)
+    return x * x
+
+
+def reciprocal(x) -> Tensor:
+    """``1 / x``; integers give float64 (NumPy's integer reciprocal, which truncates, is
+    not provided); complex ``x`` by NumPy's own reciprocal loop (of ``0j``, NaN in both
+    parts, where ``1 / 0j`` has an infinite real part)."""
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        return Tensor(apply("reciprocal", (x.node,)))
+    return 1.0 / x
