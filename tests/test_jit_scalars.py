@@ -109,6 +109,10 @@ def test_comparisons_with_an_int_out_of_range(backend):
             assert lj.stats()["traces"] - before == 1
     with pytest.raises(OverflowError, match="out of bounds for uint8"):
         lj.jit(lambda x, s: x + s)(np.array([1], np.uint8), -1)
+    x = np.array([0, 1, 2], np.uint8)  # (a bool literal is no int here: it crashed)
+    for f in (lambda t: t == True, lambda t: True == t, lambda t: t > False):  # noqa: E712
+        np.testing.assert_array_equal(f(lj.tensor(x)).numpy(), f(x))
+        np.testing.assert_array_equal(lj.jit(f)(x).numpy(), f(x))
 
 
 def test_int_meets_float_and_python_type_is_in_key(backend):

@@ -493,10 +493,9 @@ def _out_of_range(name: str, a, b) -> "Tensor | None":
     """A comparison of an integer tensor with a Python int outside its dtype's range, as
     NumPy 2 computes it (NEP 50): ``uint8 >= -1`` is true everywhere, ``uint8 == 300``
     false; None for other operands (the int would not fit the tensor's dtype)."""
-    ints = (int, WeakScalar)  # (a traced Python int: decided at each call)
-    if isinstance(a, Tensor) and isinstance(b, ints) and getattr(b, "py", int) is int:
+    if isinstance(a, Tensor) and _an_int(b):  # (a traced Python int: decided at each call)
         t, v = a, b
-    elif isinstance(b, Tensor) and isinstance(a, ints) and getattr(a, "py", int) is int:
+    elif isinstance(b, Tensor) and _an_int(a):
         t, v = b, a
     else:
         return None
@@ -519,6 +518,11 @@ def _out_of_range(name: str, a, b) -> "Tensor | None":
     value = {"eq": False, "ne": True, "lt": above, "le": above, "gt": not above,
              "ge": not above}[op]
     return full(t.shape, value, np.bool_)
+
+
+def _an_int(x) -> bool:
+    """Whether ``x`` is a Python int (not a bool) or a traced one."""
+    return type(x) is int or isinstance(x, WeakScalar) and x.py is int
 
 
 def _recipe(name: str, ops: list) -> tuple[np.dtype, np.dtype, tuple[int, ...]]:
