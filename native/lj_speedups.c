@@ -16,7 +16,7 @@
  *       the outputs: per (passed, k, shape) of ``outs``, a read-only view of inputs[k]
  *       or blocks[k] itself (made read-only when ``fresh``), reshaped to ``shape``.
  *
- *   program_run(fast, inputs, program)  (after program_init(_MACHINE, busy, COUNTS))
+ *   program_run(fast, inputs, program)  (after program_init(backend's globals(), COUNTS))
  *       Program.run whole, for a program that keeps its blocks between calls (a small
  *       one) and a call that donates nothing: P[0] set from the machine's busy sample, a
  *       free buffer table taken from program._B (None returned when there is none), its
@@ -223,18 +223,20 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
 }
 
 /* ---- program_run: Program.run of a small program (its blocks kept), whole --------------- */
-static PyObject *PR_machine, *PR_busy, *PR_counts;  /* (program_init's) */
+static PyObject *PR_backend, *PR_counts;  /* (program_init's) */
 static PyObject *S_sampled, *S_busy, *S__busy, *S_of, *S_kernels_run, *S__blocks;
+static PyObject *S__MACHINE;
 
 static PyObject *program_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    /* (_MACHINE, busy, COUNTS) of lazyjit.backends.cpu.backend and lazyjit.stats */
-    if (nargs != 3 || !PyCallable_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.program_init(machine, busy, "
+    /* (the namespace of lazyjit.backends.cpu.backend, lazyjit.stats.COUNTS): its _MACHINE
+       and busy are read from it at each call (a test may replace them) */
+    if (nargs != 2 || !PyDict_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.program_init(namespace: dict, "
                         "counts)");
         return NULL;
     }
-    PyObject **keep[] = {&PR_machine, &PR_busy, &PR_counts};
-    for (int i = 0; i < 3; i++) {
+    PyObject **keep[] = {&PR_backend, &PR_counts};
+    for (int i = 0; i < 2; i++) {
         Py_INCREF(args[i]);
         Py_XSETREF(*keep[i], args[i]);
     }
@@ -244,7 +246,15 @@ static PyObject *program_init(PyObject *self, PyObject *const *args, Py_ssize_t 
 /* whether the machine is busy: backend.busy()'s cheap part (its sample, unless older than
    50 ms on the clock of time.monotonic; else busy() itself); -1: an error */
 static int machine_busy(void) {
-    PyObject *v = PyObject_GetAttr(PR_machine, S_sampled);
+    PyObject *m = PyDict_GetItemWithError(PR_backend, S__MACHINE);  /* (borrowed) */
+    PyObject *fn = m == NULL ? NULL : PyDict_GetItemWithError(PR_backend, S_busy);
+    if (fn == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "lazyjit._speedups.program_run: the backend "
+                            "has no _MACHINE or busy");
+        return -1;
+    }
+    PyObject *v = PyObject_GetAttr(m, S_sampled);
     double sampled = v == NULL ? -1.0 : PyFloat_AsDouble(v);
     Py_XDECREF(v);
     if (PyErr_Occurred())
@@ -252,8 +262,7 @@ static int machine_busy(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    v = now - sampled <= 0.05 ? PyObject_GetAttr(PR_machine, S_busy)
-                              : PyObject_CallNoArgs(PR_busy);
+    v = now - sampled <= 0.05 ? PyObject_GetAttr(m, S_busy) : PyObject_CallNoArgs(fn);
     if (v == NULL)
         return -1;
     int r = PyObject_IsTrue(v);
@@ -266,7 +275,7 @@ static PyObject *program_run(PyObject *self, PyObject *const *args, Py_ssize_t n
        n_slots, _order, _outs, n_kernels); inputs a list.  The outputs, an error code (the
        table given back), or None when no buffer table is free (Program.run then makes
        one). */
-    if (PR_machine == NULL || nargs != 3 || !PyTuple_Check(args[0]) ||
+    if (PR_backend == NULL || nargs != 3 || !PyTuple_Check(args[0]) ||
         PyTuple_GET_SIZE(args[0]) != 7 || !PyList_Check(PyTuple_GET_ITEM(args[0], 0)) ||
         !PyList_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.program_run(fast, inputs: list, "
@@ -575,8 +584,8 @@ fail:
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "Program.run's loops."},
     {"program_init", (PyCFunction)(void (*)(void))program_init, METH_FASTCALL,
-     "program_run's objects: the backend's machine sample, busy(), and lazyjit.stats' "
-     "COUNTS."},
+     "program_run's objects: the cpu backend's namespace (its _MACHINE and busy) and "
+     "lazyjit.stats' COUNTS."},
     {"program_run", (PyCFunction)(void (*)(void))program_run, METH_FASTCALL,
      "Program.run of a program that keeps its blocks, whole."},
     {"jit_args", (PyCFunction)(void (*)(void))jit_args, METH_FASTCALL,
@@ -624,9 +633,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     S_node = PyUnicode_InternFromString("node");
     S_buffer = PyUnicode_InternFromString("buffer");
     S_low = PyUnicode_InternFromString("low");
-    PyObject **names[] = {&S_sampled, &S_busy, &S__busy, &S_of, &S_kernels_run, &S__blocks};
-    const char *texts[] = {"sampled", "busy", "_busy", "of", "kernels_run", "_blocks"};
-    for (int i = 0; i < 6; i++)
+    PyObject **names[] = {&S_sampled, &S_busy, &S__busy, &S_of, &S_kernels_run, &S__blocks,
+                          &S__MACHINE};
+    const char *texts[] = {"sampled", "busy", "_busy", "of", "kernels_run", "_blocks",
+                           "_MACHINE"};
+    for (int i = 0; i < 7; i++)
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL)
             return NULL;
     if (S_node == NULL || S_buffer == NULL || S_low == NULL || lj_graph_init() < 0)
@@ -635,7 +646,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     /* ABI: the version of these functions' contract (lazyjit.speedups.ABI; an extension
        built from older sources is not used) */
     if (m != NULL && (lj_memo_add_type(m) < 0 || lj_ops_add_type(m) < 0 ||
-                      PyModule_AddIntConstant(m, "ABI", 2) < 0))
+                      PyModule_AddIntConstant(m, "ABI", 3) < 0))
         Py_CLEAR(m);
     return m;
 }

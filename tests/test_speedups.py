@@ -258,12 +258,17 @@ def test_busy_flag_count_and_a_new_table(mode, monkeypatch):
     a = np.arange(8.0)
     m = backend._MACHINE
     monkeypatch.setattr(m, "sampled", time.monotonic() + 3600.0)  # (a fresh sample)
-    for flag in (True, False, True, True, False):
+    for flag in (True, False, True, True, False, True):
         monkeypatch.setattr(m, "busy", flag)
         before = lj.stats()["kernels_run"]
         np.testing.assert_array_equal(plan.run([a + flag])[0], (a + flag) * 2 + 1)
         assert lj.stats()["kernels_run"] - before == plan.n_kernels
         assert plan.params[0] == flag and plan._busy is flag
+    fresh = backend._Machine()  # (a machine sample replaced, as a test may: read at the call)
+    fresh.sampled, fresh.busy = time.monotonic() + 3600.0, False
+    monkeypatch.setattr(backend, "_MACHINE", fresh)
+    np.testing.assert_array_equal(plan.run([a])[0], a * 2 + 1)
+    assert plan.params[0] == 0 and plan._busy is False
     plan._B.clear()
     np.testing.assert_array_equal(plan.run([a])[0], a * 2 + 1)
     assert len(plan._B) == 1

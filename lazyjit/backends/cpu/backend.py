@@ -366,7 +366,7 @@ def busy() -> bool:
 
 
 if NATIVE is not None:
-    NATIVE.program_init(_MACHINE, busy, COUNTS)
+    NATIVE.program_init(globals(), COUNTS)  # (_MACHINE and busy: read at each call)
 
 
 class Tiered:
