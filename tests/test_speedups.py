@@ -4,16 +4,18 @@ against NumPy, with the same outputs, read-only flags, kept and shared blocks,
 donated inputs, errors, creation sites, and nodes' structural keys."""
 from __future__ import annotations
 
+import importlib
 import operator
 import os
 import sys
 import time
+import types
 
 import numpy as np
 import pytest
 
 import lazyjit as lj
-from lazyjit import errors
+from lazyjit import errors, speedups
 from lazyjit.backends.cpu import backend
 from lazyjit.api import memo
 from lazyjit.engine import jit, realize
@@ -595,10 +597,6 @@ def test_a_failed_allocation_gives_the_kept_scratch_back(mode, rng, monkeypatch)
 def test_a_stale_extension_is_not_used(monkeypatch):
     """An extension built from older sources (its ABI not this code's) is left unused,
     with a warning: its functions may take other arguments."""
-    import importlib
-    import types
-
-    from lazyjit import speedups
     monkeypatch.setitem(sys.modules, "lazyjit._speedups", types.ModuleType("stale"))
     try:
         with pytest.warns(UserWarning, match="rebuild"):

@@ -501,23 +501,23 @@ def _out_of_range(name: str, a, b) -> "Tensor | None":
         return None
     if t.dtype.kind not in "iu" or t.dtype == np.int64 and type(v) is not int:
         return None
-    info = np.iinfo(t.dtype)
+    lo, hi = int(np.iinfo(t.dtype).min), int(np.iinfo(t.dtype).max)
     op = name if t is a else _FLIPPED[name]  # v < t is t > v
-    if type(v) is not int:  # in range at a call: the comparison; else every element's
-        w = v.tensor  # (int64)
-        inside = (w >= max(int(info.min), -2 ** 63)) & (w <= min(int(info.max), 2 ** 63 - 1))
-        above = w > min(int(info.max), 2 ** 63 - 1)
-        out = {"eq": False, "ne": True, "lt": above, "le": above, "gt": ~above,
-               "ge": ~above}[op]
-        w = astype(w, t.dtype)
-        return where(inside, elementwise(name, t, w) if t is a else
-                     elementwise(name, w, t), out)
-    if info.min <= v <= info.max:
-        return None
-    above = v > info.max  # every element is below v
-    value = {"eq": False, "ne": True, "lt": above, "le": above, "gt": not above,
-             "ge": not above}[op]
-    return full(t.shape, value, np.bool_)
+    if type(v) is int:
+        if lo <= v <= hi:
+            return None
+        return full(t.shape, _decided(op, v > hi, v < lo), np.bool_)
+    hi = min(hi, 2 ** 63 - 1)  # (of the traced int's int64 value: uint64's range clipped)
+    w = v.tensor  # in range at a call: the comparison; else every element's
+    inside, above = (w >= lo) & (w <= hi), w > hi
+    w = astype(w, t.dtype)
+    return where(inside, elementwise(name, t, w) if t is a else elementwise(name, w, t),
+                 _decided(op, above, ~above))
+
+
+def _decided(op: str, above, below):
+    """Comparison ``op`` of every element with an int ``above`` or ``below`` its range."""
+    return {"eq": False, "ne": True, "lt": above, "le": above, "gt": below, "ge": below}[op]
 
 
 def _an_int(x) -> bool:

@@ -406,7 +406,7 @@ def power_operator(a, b) -> Tensor:
     if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fcb":
         # (complex, bool: only the int exponents 2 and -1 take the fast path, as NumPy 2)
         if b == 2 and (type(b) is int or a.dtype.kind == "f"):
-            return square(a) if a.dtype.kind == "b" else a * a
+            return square(a)
         if b == 0.5 and a.dtype.kind != "b":
             return sqrt(a)
         if b == -1 and type(b) is int and a.dtype.kind == "c":
