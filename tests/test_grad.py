@@ -273,6 +273,25 @@ def test_max_splits_gradient_among_ties(backend):
                                [[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]])
 
 
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_selection_gradient_goes_to_the_nan_operand(name, backend):
+    # maximum/minimum take a NaN operand's value (NumPy): its derivative goes there
+    # too, in both modes; a at ties and where both are NaN
+    nan = np.nan
+    av, bv = np.array([nan, 1.0, nan, 2.0, 3.0]), np.array([1.0, nan, nan, 2.0, -1.0])
+    a, b = lj.tensor(av), lj.tensor(bv)
+    out = getattr(lj, name)(a, b)
+    took_a = (np.isnan(av) | (av >= bv if name == "maximum" else av <= bv))
+    np.testing.assert_array_equal(np.isnan(out.numpy()), np.isnan(getattr(np, name)(av, bv)))
+    ga, gb = lj.grad(out.sum(), [a, b])
+    np.testing.assert_array_equal(ga.numpy(), took_a * 1.0)
+    np.testing.assert_array_equal(gb.numpy(), (~took_a) * 1.0)
+    ta = lj.Rop(out, a, lj.tensor(np.full(5, 2.0)))
+    tb = lj.Rop(out, b, lj.tensor(np.full(5, 3.0)))
+    np.testing.assert_array_equal(ta.numpy(), took_a * 2.0)
+    np.testing.assert_array_equal(tb.numpy(), (~took_a) * 3.0)
+
+
 def test_new_float_function_gradients_at_their_edges(backend):
     # fmod's quotient where a / b rounds up to the next integer; arctan2 at tiny and
     # infinite arguments (a*a + b*b would underflow); hypot at an infinite result

@@ -360,16 +360,23 @@ _binary("pow", _pow_ref, {"f": "pow{s}({0}, {1})", "c": "lj_cpow{s}({0}, {1})",
                           "*": "lj_ipow_{n}({0}, {1})"}, _pow_vjp,
         doc="d/da taken as 0 at a == 0, b < 1 and at a < 0, b not integer; d/db as 0 "
             "for a <= 0")
+def _picked_vjp(g, take_a):
+    """The cotangents of a selection between ``a`` and ``b`` (``maximum``, ``minimum``):
+    ``g`` to the operand whose value was taken (``take_a``: a's), 0 to the other."""
+    zero = F.zeros_like(g)
+    return (F.where(take_a, g, zero), F.where(take_a, zero, g))
+
+
 _binary("maximum", np.maximum, {"f": "(({0} > {1} || {0} != {0}) ? {0} : {1})",
                                 "*": "({0} > {1} ? {0} : {1})"},
-        lambda g, out, a, b, arg: (F.where(a >= b, g, F.zeros_like(g)),
-                                   F.where(a >= b, F.zeros_like(g), g)),
-        doc="at a == b the derivative goes to a")
+        lambda g, out, a, b, arg: _picked_vjp(g, (a >= b) | F.isnan(a)),
+        doc="at a == b the derivative goes to a; to the operand that is NaN (whose value "
+            "is taken), a if both are")
 _binary("minimum", np.minimum, {"f": "(({0} < {1} || {0} != {0}) ? {0} : {1})",
                                 "*": "({0} < {1} ? {0} : {1})"},
-        lambda g, out, a, b, arg: (F.where(a <= b, g, F.zeros_like(g)),
-                                   F.where(a <= b, F.zeros_like(g), g)),
-        doc="at a == b the derivative goes to a")
+        lambda g, out, a, b, arg: _picked_vjp(g, (a <= b) | F.isnan(a)),
+        doc="at a == b the derivative goes to a; to the operand that is NaN (whose value "
+            "is taken), a if both are")
 
 
 def _guarded_ratio(num, den):
