@@ -87,3 +87,21 @@ def test_review_cases(backend):
     for dt in (np.int8, np.uint8, np.int16, np.float32):
         assert_same(lj.sum(lj.tensor(a), axis=0, dtype=dt), np.sum(a, axis=0, dtype=dt))
         assert_same(lj.prod(lj.tensor(a), dtype=dt), np.prod(a, dtype=dt))
+
+
+def test_median_of_a_size_known_at_each_call(backend):
+    # lj.jit(dynamic=True): the count's parity is known only at a call, and picks the
+    # middle value or the mean of the two middle ones then; one trace for every size
+    f = lj.jit(lambda x: lj.median(x, axis=0), dynamic=True)
+    g = lj.jit(lambda x: lj.median(x), dynamic=True)
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float16, np.int32):
+        for i, n in enumerate((5, 6, 7, 4)):
+            x = (rng.standard_normal((n, 3)) * 100).astype(dtype)
+            assert_same(f(x), np.median(x, axis=0))
+            assert_same(g(x), np.median(x))
+            if i == 0:
+                traces = lj.stats()["traces"]
+        assert lj.stats()["traces"] == traces
+    assert_same(f(np.array([[1.0, nan, 3.0, inf, -inf]]).T), np.array([nan]))
+    assert_same(f(np.array([[inf, -inf, inf, 2.0]]).T), np.array([inf]))

@@ -28,6 +28,7 @@ from lazyjit.api.sorting import cumprod, cumsum, sort
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
 from lazyjit.ops import apply
+from lazyjit.trace.dims import Dim
 
 
 def nansum(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -221,10 +222,14 @@ def median(x, axis=None, keepdims: bool = False) -> Tensor:
     """
     srt, kept = _sorted(x, axis, "median")
     n = srt.shape[0]
-    if n % 2:
+    # (float16 added in float32, as np.mean adds it: 6e4 + 5e4 overflows float16)
+    wide = srt.astype(np.float32) if srt.dtype == np.float16 else srt
+    if type(n) is Dim:  # a size known at each call (lj.jit(dynamic=True)): its parity
+        pair = ((wide[(n - 1) // 2] + wide[n // 2]) / 2).astype(srt.dtype)  # picks
+        mid = where(asarray(n % 2) != 0, srt[n // 2], pair)
+    elif n % 2:
         mid = srt[n // 2]
-    else:  # (float16 added in float32, as np.mean adds it: 6e4 + 5e4 overflows float16)
-        wide = srt.astype(np.float32) if srt.dtype == np.float16 else srt
+    else:
         mid = ((wide[n // 2 - 1] + wide[n // 2]) / 2).astype(srt.dtype)
     if mid.dtype.kind == "f":  # (np.median's mean of the middle turns -0.0 into 0.0)
         mid = mid + 0.0
