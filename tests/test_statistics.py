@@ -105,3 +105,12 @@ def test_median_of_a_size_known_at_each_call(backend):
         assert lj.stats()["traces"] == traces
     assert_same(f(np.array([[1.0, nan, 3.0, inf, -inf]]).T), np.array([nan]))
     assert_same(f(np.array([[inf, -inf, inf, 2.0]]).T), np.array([inf]))
+
+
+def test_average_of_a_size_known_at_each_call(backend):
+    # (the count of returned=True was computed, as a float of the sizes, even when not
+    # asked for)
+    f = lj.jit(lambda x: lj.average(x, axis=0), dynamic=True)
+    for n in (5, 6):
+        x = np.arange(n * 3.0).reshape(n, 3)
+        assert_same(f(x), np.average(x, axis=0))

@@ -413,8 +413,9 @@ def average(a, axis=None, weights=None, returned: bool = False, *,
     axes = None if axis is None else _user_axes(axis, a.ndim, "average")
     if weights is None:
         avg = mean(a, axes, keepdims)
-        scl = full(avg.shape, a.size / avg.size, avg.dtype)  # (0 / 0: ZeroDivisionError)
-        return (avg, scl) if returned else avg
+        if not returned:
+            return avg
+        return avg, full(avg.shape, a.size / avg.size, avg.dtype)  # (0 / 0: ZeroDivisionError)
     w = asarray(weights)
     known = _known(w)
     dt = np.result_type(a.dtype, w.dtype, *((np.float64,) if a.dtype.kind in "biu" else ()))
