@@ -198,6 +198,25 @@ def test_jit_dynamic_option_and_size_dependent_python(backend):
     assert lj.stats()["traces"] - before == 3
 
 
+def test_inconclusive_sizes_name_the_users_line_and_the_lazyjit_function():
+    """A size question asked on the user's line names that line; one asked inside a
+    lazyjit function that needs the size as a number names the function too."""
+    def branchy(x):
+        return x * 2 if x.shape[0] > 3 else x - 1
+    line = branchy.__code__.co_firstlineno + 1
+    with pytest.raises(lj.InconclusiveDimension) as e:
+        lj.jit(branchy, dynamic=True)(np.ones(4))
+    assert f'line {line}, in branchy' in str(e.value) and "asked inside" not in str(e.value)
+
+    def quantile(x):
+        return lj.quantile(x, 0.3)
+    line = quantile.__code__.co_firstlineno + 1
+    with pytest.raises(lj.InconclusiveDimension) as e:
+        lj.jit(quantile, dynamic=True)(np.ones(4))
+    assert "asked inside lazyjit's quantile" in str(e.value)
+    assert f'line {line}, in quantile' in str(e.value)
+
+
 def test_jit_symbolic_requirements_fall_back_to_exact_traces(backend):
     """x[:n - 3] over a symbolic n needs n >= 3; at n = 2 the signature is traced at its
     size instead, with NumPy's meaning (a negative bound counts from the end)."""

@@ -30,7 +30,32 @@ Size = Union[int, "Dim"]
 
 
 class InconclusiveDimension(LazyjitError, TypeError):
-    """A question about a symbolic size whose answer depends on the symbols' values."""
+    """A question about a symbolic size whose answer depends on the symbols' values; the
+    message ends with the user's line, and names the lazyjit function called there when
+    the question was asked inside it."""
+
+    def __init__(self, message: str):
+        super().__init__(message + _asked_at(sys._getframe(1)))
+
+
+def _asked_at(frame) -> str:
+    """The user's line where the frames from ``frame`` outward leave lazyjit, and, when
+    a lazyjit function called there asked the question, its name (it cannot take such a
+    size)."""
+    entry = None
+    while frame is not None and is_internal(frame.f_code):
+        if frame.f_code.co_filename != __file__:
+            entry = frame.f_code.co_name
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    code = frame.f_code
+    where = f'\n  File "{code.co_filename}", line {frame.f_lineno}, in {code.co_name}'
+    if entry is None or entry.startswith("_"):
+        return where
+    return (f"\n(asked inside lazyjit's {entry}, which needs this size as a number when "
+            "the graph is built: give the size (a static argument, a placeholder's shape), "
+            "or use lj.jit without dynamic=True, which traces each size)" + where)
 
 
 class UnboundSize(LazyjitError, KeyError):
