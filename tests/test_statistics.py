@@ -114,3 +114,22 @@ def test_average_of_a_size_known_at_each_call(backend):
     for n in (5, 6):
         x = np.arange(n * 3.0).reshape(n, 3)
         assert_same(f(x), np.average(x, axis=0))
+
+
+@pytest.mark.parametrize("fn", [lambda m, x: m.quantile(x, 0.3, axis=0),
+                                lambda m, x: m.quantile(x, [0.0, 0.25, 0.999, 1.0]),
+                                lambda m, x: m.percentile(x, [10, 77], axis=0, keepdims=True)])
+def test_quantiles_of_a_size_known_at_each_call(fn, backend):
+    # the positions q (n - 1) computed at each call, in float64 as NumPy computes them:
+    # the static trace's values exactly (NumPy's too, but for float16's ulps)
+    f = lj.jit(lambda x: fn(lj, x), dynamic=True)
+    rng = np.random.default_rng(4)
+    for dtype in (np.float64, np.float16, np.int32):
+        for n in (5, 6, 9, 2):
+            x = (rng.standard_normal((n, 3)) * 10).astype(dtype)
+            got = f(x)
+            assert_same(got, fn(lj, lj.tensor(x)).numpy())
+            if dtype != np.float16:
+                assert_same(got, fn(np, x))
+    with_nan = np.array([[1.0, inf, 3.0, nan, 4.0]]).T
+    assert_same(f(with_nan), fn(np, with_nan))

@@ -17,8 +17,8 @@ import numpy as np
 
 from lazyjit.api.arrays import diagonal
 from lazyjit.api.core import (_axes, abs, asarray, astype, broadcast_to, clip,  # noqa: A004
-                              elementwise, floor, full, isinf, isnan, minimum, sqrt, where,
-                              zeros)
+                              elementwise, floor, full, isinf, isnan, minimum, size_value,
+                              sqrt, where, zeros)
 from lazyjit.api.indexing import take_along_axis
 from lazyjit.api.reductions import (_wide, all, any, argmax, argmin, max, mean,  # noqa: A004
                                     min, prod, sum, var)
@@ -132,10 +132,17 @@ def _quantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
     qs, dt = _q_and_dtype(x, q, scale, name)
     srt, kept = _sorted(x, axis, name)
     n = srt.shape[0]
-    pos = qs.reshape(-1) * (n - 1)
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, n - 1)
-    t = (pos - lo).astype(dt).reshape((-1,) + (1,) * (srt.ndim - 1))
+    if type(n) is Dim:  # a count known at each call: the positions computed then, as
+        # NumPy computes them (float64), the indices tensors
+        pos = asarray(qs.reshape(-1)) * (size_value(n, np.float64) - 1.0)
+        lo = astype(floor(pos), np.int64)
+        hi = minimum(lo + 1, size_value(n, np.int64) - 1)
+        t = reshape(astype(pos - lo, dt), (-1,) + (1,) * (srt.ndim - 1))
+    else:
+        pos = qs.reshape(-1) * (n - 1)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, n - 1)
+        t = (pos - lo).astype(dt).reshape((-1,) + (1,) * (srt.ndim - 1))
     a, b = take(srt, lo, axis=0), take(srt, hi, axis=0)
     diff = (b - a).astype(dt)  # (in x's dtype, the rest in the result's: NumPy's lerp)
     a, b = a.astype(dt), b.astype(dt)
