@@ -133,3 +133,24 @@ def test_quantiles_of_a_size_known_at_each_call(fn, backend):
                 assert_same(got, fn(np, x))
     with_nan = np.array([[1.0, inf, 3.0, nan, 4.0]]).T
     assert_same(f(with_nan), fn(np, with_nan))
+
+
+@pytest.mark.parametrize("fn", [lambda m, x: m.cov(x), lambda m, x: m.cov(x, ddof=3),
+                                lambda m, x: m.corrcoef(x[0], x[1])])
+def test_covariance_over_a_count_known_at_each_call(fn, backend):
+    # lj.jit's automatic dynamic sizes: the observations' axis becomes symbolic at the
+    # second size, and one trace serves every later size (NumPy's max(n - ddof, 0) is
+    # taken at each call: n = 2 with ddof=3 gives inf, so NaN and inf as NumPy's)
+    f = lj.jit(lambda x: fn(lj, x))
+    rng = np.random.default_rng(5)
+    for dtype in (np.float64, np.complex128):
+        for i, n in enumerate((5, 6, 2, 7)):
+            x = (rng.standard_normal((3, n)) * 10).astype(dtype)
+            got = f(x)
+            assert_same(got, fn(lj, lj.tensor(x)).numpy())
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                np.testing.assert_allclose(got.numpy(), fn(np, x), rtol=1e-9)
+            if i == 1:
+                traces = lj.stats()["traces"]
+        assert lj.stats()["traces"] == traces

@@ -546,8 +546,11 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     w = fw if aw is None else aw if fw is None else fw * aw
     if w is None:
         xc = x - mean(x, 1, keepdims=True)
-        fact = builtins.max(n - ddof, 0)
         c = matmul(xc, transpose(elementwise("conj", xc) if xc.dtype.kind == "c" else xc))
+        if type(n) is Dim:  # (a count known at each call: NumPy's max(n - ddof, 0) then)
+            fact = size_value(n, np.float64) - float(ddof)
+            return squeeze(_scaled(c, where(fact > 0, 1 / fact, np.inf)))
+        fact = builtins.max(n - ddof, 0)
         return squeeze(_scaled(c, 1 / fact if fact else np.inf))  # (0 * inf: NaN)
     avg, w_sum = average(x, axis=1, weights=w, returned=True)
     w_sum = w_sum[0]
