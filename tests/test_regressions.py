@@ -43,6 +43,34 @@ def test_jit_of_non_native_byte_order(backend):
     np.testing.assert_array_equal(np.asarray(f(np.arange(4, dtype=">f4"))), [0, 2, 4, 6])
 
 
+def test_non_native_byte_order_and_misaligned_arrays_everywhere(backend):
+    # big-endian arrays are their values in every entry point (eager operands, creation
+    # functions' dtypes, shared variables, lj.function), and lj.function copies a
+    # misaligned array (its C code read it in place, or refused it)
+    be = np.arange(4.0).astype(">f8")
+    t = lj.tensor([1.0, 2.0, 3.0, 4.0])
+    for got in (lj.tensor(be), lj.asarray(be), t + be - t, be + t - t, np.add(be, t) - t,
+                lj.where(be > -1, be, 0.0)):
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got.numpy(), np.arange(4.0))
+    for got, want in ((lj.arange(3, dtype=">i8") * 2, [0, 2, 4]),
+                      (lj.linspace(0, 1, 3, dtype=">f8") * 2, [0.0, 1.0, 2.0]),
+                      (lj.eye(2, dtype=">f4") * 3, [[3, 0], [0, 3]]),
+                      (lj.zeros(2, dtype=">i4") + 1, [1, 1]),
+                      (t.astype(">f4")[:2], [1.0, 2.0])):
+        assert got.dtype.isnative
+        np.testing.assert_array_equal(got.numpy(), want)
+    s = lj.shared(np.zeros(4))
+    s.set_value(be)
+    np.testing.assert_array_equal((s * 2).numpy(), np.arange(4.0) * 2)
+    odd = np.frombuffer(b"x" + np.arange(12.0).tobytes(), np.float64, offset=1).reshape(4, 3)
+    assert not odd.flags.aligned
+    x = lj.matrix("x")
+    f = lj.function([x], x.sum(axis=0))
+    for arr in (odd, odd.astype(">f8"), odd):
+        np.testing.assert_array_equal(f(arr), [18.0, 22.0, 26.0])
+
+
 def test_jit_identity_leaves_the_callers_array_alone(backend):
     ident = lj.jit(lambda x: x)
     u = np.arange(3.0)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.api.tensor import Tensor, check_dtype
+from lazyjit.api.tensor import Tensor, owned_array
 from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
@@ -73,15 +73,6 @@ def current(sv: "SharedVariable") -> Tensor:
     return frame.get(sv, sv) if frame is not None else sv
 
 
-def _owned_array(value: Any, dtype) -> np.ndarray:
-    arr = np.array(value, dtype=dtype, order="C", copy=True)
-    if not arr.dtype.isnative:
-        arr = arr.astype(arr.dtype.newbyteorder("="))
-    check_dtype(arr.dtype, "shared")
-    arr.flags.writeable = False
-    return arr
-
-
 READS = itertools.count(1)  # the clock of shape reads (SharedVariable.shape_read)
 ALL: "weakref.WeakSet[SharedVariable]" = weakref.WeakSet()  # every live shared variable
 
@@ -120,7 +111,7 @@ class SharedVariable(Tensor):
         return self.node.shape
 
     def __init__(self, value: Any, name: str | None = None, dtype: Any = None):
-        super().__init__(Node.leaf(_owned_array(value, dtype)))
+        super().__init__(Node.leaf(owned_array(value, dtype, "shared")))
         self.name = name
         self.counter = False  # a random stream's counter (lj.function advances it)
         self._concrete: Node | None = None  # the value behind a symbolic assignment
@@ -199,11 +190,11 @@ class SharedVariable(Tensor):
             If the value's dtype differs from the variable's.
         """
         arr = np.asarray(value)
-        if arr.dtype != self.dtype:
+        if arr.dtype.newbyteorder("=") != self.dtype:  # (the byte order is no cast)
             raise op_error("set_value", f"shared variable {self.name or ''} has dtype "
                            f"{self.dtype}, got a value of dtype {arr.dtype}; cast it first "
                            f"(value.astype('{self.dtype}'))", (self.node,))
-        self._set_leaf(_owned_array(arr, self.dtype))
+        self._set_leaf(owned_array(arr, self.dtype, "shared"))
 
     def coerce(self, value: Any, op: str) -> Tensor:
         """``value`` as a tensor of this variable's dtype (a same-kind cast, as Theano's

@@ -21,9 +21,9 @@ from lazyjit.trace.state import CONTEXT, STATE
 
 
 def check_dtype(dtype: Any, where: str = "tensor", data: Any = None) -> np.dtype:
-    """Return ``np.dtype(dtype)`` or raise a clear error for a non-numeric dtype (for an
-    array of objects made from ``data`` holding a Python int beyond every integer dtype,
-    a :class:`ScalarOverflowError` naming it)."""
+    """Return ``np.dtype(dtype)`` in native byte order, or raise a clear error for a
+    non-numeric dtype (for an array of objects made from ``data`` holding a Python int
+    beyond every integer dtype, a :class:`ScalarOverflowError` naming it)."""
     try:
         dt = np.dtype(dtype)
     except TypeError as e:
@@ -34,10 +34,24 @@ def check_dtype(dtype: Any, where: str = "tensor", data: Any = None) -> np.dtype
             f"{len(repr(big))} digits)"
         raise op_error(where, f"Python int {text} is out of the range of every integer "
                        "dtype (int64, uint64)", cls=ScalarOverflowError)
+    if not dt.isnative:  # (tensors hold native byte order: '>f8' is float64's values)
+        dt = dt.newbyteorder("=")
     if dt not in SUPPORTED_DTYPES:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise op_error(where, f"unsupported dtype {dt} (supported: {names})")
     return dt
+
+
+def owned_array(data: Any, dtype: Any, where: str) -> np.ndarray:
+    """A read-only, C-contiguous, aligned copy of ``data`` (array-like) in native byte
+    order (a big-endian ``>f8`` array gives float64, the values unchanged), of ``dtype``
+    or the one NumPy infers; its dtype checked as :func:`check_dtype` checks it."""
+    arr = np.array(data, dtype=dtype, order="C", copy=True)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    check_dtype(arr.dtype, where, data)
+    arr.flags.writeable = False
+    return arr
 
 
 def _big_int(data: Any) -> int | None:

@@ -415,7 +415,9 @@ class Function:
             raise LazyjitError(f"lj.function: input {x.name!r} is {x.ndim}-d (shape "
                                f"{describe(x.shape)}), got shape {arr.shape}")
         if not (arr.flags.c_contiguous and arr.flags.aligned and arr.dtype.isnative):
-            arr = np.ascontiguousarray(arr)
+            # (a copy: ascontiguousarray keeps a contiguous array's misalignment and byte
+            # order, which the kernels cannot read)
+            arr = np.array(arr, dtype=arr.dtype.newbyteorder("="), order="C", copy=True)
         return arr
 
     def __call__(self, *args):

@@ -46,7 +46,7 @@ from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed,
                                 realize_pending, shapes_read_since)
 from lazyjit.speedups import NATIVE
 from lazyjit.stats import COUNTS, count
-from lazyjit.api.tensor import check_dtype, Tensor
+from lazyjit.api.tensor import owned_array, Tensor
 from lazyjit.api.weak import WeakFloat, WeakInt, WeakScalar
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
@@ -433,11 +433,7 @@ class Jitted:
                 arr = x.view()  # read in place during the call (outputs never alias it)
                 arr.flags.writeable = False
             else:  # an owned, native-order, read-only copy: the caller keeps theirs
-                arr = np.array(x, order="C", copy=True)
-                if not arr.dtype.isnative:
-                    arr = arr.astype(arr.dtype.newbyteorder("="))
-                check_dtype(arr.dtype, "jit")
-                arr.flags.writeable = False
+                arr = owned_array(x, None, "jit")
             arrays.append(arr)
             sig.append((arr.shape, arr.dtype))
         key = (tuple(sig), tree, static, backend_key(), CONTEXT.epoch)
