@@ -63,3 +63,20 @@ def test_gradients(backend, rng):
         check_grads(lambda *xs, sub=sub: lj.einsum(sub, *xs),
                     [rng.standard_normal(s) for s in shapes], order, batch=batch, label=sub)
     batch.run()
+
+
+def test_contracted_index_of_sizes_known_at_each_call(backend):
+    # an index whose sizes are symbols of two operands is required equal at each call,
+    # as matmul's inner sizes are (found by a fuzzing helper: a LazyjitError when built)
+    x, w = lj.matrix("x"), lj.matrix("w")
+    f = lj.function([x, w], lj.einsum("ij,jk->ik", x, w))
+    rng = np.random.default_rng(0)
+    for n in (3, 5):
+        a, b = rng.standard_normal((4, n)), rng.standard_normal((n, 2))
+        np.testing.assert_allclose(f(a, b), a @ b, rtol=1e-12)
+    with pytest.raises(lj.LazyjitError, match="must equal"):
+        f(np.ones((4, 3)), np.ones((2, 2)))
+    g = lj.jit(lambda a, b: lj.einsum("ij,jk->ik", a, b), dynamic=True)
+    np.testing.assert_allclose(g(np.ones((5, 4)), np.ones((4, 4))).numpy(), np.full((5, 4), 4.0))
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((3, 4))
+    np.testing.assert_allclose(g(a, b).numpy(), a @ b, rtol=1e-12)

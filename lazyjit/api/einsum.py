@@ -21,6 +21,8 @@ from lazyjit.api.reductions import sum as _sum
 from lazyjit.api.shape_ops import matmul, reshape, transpose
 from lazyjit.api.tensor import Tensor
 from lazyjit.errors import op_error
+from lazyjit.trace.constraints import equal_size
+from lazyjit.trace.dims import Dim
 
 _LETTERS = frozenset(string.ascii_letters)
 
@@ -132,8 +134,12 @@ def einsum(subscripts: str, *operands) -> Tensor:
         for c, n in zip(term, x.shape):
             m = sizes.setdefault(c, n)
             if m != n and 1 not in (m, n):
-                raise op_error("einsum", f"index {c!r} has sizes {m} and {n} in "
-                               f"{subscripts!r}", tuple(t.node for t in xs))
+                if type(m) is not Dim and type(n) is not Dim:
+                    raise op_error("einsum", f"index {c!r} has sizes {m} and {n} in "
+                                   f"{subscripts!r}", tuple(t.node for t in xs))
+                # a size known only at a call: required equal then, as matmul's inner sizes
+                sizes[c] = equal_size(m, n, "einsum")
+                continue
             sizes[c] = max(m, n)
     needed = [set(output).union(*terms[i + 1:]) for i in range(len(terms))]
     acc, at = _own(xs[0], terms[0], needed[0] | set(terms[1] if len(terms) > 1 else ""))
