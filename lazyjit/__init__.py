@@ -6,7 +6,7 @@
 >>> float(y)                      # compiled (once) and run
 """
 from lazyjit.config import config
-from lazyjit.errors import DTypeError, LazyjitError, ScalarOverflowError
+from lazyjit.errors import DTypeError, IndexBoundsError, LazyjitError, ScalarOverflowError
 from lazyjit.stats import reset_stats, stats
 from lazyjit.api.tensor import Tensor
 from lazyjit.api.functions import *  # noqa: F401,F403
@@ -59,7 +59,7 @@ def realize(*tensors):
 __all__ = [
     "config", "Tensor", "tensor", "grad", "value_and_grad", "stop_gradient", "jit", "stats",
     "reset_stats", "realize", "set_subtensor", "inc_subtensor", "getitem", "LazyjitError",
-    "DisconnectedInputError", "DTypeError", "ScalarOverflowError",
+    "DisconnectedInputError", "DTypeError", "IndexBoundsError", "ScalarOverflowError",
     "Rop", "Lop", "jvp", "vjp", "jacobian", "hessian", "hvp", "scan", "until", "ifelse", "cond",
     "fori_loop", "while_loop", "shared",
     "SharedVariable", "function", "Function", "Placeholder", "placeholder", "scalar", "vector",

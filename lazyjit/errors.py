@@ -99,6 +99,12 @@ class DTypeError(LazyjitError, TypeError):
     bools): a ``TypeError``, as NumPy raises there, and a :class:`LazyjitError`."""
 
 
+class IndexBoundsError(LazyjitError, IndexError):
+    """An index out of bounds found where sizes become known (a constant index checked
+    at a call against a symbolic size, a take from an axis that is empty then): an
+    ``IndexError`` as NumPy's, and a :class:`LazyjitError`."""
+
+
 class ScalarOverflowError(LazyjitError, OverflowError):
     """A Python int that the dtype of the operation cannot hold (``int8 + 300``): an
     ``OverflowError`` as NumPy's, and a :class:`LazyjitError`."""

@@ -59,8 +59,25 @@ def test_errors():
     x = lj.tensor(np.ones((2, 3)))
     with pytest.raises(lj.LazyjitError, match="q must be"):
         lj.quantile(x, 1.5)
-    with pytest.raises(lj.LazyjitError, match="empty slice"):
-        lj.median(lj.tensor(np.ones((2, 0))), axis=1)
+    with pytest.raises(IndexError, match="empty slice"):  # (NumPy's IndexError)
+        lj.quantile(lj.tensor(np.ones((2, 0))), 0.5, axis=1)
+
+
+@pytest.mark.parametrize("shape", [(0, 4), (0, 0), (0,), (3, 0), (2, 0, 3)])
+def test_medians_of_no_values_are_numpys(shape, backend):
+    # NaN where the reduced axis is empty (median: the mean of no values; the
+    # NaN-ignoring ones: NumPy returns nanmean of an empty array, q's shape ignored)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for dtype in (np.float64, np.float16, np.int32):
+            a = np.zeros(shape, dtype)
+            for axis in (None, 0, -1):
+                for kd in (False, True):
+                    for fn, args in ((lambda m: m.median, ()), (lambda m: m.nanmedian, ()),
+                                     (lambda m: m.nanquantile, ([0.5, 0.2],)),
+                                     (lambda m: m.nanpercentile, (50,))):
+                        assert_same(fn(lj)(lj.tensor(a), *args, axis, keepdims=kd),
+                                    fn(np)(a, *args, axis, keepdims=kd))
 
 
 def test_gradients(backend, rng):

@@ -277,12 +277,20 @@ def test_numpy_semantics_at_every_size(backend):
 
 
 def test_index_errors_name_the_index(backend):
+    # an IndexError, as NumPy's (and eager lazyjit's), and a LazyjitError
     x = lj.vector("x")
     f = lj.function([x], x[5])
-    with pytest.raises(lj.LazyjitError, match=r"getitem: the index 5 must be in bounds for an "
-                       r"axis of size x0, but at this call x0 is 3"):
-        f(np.ones(3))
+    for cls in (IndexError, lj.LazyjitError):
+        with pytest.raises(cls, match=r"getitem: the index 5 must be in bounds for an "
+                           r"axis of size x0, but at this call x0 is 3"):
+            f(np.ones(3))
     assert f(np.arange(6.0)) == 5.0
+    with pytest.raises(IndexError, match="from the end"):
+        lj.jit(lambda a: a[-7], dynamic=True)(np.zeros((3, 4)))
+    g = lj.jit(lambda a: lj.take(a, np.array([0]), axis=0))
+    g(np.ones((3, 4)))
+    with pytest.raises(IndexError, match="empty axis 0"):  # (a new size: traced over it)
+        g(np.zeros((0, 4)))
 
 
 def test_constant_index_arrays_along_a_symbolic_axis(backend):

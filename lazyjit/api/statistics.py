@@ -26,7 +26,7 @@ from lazyjit.api.shape_ops import (concatenate, matmul, moveaxis, reshape, squee
                                    transpose)
 from lazyjit.api.sorting import cumprod, cumsum, sort
 from lazyjit.api.tensor import Tensor
-from lazyjit.errors import op_error
+from lazyjit.errors import IndexBoundsError, op_error
 from lazyjit.ops import apply
 from lazyjit.trace.dims import Dim
 
@@ -84,8 +84,8 @@ def _sorted(x, axis, name: str) -> tuple[Tensor, tuple]:
         axis = x.ndim - 1
     else:
         (axis,) = axes
-    if x.shape[axis] == 0:
-        raise op_error(name, f"{name} of an empty slice", (x.node,))
+    if x.shape[axis] == 0:  # (NumPy's IndexError: no value at the position)
+        raise op_error(name, f"{name} of an empty slice", (x.node,), cls=IndexBoundsError)
     return moveaxis(sort(x, axis=axis), axis, 0), kept
 
 
@@ -105,7 +105,9 @@ def quantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
     Raises
     ------
     LazyjitError
-        ``q`` outside ``[0, 1]`` or of more than 1 dimension, or an empty slice.
+        ``q`` outside ``[0, 1]`` or of more than 1 dimension.
+    IndexError
+        An empty slice (as NumPy).
     """
     return _quantile(x, q, 1.0, axis, keepdims, "quantile")
 
@@ -176,6 +178,10 @@ def _at(srt: Tensor, index: Tensor) -> Tensor:
 
 
 def _nanquantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
+    x = asarray(x)
+    _q_and_dtype(x, q, scale, name)  # (q checked first)
+    if x.size == 0:  # NumPy's: the nanmean of no values (q's shape and dtype ignored)
+        return nanmean(x, axis, keepdims=keepdims)
     srt, kept, qs, dt, count = _nan_positions(x, q, scale, axis, name)
     rest = (1,) * (srt.ndim - 1)
     pos = asarray(qs.reshape((-1,) + rest)) * astype(count - 1, np.float64)
@@ -193,8 +199,9 @@ def _nanquantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
 
 def nanquantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
     """:func:`quantile` of the values that are not NaN, as ``np.nanquantile`` (linear
-    method): NaN for a slice of NaN only (NumPy also warns); shapes and dtypes as
-    :func:`quantile`'s.  Raises ``LazyjitError`` as :func:`quantile`."""
+    method): NaN for a slice of NaN only or of no values (NumPy also warns); shapes and
+    dtypes as :func:`quantile`'s.  Raises ``LazyjitError`` for a bad ``q`` as
+    :func:`quantile`."""
     return _nanquantile(x, q, 1.0, axis, keepdims, "nanquantile")
 
 
@@ -206,8 +213,10 @@ def nanpercentile(x, q, axis=None, keepdims: bool = False) -> Tensor:
 def nanmedian(x, axis=None, keepdims: bool = False) -> Tensor:
     """:func:`median` of the values that are not NaN along ``axis``, as ``np.nanmedian``:
     the middle one, or the mean of the two middle ones; NaN for a slice of NaN only
-    (NumPy also warns).  Integers give float64.  Raises ``LazyjitError`` for an empty
-    slice."""
+    (NumPy also warns), or of none (an empty axis).  Integers give float64."""
+    x = asarray(x)
+    if x.size == 0:  # NumPy's: the nanmean of no values
+        return nanmean(x, axis, keepdims=keepdims)
     srt, kept, _, _, count = _nan_positions(x, 0.5, 1.0, axis, "nanmedian")
     lo, hi = (count - 1) // 2, count // 2
     a, b = _at(srt, lo[None]), _at(srt, hi[None])
@@ -222,11 +231,13 @@ def median(x, axis=None, keepdims: bool = False) -> Tensor:
     ``np.median``: the middle value, or the mean of the two middle values of an even
     count; NaN where a slice has a NaN.  Integers give float64.
 
-    Raises
-    ------
-    LazyjitError
-        An empty slice.
+    Over an empty axis the result is NaN, as NumPy's (the mean of no values; NumPy
+    also warns).
     """
+    x = asarray(x)
+    axes = _axes(axis, x.ndim, "median")
+    if x.dtype.kind != "c" and builtins.any(x.shape[a] == 0 for a in axes):
+        return mean(x, axis, keepdims=keepdims)  # (NumPy's: the mean of no values, NaN)
     srt, kept = _sorted(x, axis, "median")
     n = srt.shape[0]
     # (float16 added in float32, as np.mean adds it: 6e4 + 5e4 overflows float16)

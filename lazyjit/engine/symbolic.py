@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from lazyjit.api.scan import ScanSpec
-from lazyjit.errors import LazyjitError, describe, format_site
+from lazyjit.errors import IndexBoundsError, LazyjitError, describe, format_site
 from lazyjit.ops import REGISTRY
 from lazyjit.trace.constraints import CHECKS, gather
 from lazyjit.trace.dims import Dim, UnboundSize, evaluate, ident
@@ -141,9 +141,9 @@ def _scan_spec(spec: ScanSpec, env: dict, leaf) -> ScanSpec:
                     spec.keep, evaluate(spec.n_steps, env), spec.reverse, spec.stop)
 
 
-def _fail(n: Node, src: tuple, message: str) -> LazyjitError:
+def _fail(n: Node, src: tuple, message: str, cls=LazyjitError) -> LazyjitError:
     shown = ", ".join(f"{describe(s.shape)} {s.dtype.name}" for s in src)
-    return LazyjitError(f"{n.op} with operands [{shown}] at this call's sizes: {message}\n"
+    return cls(f"{n.op} with operands [{shown}] at this call's sizes: {message}\n"
                         f"(the node was built at)\n{format_site(n.site)}")
 
 
@@ -223,7 +223,9 @@ def _instantiate(roots: list[Node], mapping: dict[Node, Node], env: dict,
         try:
             want = tuple(opdef.shape(src, arg)) if opdef.shape is not None else src[0].shape
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
-            raise _fail(n, src, str(e)) from None
+            raise _fail(n, src, str(e), IndexBoundsError if isinstance(e, IndexError) and
+                        not isinstance(e, np.exceptions.AxisError) else LazyjitError) \
+                from None
         if want != shape or (opdef.kind == "elementwise" and
                              any(s.shape != shape for s in src)):
             raise _fail(n, src, f"the graph's shape {describe(n.shape)} is {shape} here, "

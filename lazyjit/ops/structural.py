@@ -322,7 +322,7 @@ def _take_shape(srcs, axis):
     if idx.dtype.kind not in "iu":
         raise ValueError(f"indices must be integers, got {idx.dtype.name}")
     if x.shape[axis] == 0 and idx.size:
-        raise ValueError(f"cannot take from an empty axis {axis}")
+        raise IndexError(f"cannot take from an empty axis {axis}")  # (NumPy's error)
     return x.shape[:axis] + idx.shape + x.shape[axis + 1:]
 
 

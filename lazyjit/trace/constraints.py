@@ -17,7 +17,7 @@ import threading
 import weakref
 from typing import NamedTuple
 
-from lazyjit.errors import ON_ERROR, LazyjitError, creation_site, format_site
+from lazyjit.errors import ON_ERROR, IndexBoundsError, LazyjitError, creation_site, format_site
 from lazyjit.trace.dims import Dim, Size, dbroadcast, evaluate, sym
 
 
@@ -243,6 +243,6 @@ def check(requirements, env: dict, names: dict | None = None) -> None:
         else:
             said_as = _SAID[r.kind].format(a=r.a, b=r.b)
         now = " and ".join(f"{d} is {v}" for d, v in shown if type(d) is Dim)
-        raise LazyjitError(
+        raise (IndexBoundsError if r.kind in ("index", "rindex") else LazyjitError)(
             f"{r.op}: {said_as}, but at this call {now}{what}"
             f"\n(the {r.op} was built at)\n{format_site(r.site)}")
