@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 import lazyjit as lj
+from lazyjit.trace.node import origin_of
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
 
@@ -98,7 +99,8 @@ def assert_same(out, expected, rtol: float | None = None, atol: float | None = N
 
 
 def graph_ops(*tensors) -> set[str]:
-    """Names of the ops in the (unrealized) graphs of ``tensors``."""
+    """Names of the ops in the (unrealized) graphs of ``tensors`` (and the ``numpy`` node
+    that computed a value NumPy computed)."""
     seen, ops = set(), set()
     stack = [t.node for t in tensors]
     while stack:
@@ -108,6 +110,9 @@ def graph_ops(*tensors) -> set[str]:
         seen.add(id(n))
         ops.add(n.op)
         stack.extend(n.src)
+        origin = origin_of(n)
+        if origin is not None and origin.op == "numpy":
+            stack.append(origin)
     return ops
 
 

@@ -59,15 +59,19 @@ def test_gradient_through_numpy_functions(backend, rng):
 def test_what_lazyjit_lacks_runs_numpy_on_the_values(xy):
     x, _, tx, _ = xy
     ints = (x * 10).astype(np.int64)
-    got = np.gcd(lj.tensor(ints), 4)
-    assert type(got) is np.ndarray and (got == np.gcd(ints, 4)).all()
+    got = np.gcd(lj.tensor(ints), 4)  # NumPy's value, as a tensor (no derivative)
+    assert_same(got, np.gcd(ints, 4))
     nz = np.where(tx > 0)  # the one-argument form: lj.nonzero (computes its input)
     assert all(isinstance(a, lj.Tensor) for a in nz)
     assert all((a.numpy() == b).all() for a, b in zip(nz, np.where(x > 0)))
     assert np.allclose(tx, x)
     as32 = np.add(tx, 1.0, dtype=np.float32)  # a keyword lj.add does not take: NumPy's
-    assert type(as32) is np.ndarray and as32.dtype == np.float32
-    np.testing.assert_array_equal(as32, np.add(x, 1.0, dtype=np.float32))
+    assert_same(as32, np.add(x, 1.0, dtype=np.float32))
+    hist, edges = np.histogram(tx, bins=3)  # (a tuple of NumPy's arrays: each a tensor)
+    want = np.histogram(x, bins=3)
+    assert_same(hist, want[0])
+    assert_same(edges, want[1])
+    assert np.array_equal(tx, tx) is True  # (not an array: NumPy's bool)
     np.testing.assert_allclose(np.cumsum(tx, axis=0), np.cumsum(x, axis=0))
     np.testing.assert_allclose(np.add.accumulate(tx, axis=1), np.add.accumulate(x, axis=1))
 
@@ -110,10 +114,9 @@ def test_arguments_mean_what_they_mean_to_numpy(xy):
     assert_same(np.mean(tx, 1, None, None, True), np.mean(x, 1, None, None, True))
     ints = np.array([1, 2, -3, 4], np.int32)
     got = np.reciprocal(lj.tensor(ints))  # NumPy's truncating integer reciprocal
-    assert type(got) is np.ndarray and got.dtype == np.int32
-    assert (got == np.reciprocal(ints)).all()
+    assert_same(got, np.reciprocal(ints))
     f_order = np.reshape(tx, (4, 3), "F")  # an argument lazyjit lacks: NumPy's
-    assert type(f_order) is np.ndarray and (f_order == np.reshape(x, (4, 3), "F")).all()
+    assert_same(f_order, np.reshape(x, (4, 3), "F"))
     # lazyjit's linspace calls NumPy's: no recursion through __array_function__
     np.testing.assert_allclose(np.linspace(0, lj.tensor(3.0), 4), [0, 1, 2, 3])
     out = np.zeros((3, 4))
@@ -131,8 +134,22 @@ def test_einsum_and_values_outside_the_graph(backend, rng):
     np.testing.assert_allclose(g.numpy(), 2 * x)
     # a function whose value NumPy computed from the values has no derivative: an
     # error, not a zero gradient
-    with pytest.raises(lj.LazyjitError, match="returned a float64, not a tensor"):
-        lj.grad(lambda a: np.i0(a).sum())(t)  # (one lazyjit lacks)
+    for f in (lambda a: np.i0(a).sum(), lambda a: (np.i0(a) * a).sum(),  # (lazyjit lacks
+              lambda a: lj.sum(np.i0(a)), lambda a: (np.add(a, 1.0, dtype=np.float32) ** 2  # i0)
+                                                     ).sum()):
+        with pytest.raises(lj.LazyjitError, match="which NumPy computed from the values"):
+            lj.grad(f)(t).numpy()  # (a deferred gradient: raised when it is expanded)
+        with pytest.raises(lj.LazyjitError, match="which NumPy computed from the values"):
+            lj.realize(*lj.jvp(f, (t,), (t,)))
+    with pytest.raises(lj.LazyjitError, match="which NumPy computed from the values"):
+        lj.grad((np.i0(t) * t).sum(), t).numpy()
+    # other inputs' gradients go on: NumPy's value is a constant to them, and stop_gradient
+    # makes it one explicitly
+    w = lj.tensor(np.ones_like(x))
+    features = np.i0(t)
+    np.testing.assert_allclose(lj.grad((features * w).sum(), w).numpy(), np.i0(x))
+    np.testing.assert_allclose(lj.grad(lambda a: (lj.stop_gradient(np.i0(a)) * a).sum())(t)
+                               .numpy(), np.i0(x))
     with pytest.raises(lj.LazyjitError, match="returned a float, not a tensor"):
         lj.grad(lambda a: float(lj.sum(a)))(t)
 

@@ -254,6 +254,9 @@ _KAT = [((0, 0), (0, 0), (0, 0), (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8
          (0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1))]
 _KAT_IN = [np.array([lo | hi << 32 for lo, hi in [v[j] for v in _KAT] for _ in range(4)],
                     np.uint64) for j in range(3)]
+OPS["numpy"] = [Case("numpy-i0", lambda x: np.i0(x), np.i0, ((3, 4),)),  # (lazyjit lacks it:
+                 Case("numpy-gcd", lambda x: np.gcd(x, 6), lambda x: np.gcd(x, 6),  # NumPy's
+                      ((3, 4),), "int32")]                                       # value)
 OPS["philox"] = [Case("philox-kat", lambda c, h, k, w: lj.random.philox(c, k, w, h),
                       lambda c, h, k, w: np.array([x for v in _KAT for x in v[3]], np.uint32),
                       values=(*_KAT_IN, np.tile(np.arange(4, dtype=np.uint64), 3)))]

@@ -5,8 +5,10 @@
 ``np.concatenate([t, t])`` run lazyjit's function of the same name and return a lazy
 tensor, differentiable as any other.  A NumPy ufunc or function lazyjit does not have
 (``np.gcd``, ``np.polyfit``, ...), or a call with arguments lazyjit's function does not
-take (a ufunc's ``where=`` or ``dtype=``, ``np.where(c)`` with one argument), runs NumPy
-on the tensors' values and returns what NumPy returns (arrays: no graph, no gradient).
+take (a ufunc's ``where=`` or ``dtype=``), runs NumPy on the tensors' values and returns
+what NumPy returns, each numeric array as a tensor holding it, computed by a ``numpy``
+node of the tensors, which has no derivative: a gradient through it raises (naming the
+function and the line) instead of taking the value as a constant.
 ``out=`` is an error, and so are NumPy's in-place functions (``np.put``, ``np.copyto``,
 ...) writing into a tensor: tensors are immutable.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import threading
 
 import numpy as np
@@ -22,8 +25,10 @@ import lazyjit.api.functions as F
 import lazyjit.api.fft as fft
 import lazyjit.api.linalg as linalg
 import lazyjit.api.sorting as sorting
-from lazyjit.api.tensor import Tensor
+from lazyjit.api.tensor import Tensor, owned_array
 from lazyjit.errors import op_error
+from lazyjit.ops import SUPPORTED_DTYPES
+from lazyjit.trace.node import Node, derived
 
 
 # lazyjit functions whose name is a NumPy ufunc's but whose meaning differs on some
@@ -73,17 +78,51 @@ _METADATA = {np.shape: lambda t: tuple(t.shape), np.ndim: lambda t: t.ndim,
 
 
 def _each(x, fn):
-    """``x`` with ``fn(t)`` for every tensor ``t`` in it (in lists and tuples too)."""
+    """``x`` with ``fn(t)`` for every tensor ``t`` in it (in lists, tuples and dicts'
+    values too)."""
     if isinstance(x, Tensor):
         return fn(x)
     if isinstance(x, (list, tuple)):
         return type(x)(_each(v, fn) for v in x)
+    if isinstance(x, dict):
+        return {k: _each(v, fn) for k, v in x.items()}
     return x
 
 
 def _values(x):
     """``x`` with every tensor in it replaced by its value."""
     return _each(x, Tensor.numpy)
+
+
+_CALLS = itertools.count()  # (each NumPy call's values are its own: never hash-consed)
+
+
+def _from_numpy(name: str, result, given):
+    """NumPy's ``result`` of ``name`` run on the values of the tensors in ``given``: each
+    numeric array in it (a tuple's or list's too) as a tensor holding that value, as a
+    realized value's, computed by a ``numpy`` node of those tensors, which has no
+    derivative: a gradient through it raises, naming the call, instead of taking the
+    value as a constant.  Anything else (a bool, a string) is returned as it is."""
+    srcs: dict = {}
+    _each(given, lambda t: srcs.setdefault(t.node))
+    srcs = tuple(srcs)
+
+    def wrap(r):
+        if isinstance(r, (np.ndarray, np.generic)) and \
+                r.dtype.newbyteorder("=") in SUPPORTED_DTYPES:
+            arr = owned_array(r, None, name)
+            origin = Node.make("numpy", srcs, (name, next(_CALLS)), arr.shape, arr.dtype)
+            origin.buffer = arr
+            t = Tensor(Node.leaf(arr))
+            t._origin = origin
+            derived(t.node, origin, strong=True)  # (a graph made of the value outlives
+            return t  # the tensor: its origin tells whether a gradient goes through it)
+        if type(r) in (tuple, list):
+            return type(r)(wrap(v) for v in r)
+        if isinstance(r, tuple) and hasattr(r, "_make"):  # (a named tuple)
+            return r._make(wrap(v) for v in r)
+        return r
+    return wrap(result)
 
 
 def _no_out(name: str, kwargs: dict) -> None:
@@ -111,7 +150,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             set(kwargs) <= {"axis", "dtype"}:
         return _ACCUMULATIONS[ufunc](inputs[0], axis=kwargs.get("axis", 0),
                                      dtype=kwargs.get("dtype"))
-    return getattr(ufunc, method)(*_values(inputs), **{k: _values(v) for k, v in kwargs.items()})
+    result = getattr(ufunc, method)(*_values(inputs),
+                                    **{k: _values(v) for k, v in kwargs.items()})
+    return _from_numpy(ufunc.__name__ if method == "__call__" else
+                       f"{ufunc.__name__}.{method}", result, (inputs, kwargs))
 
 
 _signature = functools.lru_cache(maxsize=None)(inspect.signature)  # (per function, once)
@@ -191,7 +233,8 @@ def array_function(self, func, types, args, kwargs):
     call = None if mine is None or func in active else _as_lazyjit_call(func, mine, args,
                                                                          kwargs)
     if call is None:  # (also when lazyjit's own function calls NumPy's on a tensor)
-        return func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
+        result = func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
+        return _from_numpy(func.__name__, result, (args, kwargs))
     active.add(func)
     try:
         return mine(*call[0], **call[1])

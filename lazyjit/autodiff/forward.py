@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable,
+from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable, no_rule,
                                       disconnected_zeros, expand_grads, grad, has_deferred,
                                       leaf_paths, mapped, reached_targets, reverse, split_aux,
                                       wrt_leaves)
@@ -86,7 +86,7 @@ def node_jvp(n: Node, ts: tuple) -> Tensor | None:
         return opdef.jvp(ts, Tensor(n), *[Tensor(s) for s in n.src], n.arg)
     if opdef.vjp is not None:
         return transposed_vjp(n, ts)
-    raise op_error(n.op, "has no derivative rule (neither JVP nor VJP)", n.src)
+    raise no_rule(n, "derivative rule (neither JVP nor VJP)")
 
 
 def transposed_vjp(n: Node, ts: tuple) -> Tensor | None:

@@ -196,3 +196,16 @@ register(OpDef("check", "check", run_check, shape=lambda srcs, message: srcs[0].
                vjp=lambda g, out, x, ok, message: (g, None),
                jvp=lambda ts, out, x, ok, message: ts[0],
                doc="x, once every element of ok is true (else check_error(message))"))
+
+
+def _given_when_made(*args):
+    """A ``numpy`` node's value is given when it is made (its node holds it): this never
+    runs."""
+    raise RuntimeError("a value NumPy computed is never computed again")
+
+
+# a value NumPy computed from the values of its sources (lazyjit.api.interop: a NumPy
+# function lazyjit lacks, run on tensors): it holds that value from the start, and has no
+# derivative rule, so a gradient through it raises instead of taking it as a constant
+register(OpDef("numpy", "check", _given_when_made, doc="a value NumPy computed from the "
+               "values of its operands (arg: the function's name and a call number)"))

@@ -355,14 +355,26 @@ def _low_of(node: Node) -> int:
     return low
 
 
-def derived(leaf: Node, origin: Node) -> None:
+def derived(leaf: Node, origin: Node, strong: bool = False) -> None:
     """Record that ``leaf`` holds the value ``origin`` computed: a weak reference (alive
-    while the tensor, or a graph, still holds that node) and its ``seq`` (every node it
-    depended on is older); the leaf's ``low`` is that of ``origin``'s graph (which may be
-    a gradient itself)."""
+    while the tensor, or a graph, still holds that node; ``strong``: as long as the leaf)
+    and its ``seq`` (every node it depended on is older); the leaf's ``low`` is that of
+    ``origin``'s graph (which may be a gradient itself)."""
     leaf.low = min([s.low for s in origin.src], default=origin.low) \
         if origin.op == "grad" else origin.low
-    leaf.derived = (weakref.ref(origin), origin.seq, leaf.low)
+    leaf.derived = (_Held(origin) if strong else weakref.ref(origin), origin.seq, leaf.low)
+
+
+class _Held:
+    """A strong reference, called as a weak one is (``ref()``)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: Node):
+        self.node = node
+
+    def __call__(self) -> Node:
+        return self.node
 
 
 def origin_of(n: Node) -> Node | None:
