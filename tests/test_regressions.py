@@ -8,6 +8,7 @@ import pytest
 
 import lazyjit as lj
 import lazyjit.nn.functional as F
+from helpers import assert_same
 from lazyjit.backends import ir
 
 
@@ -417,3 +418,22 @@ def test_take_along_axis_none_indexes_the_flattened_array(backend):
     np.testing.assert_array_equal(np.asarray(lj.take_along_axis(lj.tensor(a), idx, None)), want)
     np.testing.assert_array_equal(np.asarray(np.take_along_axis(lj.tensor(a), idx, axis=None)),
                                   want)
+
+
+def test_dtypes_of_reductions_over_nothing_and_of_vecdot(backend):
+    # (found by a fuzzing helper) sum/prod with dtype= and no axis reduced kept the
+    # accumulation dtype; vecdot of bools and small integers promoted as a sum does
+    t16 = lj.tensor(np.array([300, 300], np.int16))
+    for got, want in ((lj.sum(lj.tensor(np.int16(300)), dtype="int8"),
+                       np.sum(np.int16(300), dtype=np.int8)),
+                      (lj.prod(lj.tensor(np.array(300, np.int16)), dtype="uint8"),
+                       np.prod(np.array(300, np.int16), dtype=np.uint8)),
+                      (lj.sum(t16, axis=(), dtype="int8"),
+                       np.sum(np.array([300, 300], np.int16), axis=(), dtype=np.int8)),
+                      (lj.sum(lj.tensor(np.int8(3))), np.sum(np.int8(3)))):
+        assert_same(got, np.asarray(want))
+    for a, b in ((np.array([True, True]), np.array([True, False])),
+                 (np.array([100, 100], np.int8), np.array([2, 1], np.int8)),
+                 (np.array([[60000, 7]], np.uint16), np.array([2, 3], np.uint16)),
+                 (np.array([1 + 2j, 3j]), np.array([1j, 2]))):
+        assert_same(lj.vecdot(lj.tensor(a), lj.tensor(b)), np.asarray(np.vecdot(a, b)))

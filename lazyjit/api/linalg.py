@@ -528,11 +528,13 @@ def outer(x1, x2, /) -> Tensor:
 
 def vecdot(x1, x2, /, *, axis: int = -1) -> Tensor:
     """The Array API's ``vecdot``: ``sum(conj(x1) * x2, axis)`` after broadcasting (the
-    conjugate of complex ``x1``, as ``np.vecdot``)."""
+    conjugate of complex ``x1``, as ``np.vecdot``), in the operands' promoted dtype (bools
+    give a bool, small integers wrap, as NumPy's)."""
     x1, x2 = asarray(x1), asarray(x2)
     if x1.dtype.kind == "c":
         x1 = elementwise("conj", x1)
-    return _sum(x1 * x2, axis=axis)
+    products = x1 * x2
+    return _sum(products, axis=axis, dtype=products.dtype)
 
 
 def cross(x1, x2, /, *, axis: int = -1) -> Tensor:

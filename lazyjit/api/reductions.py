@@ -36,9 +36,7 @@ def _reduce(name: str, x, axis, keepdims: bool, dtype=None) -> Tensor:
         out_dt = ref_dtype(REGISTRY[name], (x.node,), axes)
         if out_dt != x.dtype:
             x = astype(x, out_dt)
-    if not axes:
-        return x
-    out = Tensor(apply(name, (x.node,), axes))
+    out = x if not axes else Tensor(apply(name, (x.node,), axes))
     out = out if keepdims else _squeeze_axes(out, axes)
     return astype(out, want) if dtype is not None and out.dtype != want else out
 
