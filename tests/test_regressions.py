@@ -432,6 +432,13 @@ def test_dtypes_of_reductions_over_nothing_and_of_vecdot(backend):
                        np.sum(np.array([300, 300], np.int16), axis=(), dtype=np.int8)),
                       (lj.sum(lj.tensor(np.int8(3))), np.sum(np.int8(3)))):
         assert_same(got, np.asarray(want))
+    # mean with an integer dtype: summed in it (wrapping), the quotient truncated
+    for a, kw in ((np.array([127, 127], np.int8), {"dtype": np.int8}),
+                  (np.array([[1, 2, 4], [-7, 3, 3]], np.int32), {"axis": 1, "dtype": np.int16}),
+                  (np.array([1.7, 2.9]), {"dtype": np.int64}),
+                  (np.array([[5, 6]], np.uint8), {"axis": 0, "dtype": np.uint8,
+                                                  "keepdims": True})):
+        assert_same(lj.mean(lj.tensor(a), **kw), np.asarray(np.mean(a, **kw)))
     for a, b in ((np.array([True, True]), np.array([True, False])),
                  (np.array([100, 100], np.int8), np.array([2, 1], np.int8)),
                  (np.array([[60000, 7]], np.uint16), np.array([2, 3], np.uint16)),

@@ -107,9 +107,15 @@ def _wide(dtype: np.dtype) -> np.dtype:
 
 def mean(x, axis=None, keepdims=False, dtype=None) -> Tensor:
     """Arithmetic mean over ``axis``, as ``np.mean`` (integers give float64; float16 is
-    summed and divided in float32, the result rounded to float16)."""
+    summed and divided in float32, the result rounded to float16; an integer ``dtype``
+    sums in it, wrapping, and truncates the quotient, as NumPy does)."""
     x = asarray(x)
     out_dt = _float_dtype(x, dtype)
+    if out_dt.kind in "iub":  # an integer dtype asked for: NumPy sums in it (wrapping),
+        total = sum(x, axis, keepdims, dtype=out_dt)  # divides in float64, truncates
+        n = _count(x, axis)
+        return astype(total / (size_value(n, np.float64) if type(n) is Dim or n else
+                               float("nan")), out_dt)
     x = astype(x, _wide(out_dt))
     n = _count(x, axis)
     if type(n) is Dim:  # (at a size 0: 0 / 0, NaN as NumPy's)
