@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -72,6 +73,19 @@ def _line(code, offset: int) -> int:
         if start <= offset < end:
             return line if line is not None else 0
     return 0
+
+
+_WARNED: dict = {}  # (the registry of warn_at_user: each warning once per line, as Python's)
+
+
+def warn_at_user(message: str, category: type = RuntimeWarning) -> None:
+    """Warn, as NumPy would have, at the user's line (the first frame outside lazyjit),
+    not at lazyjit's own code that met the condition."""
+    site = site_lines(creation_site())
+    if site:
+        warnings.warn_explicit(message, category, site[0][0], site[0][1], registry=_WARNED)
+    else:
+        warnings.warn(message, category, stacklevel=2)
 
 
 def format_site(site: tuple) -> str:

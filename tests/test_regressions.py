@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -444,3 +445,31 @@ def test_dtypes_of_reductions_over_nothing_and_of_vecdot(backend):
                  (np.array([[60000, 7]], np.uint16), np.array([2, 3], np.uint16)),
                  (np.array([1 + 2j, 3j]), np.array([1j, 2]))):
         assert_same(lj.vecdot(lj.tensor(a), lj.tensor(b)), np.asarray(np.vecdot(a, b)))
+
+
+def test_round_scales_as_numpys(backend):
+    # NumPy's 10**n of round is a table, then products by 10 (1e23 is an ulp above
+    # 10.0 ** 23), and infinity past 1e308 (a NaN result; Python's 10.0 ** 309 raised
+    # OverflowError from inside lazyjit; found by a fuzzing helper)
+    x = np.array([0.125, 2.5, 1.23456789e-5, -7.77777777777777e10, 3.3333333333333e-20])
+    got, want = [], []
+    for d in [*range(-25, 40), 308, 309, 400, -308, -309, -400]:
+        for dtype in (np.float64, np.float32, np.float16):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's, and ours)
+                got.append(lj.round(lj.tensor(x.astype(dtype)), d))
+                want.append(np.round(x.astype(dtype), d))
+    lj.realize(*got)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+
+
+def test_narrow_float_literal_overflow_warns_at_the_users_line():
+    t = lj.tensor(np.ones(2, np.float16))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        y = t + 1e5
+    assert [(str(w.message), w.filename, w.lineno) for w in caught] == \
+        [("overflow encountered in cast", __file__, line)]
+    np.testing.assert_array_equal(y.numpy(), np.ones(2, np.float16) + np.float16(np.inf))

@@ -200,9 +200,9 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
         if decimals == 0:
             return rint(x)
         if decimals > 0:
-            scale = 10.0 ** decimals
+            scale = _power_of_ten(decimals)
             return rint(x * scale) / scale
-        scale = 10.0 ** -decimals
+        scale = _power_of_ten(-decimals)
         return rint(x / scale) * scale
     if decimals >= 0:
         return x
@@ -217,6 +217,20 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
 
 
 around = round
+
+
+def _power_of_ten(n: int) -> float:
+    """``10**n`` (``n >= 1``) as NumPy's ``round`` computes it: a table to ``1e8``, then
+    products by 10 (so ``1e23`` is NumPy's ``1.0000000000000001e23``, and past ``1e308``
+    infinity, a NaN result, where Python's ``10.0 ** n`` raises)."""
+    if n < 9:
+        return 10.0 ** n
+    out = 1e9
+    for _ in range(n - 9):
+        out *= 10.0
+        if out == math.inf:
+            break
+    return out
 
 
 # ---- NumPy's ufuncs that are composites of the above --------------------------------------

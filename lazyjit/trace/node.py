@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from lazyjit.errors import _INTERNAL, _MAX_FRAMES, creation_site, is_internal
+from lazyjit.errors import _INTERNAL, _MAX_FRAMES, creation_site, is_internal, warn_at_user
 from lazyjit.speedups import NATIVE
 from lazyjit.trace.constraints import PENDING, attach, symbols_of
 from lazyjit.trace.dims import Dim
@@ -129,8 +129,16 @@ class Node:
 
     @staticmethod
     def const(value: Any, dtype: np.dtype) -> "Node":
-        """A scalar literal of shape ``()``; its value is part of the trace key."""
-        v = np.asarray(value, dtype=dtype)[()].item()
+        """A scalar literal of shape ``()``; its value is part of the trace key (a float
+        beyond a narrow float dtype's range is infinity, with NumPy's warning given at
+        the user's line)."""
+        if type(value) is float and dtype.kind == "f" and dtype.itemsize < 8:
+            with np.errstate(over="ignore"):
+                v = np.asarray(value, dtype=dtype)[()].item()
+            if abs(v) == float("inf") and abs(value) != float("inf"):
+                warn_at_user("overflow encountered in cast")
+        else:
+            v = np.asarray(value, dtype=dtype)[()].item()
         return Node.make("const", (), (type(v).__name__, repr(v)), (), dtype)
 
     @property
