@@ -1,10 +1,13 @@
 """Laziness, hash-consing, realization and ``lj.jit`` (pytrees, static arguments, caches)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 import lazyjit as lj
+from lazyjit.engine import realize as realize_module
 
 
 def _counts():
@@ -278,3 +281,27 @@ def test_config_context_restores_flags():
     with lj.config(backend="numpy", optimizer="fast_compile"):
         assert lj.config.backend == "numpy" and lj.config.optimizer == "o1"
     assert lj.config.backend == old
+
+
+def test_an_eager_loop_whose_carried_value_is_never_computed_warns(monkeypatch):
+    # (found by a new-user helper: w = w - lr * g in a loop reading only the loss
+    # compiled a larger graph at every step, 2 s a step after 100, without a word)
+    monkeypatch.setattr(realize_module, "_GROWTH", {"size": 0, "streak": 0, "warned": False})
+    rng = np.random.default_rng(0)
+    x, y = lj.tensor(rng.standard_normal((16, 3))), lj.tensor(rng.standard_normal((16, 1)))
+
+    def steps(n, realize_w):
+        w = lj.tensor(np.zeros((3, 1)))
+        with warnings.catch_warnings(record=True) as caught, lj.config(backend="numpy"):
+            warnings.simplefilter("always")
+            for _ in range(n):
+                loss = lj.mean((x @ w - y) ** 2)
+                w = w - 0.05 * lj.grad(loss, w)
+                if realize_w:
+                    lj.realize(w, loss)
+                float(loss)
+        return [c for c in caught if "larger graph" in str(c.message)]
+    assert steps(12, realize_w=True) == []
+    (warned,) = steps(12, realize_w=False)
+    assert "lj.realize(w, loss)" in str(warned.message) and warned.filename == __file__
+    assert steps(12, realize_w=False) == []  # (once)

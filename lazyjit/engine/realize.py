@@ -16,7 +16,7 @@ from lazyjit.autodiff.reverse import expand_grads, has_deferred
 from lazyjit.api.shared import _PENDING, OWNER, SharedVariable, pending_nodes, settle
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config, flags_version
-from lazyjit.errors import LazyjitError, describe, format_site
+from lazyjit.errors import LazyjitError, describe, format_site, warn_at_user
 from lazyjit.ops import kind_of
 from lazyjit.ops.linalg import LINALG_FAILURES
 from lazyjit.rewrite import optimize, optimize_body, remember, rewrite_outputs
@@ -239,7 +239,10 @@ def realize(*tensors) -> None:
                     "argument static.\n" + format_site(nodes[0].site))
     if nodes:
         key = (trace.key(), backend_key(), STATE.generic_sizes)
+        fresh = key not in _PLANS
         plan = _plan_for(trace, key)
+        if fresh and not STATE.recording:
+            _note_growth(len(trace.nodes))
         if known is not None and _PLANS.get(key) is plan and trace.inputs == list(known[1]) \
                 and not companions:
             if len(_KNOWN) > 4 * _MAX_PLANS:
@@ -247,6 +250,28 @@ def realize(*tensors) -> None:
             _KNOWN[(known[0], key[1], key[2])] = key  # (the next realize of it: no walk)
         literals = _run(plan, trace.inputs, nodes)
     _leaves(tensors, given, literals if nodes else {})
+
+
+GROWTH_STREAK = 8  # realizes in a row, each compiling a larger graph, before the warning
+_GROWTH = {"size": 0, "streak": 0, "warned": False}
+
+
+def _note_growth(size: int) -> None:
+    """Warn once (at the user's line) when realizes in a row each compile a larger graph:
+    the sign of a value carried from step to step that is never realized (a parameter
+    updated in an eager loop while only the loss is read), whose whole history every
+    step then computes, and compiles, again."""
+    g = _GROWTH
+    g["streak"] = g["streak"] + 1 if size > g["size"] else 0
+    g["size"] = size
+    if g["streak"] >= GROWTH_STREAK and not g["warned"]:
+        g["warned"] = True
+        warn_at_user(
+            f"the last {g['streak']} values computed each needed a larger graph, compiled "
+            "anew: a tensor carried from step to step (w = w - lr * g in a loop) that is "
+            "never computed makes every step compute its whole history again.  Compute it "
+            "with what you read at each step, lj.realize(w, loss), so that the next step "
+            "starts from its value", UserWarning)
 
 
 _PROJECTIONS = frozenset(("scan_out",))  # the ops that take one result of a multi-result node
