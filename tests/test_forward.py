@@ -163,6 +163,41 @@ def _tanh_sq_hessian(x, w):
     return w.T @ np.diag(2 * (1 - t * t) * (1 - 3 * t * t)) @ w
 
 
+def test_jacobian_and_hessian_of_functions_as_jax(backend, rng):
+    # (found by a new-user helper: lj.hessian(f)(x) raised a TypeError) JAX's forms:
+    # jacobian(fn, argnums) and hessian(fn, argnums), a tuple of argnums giving the blocks
+    a, b = rng.standard_normal((2, 2)), rng.standard_normal(3)
+    x, y = lj.tensor(a), lj.tensor(b)
+    ex = np.zeros((2, 2, 3, 2, 2))
+    for i in range(2):
+        for j in range(2):
+            ex[i, j, :, i, j] = np.exp(a[i, j]) * np.sin(b)
+    ey = np.exp(a)[:, :, None, None] * np.eye(3) * np.cos(b)
+
+    def e(x, y):
+        return lj.exp(x)[:, :, None] * lj.sin(y)
+    for mode in ("fwd", "rev", None):
+        jx, jy = lj.jacobian(e, (0, 1), mode=mode)(x, y)
+        np.testing.assert_allclose(jx.numpy(), ex, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(lj.jacobian(e, 1, mode=mode)(x, y).numpy(), ey, rtol=1e-12)
+        np.testing.assert_allclose(jy.numpy(), ey, rtol=1e-12)
+    w = rng.standard_normal((3, 3))
+    h = lj.hessian(_tanh_sq, argnums=0)(lj.tensor(b), lj.tensor(w))
+    np.testing.assert_allclose(h.numpy(), _tanh_sq_hessian(b, w), rtol=1e-10, atol=1e-12)
+
+    def f(u, v):  # sum(u v^2): d2/du dv = diag(2 v), d2/dv2 = diag(2 u)
+        return lj.sum(u * v * v)
+    (huu, huv), (hvu, hvv) = lj.hessian(f, (0, 1))(lj.tensor(b), lj.tensor(b[::-1].copy()))
+    np.testing.assert_allclose(huu.numpy(), np.zeros((3, 3)))
+    np.testing.assert_allclose(huv.numpy(), np.diag(2 * b[::-1]), rtol=1e-12)
+    np.testing.assert_allclose(hvu.numpy(), np.diag(2 * b[::-1]), rtol=1e-12)
+    np.testing.assert_allclose(hvv.numpy(), np.diag(2 * b), rtol=1e-12)
+    with pytest.raises(lj.LazyjitError, match="must return a 0-d tensor"):
+        lj.hessian(lambda u: u * u)(x)
+    with pytest.raises(TypeError, match="wrt is required"):
+        lj.hessian(lj.sum(x))
+
+
 def test_hvp_equals_dense_hessian_times_v(backend, rng):
     n = 5
     w, xv, v = rng.standard_normal((4, n)), rng.standard_normal(n), rng.standard_normal(n)

@@ -25,10 +25,10 @@ from typing import Any, Callable
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable, no_rule,
+from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable,
                                       disconnected_zeros, expand_grads, grad, has_deferred,
-                                      leaf_paths, mapped, reached_targets, reverse, split_aux,
-                                      wrt_leaves)
+                                      is_argnums, leaf_paths, mapped, no_rule, reached_targets,
+                                      reverse, split_aux, wrt_leaves)
 from lazyjit.trace.graph import toposort
 from lazyjit.errors import op_error
 from lazyjit.ops import REGISTRY
@@ -282,14 +282,18 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs: str = 
     return reverse(seeds, wrt, consider_constant, disconnected_inputs, "Lop", "f")
 
 
-def jacobian(expression, wrt, consider_constant=None, disconnected_inputs: str = "raise",
-             mode: str | None = None):
+def jacobian(expression, wrt=None, consider_constant=None, disconnected_inputs: str = "raise",
+             mode: str | None = None, *, argnums: int | tuple = 0):
     """The Jacobian of ``expression`` with respect to each ``wrt`` (Theano's ``jacobian``,
     for any shapes).
 
     Parameters
     ----------
-    expression : floating-point tensor of any shape ``S``.
+    expression : floating-point tensor of any shape ``S``; or a function: then
+        ``jacobian(fn, argnums=0)`` returns a function of ``fn``'s arguments computing the
+        Jacobian of its (tensor) value with respect to argument ``argnums`` (a tuple: one
+        Jacobian per argument), as JAX's ``jacrev``/``jacfwd`` (the second positional
+        argument is ``argnums`` then).
     wrt : tensor, or list/tuple (nested) of tensors.
     consider_constant, disconnected_inputs : as :func:`lazyjit.grad`.
     mode : ``'rev'`` (one vector-Jacobian product per element of ``expression``),
@@ -310,8 +314,12 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs: str =
     DisconnectedInputError
         If a ``wrt`` is not part of the graph and ``disconnected_inputs='raise'``.
     """
+    if callable(expression) and not isinstance(expression, Tensor):
+        return _of_function(expression, argnums if wrt is None else wrt, "jacobian",
+                            lambda y, xs: [jacobian(y, x, consider_constant, "ignore", mode)
+                                           for x in xs])
     _policy(disconnected_inputs, "disconnected_inputs")
-    _not_a_function(expression, "jacobian", "expression")
+    _required(wrt, "jacobian")
     y = F.asarray(expression)
     if y.dtype.kind != "f":
         raise op_error("jacobian", f"expression must be floating point, got {y.dtype}",
@@ -367,14 +375,18 @@ def _jacobian_fwd(y: Tensor, w: Tensor, stop: set) -> Tensor:
     return F.reshape(F.stack(cols, axis=-1), y.shape + w.shape)
 
 
-def hessian(cost, wrt, consider_constant=None, disconnected_inputs: str = "raise"):
+def hessian(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "raise", *,
+            argnums: int | tuple = 0):
     """The Hessian of a scalar ``cost`` with respect to each ``wrt`` (Theano's
     ``hessian``): forward-over-reverse, one Jacobian-vector product of the gradient
     per element of the ``wrt``.
 
     Parameters
     ----------
-    cost : 0-d floating-point tensor.
+    cost : 0-d floating-point tensor; or a function: then ``hessian(fn, argnums=0)``
+        returns a function of ``fn``'s arguments computing the Hessian of its (scalar)
+        value with respect to argument ``argnums``, as JAX's ``hessian`` (a tuple of
+        ``argnums``: the blocks ``H[i][j]``, cross blocks included, as a tuple of tuples).
     wrt : tensor, or list/tuple (nested) of tensors.
     consider_constant, disconnected_inputs : as :func:`lazyjit.grad`.
 
@@ -388,7 +400,13 @@ def hessian(cost, wrt, consider_constant=None, disconnected_inputs: str = "raise
     LazyjitError
         As :func:`lazyjit.grad` (non-scalar or integer ``cost``).
     """
-    _not_a_function(cost, "hessian", "cost")
+    if callable(cost) and not isinstance(cost, Tensor):
+        return _of_function(cost, argnums if wrt is None else wrt, "hessian",
+                            lambda c, xs: [_row(g, xs, consider_constant, isinstance(
+                                argnums if wrt is None else wrt, int))
+                                for g in grad(c, xs, consider_constant, "ignore")],
+                            scalar=True)
+    _required(wrt, "hessian")
     wrts, tree, _ = wrt_leaves(wrt, "hessian")
     gs = grad(cost, wrts, consider_constant, disconnected_inputs)
     hs = [jacobian(g, w, consider_constant, "ignore", mode="fwd")
@@ -396,11 +414,49 @@ def hessian(cost, wrt, consider_constant=None, disconnected_inputs: str = "raise
     return hs[0] if tree is None else unflatten(tree, hs)
 
 
-def _not_a_function(x, op: str, what: str) -> None:
-    """A clear error where a Theano-style derivative is given a function."""
-    if callable(x) and not isinstance(x, Tensor):
-        raise op_error(op, f"the {what} is a tensor (Theano's {op}), not a function: call the "
-                       f"function first, lj.{op}(fn(x), x)")
+def _row(g: Tensor, xs: list, consider_constant, single: bool):
+    """The Hessian blocks ``d g / d x`` for each of ``xs`` (the one block for a single
+    argument)."""
+    blocks = tuple(jacobian(g, x, consider_constant, "ignore", mode="fwd") for x in xs)
+    return blocks[0] if single else blocks
+
+
+def _required(wrt, op: str) -> None:
+    if wrt is None:
+        raise op_error(op, f"wrt is required with a tensor (Theano's {op}); with a function, "
+                       f"lj.{op}(fn, argnums)(*args) (JAX's)", cls=TypeError)
+
+
+def _of_function(fn: Callable, argnums, op: str, build: Callable, scalar: bool = False):
+    """JAX's form of ``op``: a function of ``fn``'s arguments returning ``build(value,
+    [the arguments argnums names, as tensors])`` (a list, one entry per argument: the
+    entry itself for an int ``argnums``, a tuple of them for a tuple)."""
+    if not is_argnums(argnums):
+        raise op_error(op, f"{op}(fn, ...): argnums must be an int or a tuple of ints, got "
+                       f"{argnums!r}", cls=TypeError)
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def wrapped(*args, **kwargs):
+        args = list(args)
+        for i in nums:
+            if i >= len(args):
+                raise op_error(op, f"argnums {argnums}: the function got only {len(args)} "
+                               "positional arguments")
+            args[i] = F.asarray(args[i])
+        with keeping_read_values():  # (fn may print an intermediate it then drops)
+            value = fn(*args, **kwargs)
+            if not isinstance(value, Tensor) or (scalar and value.ndim):
+                raise op_error(op, f"the function must return a {'0-d ' if scalar else ''}"
+                               f"tensor, got {describe_value(value)}")
+            out = build(value, [args[i] for i in nums])
+        return out[0] if isinstance(argnums, int) else tuple(out)
+    wrapped.__name__ = f"{op}_{getattr(fn, '__name__', 'fn')}"
+    return wrapped
+
+
+def describe_value(v) -> str:
+    """``v`` as an error names it: a tensor's shape, or its type."""
+    return f"a tensor of shape {v.shape}" if isinstance(v, Tensor) else f"a {type(v).__name__}"
 
 
 def hvp(cost, wrt, v, consider_constant=None):

@@ -97,7 +97,7 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
     """
     if callable(cost) and not isinstance(cost, Tensor):
         if wrt is not None:  # JAX's grad(fn, 1): the second positional is argnums
-            if argnums != 0 or not _is_argnums(wrt):
+            if argnums != 0 or not is_argnums(wrt):
                 raise op_error("grad", "grad(fn, ...): the second argument of a function's "
                                "grad is argnums (an int or a tuple of ints), given once; "
                                f"got {wrt!r} and argnums={argnums!r}", cls=TypeError)
@@ -134,7 +134,7 @@ def grad(cost, wrt=None, consider_constant=None, disconnected_inputs: str = "rai
                    deferred=defer)
 
 
-def _is_argnums(x) -> bool:
+def is_argnums(x) -> bool:
     """An int, or a non-empty tuple or list of ints (not bools): argument positions."""
     items = x if isinstance(x, (tuple, list)) and x else [x]
     return all(isinstance(i, int) and not isinstance(i, bool) for i in items)
