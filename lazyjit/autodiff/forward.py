@@ -431,9 +431,11 @@ def _of_function(fn: Callable, argnums, op: str, build: Callable, scalar: bool =
     """JAX's form of ``op``: a function of ``fn``'s arguments returning ``build(value,
     [the arguments argnums names, as tensors])`` (a list, one entry per argument: the
     entry itself for an int ``argnums``, a tuple of them for a tuple)."""
-    if not is_argnums(argnums):
-        raise op_error(op, f"{op}(fn, ...): argnums must be an int or a tuple of ints, got "
-                       f"{argnums!r}", cls=TypeError)
+    if not is_argnums(argnums):  # (a tensor: Theano's form given a function)
+        raise op_error(op, f"{op}(fn, argnums) takes argument positions (an int or a tuple "
+                       f"of ints), got {describe_value(argnums)}; Theano's form takes the "
+                       f"expression, not a function: call the function first, "
+                       f"lj.{op}(fn(x), x)")
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
     def wrapped(*args, **kwargs):
