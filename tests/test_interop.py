@@ -3,6 +3,9 @@ on tensors give lazy tensors with NumPy's values, on every backend; what lazyjit
 have runs NumPy on the values; in-place forms are clear errors."""
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -230,3 +233,18 @@ def test_numpy_only_keywords_are_not_taken_as_an_axis(backend):
               lambda x: np.mean(x, where=True), lambda x: np.sum(x, 1, None, None, True, 2.0)):
         np.testing.assert_allclose(np.asarray(f(t)), f(a), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(np.sum(t, axis=1)), a.sum(axis=1), rtol=1e-12)
+
+
+def test_tensors_pickle_and_copy_as_their_values(backend):
+    # (found by a new-user helper: pickle.dumps(tensor) raised "cannot pickle code
+    # objects", the creation site's)
+    t = lj.tensor([1.0, 2.0]) * 3
+    for got in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t), copy.copy(t)):
+        assert type(got) is lj.Tensor
+        assert_same(got, np.array([3.0, 6.0]))
+    s = lj.shared(np.ones(2, np.float32), name="w")
+    back = pickle.loads(pickle.dumps(s))
+    assert isinstance(back, lj.SharedVariable) and back.name == "w" and back is not s
+    np.testing.assert_array_equal(back.get_value(), np.ones(2, np.float32))
+    with pytest.raises(lj.LazyjitError, match="traced by lj.jit"):
+        lj.jit(lambda x: pickle.dumps(x))(np.ones(2))

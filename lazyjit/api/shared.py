@@ -104,6 +104,10 @@ class SharedVariable(Tensor):
 
     __slots__ = ("name", "counter", "_concrete", "own", "shape_read")
 
+    def __reduce__(self):
+        """Pickled as a new shared variable of its current value and name."""
+        return shared, (self.get_value(), self.name)
+
     @property
     def shape(self) -> tuple:
         """The current value's shape (a read is recorded: :func:`shapes_read_since`)."""

@@ -54,6 +54,11 @@ def owned_array(data: Any, dtype: Any, where: str) -> np.ndarray:
     return arr
 
 
+def from_value(array: np.ndarray) -> "Tensor":
+    """A tensor holding a copy of ``array`` (an unpickled tensor's)."""
+    return Tensor(Node.leaf(owned_array(array, None, "tensor")))
+
+
 def _big_int(data: Any) -> int | None:
     """The first Python int of ``data`` (nested lists and tuples) beyond uint64 or below
     int64, or None."""
@@ -121,6 +126,12 @@ class Tensor:
         """Where the ``backend`` flag computes: ``"cuda"`` for the ``cuda`` backend,
         else ``"cpu"`` (tensors have no device of their own yet)."""
         return "cuda" if config.backend == "cuda" else "cpu"
+
+    def __reduce__(self):
+        """Pickled (and copied by ``copy``) as its value: unpickling gives a tensor
+        holding it, with no graph (as a NumPy array's pickle).  A tensor with no value
+        outside a call (a jit tracer, a placeholder's) raises, as reading its value does."""
+        return from_value, (self.numpy(),)
 
     def __len__(self) -> int:
         shape = self.node.shape
