@@ -224,3 +224,13 @@ def test_a_singular_matrix_names_where_the_inverse_was_asked_for(backend):
     with pytest.raises(np.linalg.LinAlgError, match=rf"(?s)Singular matrix.*solve of a "
                        rf"\(2, 2\) float64.*{__file__}\", line {line},"):
         y.numpy()
+
+
+def test_a_python_branch_on_a_traced_value_names_the_graph_branches():
+    # (found by a new-user helper: the message named only return and static arguments)
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+    with pytest.raises(lj.LazyjitError, match=r"lj\.where\(c, a, b\), lj\.cond or lj\.ifelse"):
+        lj.jit(f)(np.ones(2))

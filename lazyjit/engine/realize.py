@@ -235,8 +235,10 @@ def realize(*tensors) -> None:
             if n.op == "param":
                 raise LazyjitError(
                     "cannot compute the value of a tensor traced by lj.jit (its value "
-                    "depends on the function's inputs); return it instead, or mark the "
-                    "argument static.\n" + format_site(nodes[0].site))
+                    "depends on the function's inputs): return it instead; for a Python "
+                    "branch on it (if, while, bool()), choose in the graph at run time "
+                    "with lj.where(c, a, b), lj.cond or lj.ifelse; or mark the argument "
+                    "static.\n" + format_site(nodes[0].site))
     if nodes:
         key = (trace.key(), backend_key(), STATE.generic_sizes)
         fresh = key not in _PLANS
