@@ -12,6 +12,8 @@ import pytest
 
 import lazyjit as lj
 
+from helpers import assert_same
+
 
 def _counts():
     s = lj.stats()
@@ -241,3 +243,16 @@ def test_equal_values_of_other_types_trace_apart(backend):
     s = lj.jit(lambda x, a: x * a, static_argnums=1)
     for a in (2, 2.0, np.float32(2.0)):
         assert s(x8, a).dtype == (x8 * a).dtype, type(a)
+
+
+def test_python_ints_beyond_int64_mean_what_they_mean_to_numpy(backend):
+    # (found by a fuzzing helper: a uint64 mask of 2**63 raised "does not fit int64")
+    # such an int is a constant of its trace, as a static argument
+    x = np.array([1, 2 ** 63 + 5], np.uint64)
+    f = lj.jit(lambda x, m: x & m)
+    for m in (2 ** 63, 2 ** 63 + 1, 2 ** 64 - 1, 5):
+        assert_same(f(x, m), x & m)
+    g = lj.jit(lambda x, s: x * s)
+    assert_same(g(np.array([1.5]), 2 ** 70), np.array([1.5]) * 2 ** 70)
+    with pytest.raises(OverflowError):  # (as NumPy: int64 + 2**63)
+        lj.jit(lambda x, s: x + s)(np.array([1], np.int64), 2 ** 63)

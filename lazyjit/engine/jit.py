@@ -112,8 +112,12 @@ def _is_array(x) -> bool:
 
 def _is_leaf(x) -> bool:
     """An input of the plan: an array, or a Python float or int (a weak runtime scalar;
-    not a bool, nor a subclass such as a NumPy scalar or an enum)."""
-    return isinstance(x, (Tensor, np.ndarray)) or type(x) is float or type(x) is int
+    not a bool, nor a subclass such as a NumPy scalar or an enum; an int beyond int64,
+    the runtime scalar's dtype, is a constant of the trace, as a static argument is, so
+    that it means what it means in NumPy: a uint64 mask, a float factor)."""
+    t = type(x)
+    return isinstance(x, (Tensor, np.ndarray)) or t is float or \
+        (t is int and -2 ** 63 <= x < 2 ** 63)
 
 
 _WEAK = {float: WeakFloat, int: WeakInt}  # a Python scalar's type -> its traced stand-in
