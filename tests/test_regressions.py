@@ -473,3 +473,11 @@ def test_narrow_float_literal_overflow_warns_at_the_users_line():
     assert [(str(w.message), w.filename, w.lineno) for w in caught] == \
         [("overflow encountered in cast", __file__, line)]
     np.testing.assert_array_equal(y.numpy(), np.ones(2, np.float16) + np.float16(np.inf))
+
+
+def test_angle_of_integers_in_arctan2s_dtype(backend):
+    # (found by a fuzzing helper: float64 for every integer dtype)
+    for dtype in (np.int8, np.uint8, np.int16, np.int32, np.bool_, np.float16):
+        a = np.array([-1, 1, 0]).astype(dtype)
+        for deg in (False, True):
+            assert_same(lj.angle(lj.tensor(a), deg=deg), np.angle(a, deg=deg))

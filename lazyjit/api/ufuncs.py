@@ -121,11 +121,12 @@ def imag(x) -> Tensor:
 
 def angle(z, deg: bool = False) -> Tensor:
     """The argument of each element, ``arctan2(imag(z), real(z))`` in ``(-pi, pi]``, as
-    ``np.angle`` (in degrees with ``deg=True``); real: 0, or pi for negative values (of
-    float64 for integers).  Derivatives as ``arctan2``'s (0 at the origin)."""
+    ``np.angle`` (in degrees with ``deg=True``); real: 0, or pi for negative values (in
+    ``arctan2``'s dtype for integers and bools, as NumPy: float16 for int8 and bool,
+    float32 for int16).  Derivatives as ``arctan2``'s (0 at the origin)."""
     z = asarray(z)
-    if z.dtype.kind != "c":
-        z = z if z.dtype.kind == "f" else z.astype(np.float64)
+    if z.dtype.kind not in "fc":
+        z = z.astype(_loop_dtype(np.arctan2, 0, z))
     a = arctan2(imag(z), real(z))
     return a * (180.0 / np.pi) if deg else a
 
