@@ -329,6 +329,9 @@ def logaddexp2(a, b) -> Tensor:
     as ``logaddexp(a ln 2, b ln 2) / ln 2`` (within an ulp or two of NumPy's; equal
     infinities give that infinity); derivatives as :func:`logaddexp`'s."""
     a, b = _in_loop_dtype(np.logaddexp2, a, b)
+    if a.dtype == np.float16:  # (NumPy's float16 loop computes in float32, rounding once)
+        return (logaddexp(a.astype(np.float32) * _LN2, b.astype(np.float32) * _LN2)
+                / _LN2).astype(np.float16)
     return logaddexp(a * _LN2, b * _LN2) / _LN2
 
 
