@@ -481,3 +481,10 @@ def test_angle_of_integers_in_arctan2s_dtype(backend):
         a = np.array([-1, 1, 0]).astype(dtype)
         for deg in (False, True):
             assert_same(lj.angle(lj.tensor(a), deg=deg), np.angle(a, deg=deg))
+
+
+def test_unary_plus_of_bools_is_numpys_type_error():
+    # (found by a fuzzing helper: +t returned a bool tensor; np.positive refuses bools)
+    assert_same(+lj.tensor([1.5, -2.0]), np.array([1.5, -2.0]))
+    with pytest.raises(TypeError):
+        +lj.tensor([True, False])  # noqa: B018

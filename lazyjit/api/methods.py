@@ -105,7 +105,7 @@ for _name, _fn in {"neg": F.negative, "abs": F.absolute, "invert": F.invert}.ite
 WeakScalar.__pos__ = lambda self: self
 
 Tensor.__neg__ = F.negative  # (functions of one tensor, bound as methods)
-Tensor.__pos__ = lambda self: self
+Tensor.__pos__ = F.positive  # (a bool is a TypeError, as NumPy's)
 Tensor.__abs__ = F.absolute
 Tensor.__invert__ = F.invert
 Tensor.__getitem__ = indexing.getitem
