@@ -75,7 +75,7 @@ def _line(code, offset: int) -> int:
     return 0
 
 
-_WARNED: dict = {}  # (the registry of warn_at_user: each warning once per line, as Python's)
+_WARNED: dict = {}  # file -> the warnings registry of warn_at_user (once per line, as Python's)
 
 
 def warn_at_user(message: str, category: type = RuntimeWarning) -> None:
@@ -83,7 +83,8 @@ def warn_at_user(message: str, category: type = RuntimeWarning) -> None:
     not at lazyjit's own code that met the condition."""
     site = site_lines(creation_site())
     if site:
-        warnings.warn_explicit(message, category, site[0][0], site[0][1], registry=_WARNED)
+        warnings.warn_explicit(message, category, site[0][0], site[0][1],
+                               registry=_WARNED.setdefault(site[0][0], {}))
     else:
         warnings.warn(message, category, stacklevel=2)
 

@@ -4,7 +4,9 @@ have runs NumPy on the values; in-place forms are clear errors."""
 from __future__ import annotations
 
 import copy
+import gc
 import pickle
+import weakref
 
 import numpy as np
 import pytest
@@ -248,3 +250,42 @@ def test_tensors_pickle_and_copy_as_their_values(backend):
     np.testing.assert_array_equal(back.get_value(), np.ones(2, np.float32))
     with pytest.raises(lj.LazyjitError, match="traced by lj.jit"):
         lj.jit(lambda x: pickle.dumps(x))(np.ones(2))
+    # (found by the reviewer) copies keep the graph, so derivatives go through them; a
+    # copied or unpickled random stream's counter stays one (lj.function advances it)
+    for cp in (copy.copy, copy.deepcopy):
+        g = lj.grad(lambda x, cp=cp: lj.sum(cp(x) ** 2))(lj.tensor([1.0, 2.0]))
+        np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+    for stream in (copy.deepcopy(lj.random.RandomStream(0)),
+                   pickle.loads(pickle.dumps(lj.random.RandomStream(0)))):
+        f = lj.function([], stream.uniform((3,)))
+        assert not np.array_equal(f(), f())
+
+
+def test_numpy_values_keep_no_chain_and_no_function_recomputes_them(backend):
+    # (found by the reviewer) x = np.i0(x) in a loop held every earlier value; a
+    # function reading a NumPy value computed from a shared variable compiled it as a
+    # pass-through of its first input (a wrong value); an integer NumPy value in a
+    # derivative is a constant (no derivative goes through integers)
+    x = lj.tensor(np.full(3, 0.01))
+    first = weakref.ref(x.node)
+    for _ in range(5):
+        x = np.i0(x)
+    gc.collect()
+    assert first() is None
+    s = lj.shared(np.array([2.0, 3.0]))
+    y = np.add(s, lj.tensor([True, True]), dtype=np.float64)
+    with pytest.raises(lj.LazyjitError, match="cannot compute NumPy's function again"):
+        lj.function([], y * 1)()  # (traced at the first call)
+    t = lj.tensor(np.array([0.3, 1.2, -0.7]))
+    k = np.add((t * 10).astype(np.int64), 5, dtype=np.int64)
+    np.testing.assert_array_equal(lj.grad(lj.sum(t * k), t).numpy(), k.numpy())
+
+
+def test_numpy_reciprocal_of_floats_is_lazyjits(backend):
+    # (noted by the reviewer: np.reciprocal always ran NumPy, so a gradient through it
+    # raised) floats: lj.reciprocal, differentiable; integers: NumPy's truncating one
+    t = lj.tensor([2.0, 4.0])
+    np.testing.assert_allclose(lj.grad(lambda x: np.reciprocal(x).sum())(t).numpy(),
+                               [-0.25, -0.0625])
+    assert_same(np.reciprocal(lj.tensor(np.array([1, 2, -3], np.int32))),
+                np.reciprocal(np.array([1, 2, -3], np.int32)))

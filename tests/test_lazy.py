@@ -286,7 +286,7 @@ def test_config_context_restores_flags():
 def test_an_eager_loop_whose_carried_value_is_never_computed_warns(monkeypatch):
     # (found by a new-user helper: w = w - lr * g in a loop reading only the loss
     # compiled a larger graph at every step, 2 s a step after 100, without a word)
-    monkeypatch.setattr(realize_module, "_GROWTH", {"size": 0, "streak": 0, "warned": False})
+    monkeypatch.setattr(realize_module, "_GROWTH", [0, 0, False])
     rng = np.random.default_rng(0)
     x, y = lj.tensor(rng.standard_normal((16, 3))), lj.tensor(rng.standard_normal((16, 1)))
 

@@ -6,9 +6,9 @@
 tensor, differentiable as any other.  A NumPy ufunc or function lazyjit does not have
 (``np.gcd``, ``np.polyfit``, ...), or a call with arguments lazyjit's function does not
 take (a ufunc's ``where=`` or ``dtype=``), runs NumPy on the tensors' values and returns
-what NumPy returns, each numeric array as a tensor holding it, computed by a ``numpy``
-node of the tensors, which has no derivative: a gradient through it raises (naming the
-function and the line) instead of taking the value as a constant.
+what NumPy returns, each numeric array as a tensor holding it that records the tensors
+it was computed from: a gradient through it raises (naming the function and the line)
+instead of taking the value as a constant.
 ``out=`` is an error, and so are NumPy's in-place functions (``np.put``, ``np.copyto``,
 ...) writing into a tensor: tensors are immutable.
 """
@@ -28,7 +28,7 @@ import lazyjit.api.sorting as sorting
 from lazyjit.api.tensor import Tensor, owned_array
 from lazyjit.errors import op_error
 from lazyjit.ops import SUPPORTED_DTYPES
-from lazyjit.trace.node import Node, derived
+from lazyjit.trace.node import Node, from_numpy
 
 
 # lazyjit functions whose name is a NumPy ufunc's but whose meaning differs on some
@@ -99,9 +99,9 @@ _CALLS = itertools.count()  # (each NumPy call's values are its own: never hash-
 
 def _from_numpy(name: str, result, given):
     """NumPy's ``result`` of ``name`` run on the values of the tensors in ``given``: each
-    numeric array in it (a tuple's or list's too) as a tensor holding that value, as a
-    realized value's, computed by a ``numpy`` node of those tensors, which has no
-    derivative: a gradient through it raises, naming the call, instead of taking the
+    numeric array in it (a tuple's or list's too) as a tensor holding that value, which
+    records the tensors it was computed from (:func:`lazyjit.trace.node.from_numpy`): a
+    derivative that would go through it raises, naming the call, instead of taking the
     value as a constant.  Anything else (a bool, a string) is returned as it is."""
     srcs: dict = {}
     _each(given, lambda t: srcs.setdefault(t.node))
@@ -110,13 +110,9 @@ def _from_numpy(name: str, result, given):
     def wrap(r):
         if isinstance(r, (np.ndarray, np.generic)) and \
                 r.dtype.newbyteorder("=") in SUPPORTED_DTYPES:
-            arr = owned_array(r, None, name)
-            origin = Node.make("numpy", srcs, (name, next(_CALLS)), arr.shape, arr.dtype)
-            origin.buffer = arr
-            t = Tensor(Node.leaf(arr))
-            t._origin = origin
-            derived(t.node, origin, strong=True)  # (a graph made of the value outlives
-            return t  # the tensor: its origin tells whether a gradient goes through it)
+            t = Tensor(Node.leaf(owned_array(r, None, name)))
+            from_numpy(t.node, name, next(_CALLS), srcs)
+            return t
         if type(r) in (tuple, list):
             return type(r)(wrap(v) for v in r)
         if isinstance(r, tuple) and hasattr(r, "_make"):  # (a named tuple)
@@ -142,6 +138,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     kwargs.pop("out", None)
     if method == "__call__" and not kwargs and ufunc in _UFUNCS:
         return _UFUNCS[ufunc](*inputs)
+    if ufunc is np.reciprocal and method == "__call__" and not kwargs and all(
+            np.asarray(x).dtype.kind in "fc" if not isinstance(x, Tensor) else
+            x.dtype.kind in "fc" for x in inputs):  # (lj.reciprocal's meaning there)
+        return F.reciprocal(*inputs)
     if method == "reduce" and ufunc in _REDUCTIONS and len(inputs) == 1 and \
             set(kwargs) <= {"axis", "keepdims"}:
         return _REDUCTIONS[ufunc](inputs[0], axis=kwargs.get("axis", 0),

@@ -105,8 +105,15 @@ class SharedVariable(Tensor):
     __slots__ = ("name", "counter", "_concrete", "own", "shape_read")
 
     def __reduce__(self):
-        """Pickled as a new shared variable of its current value and name."""
-        return shared, (self.get_value(), self.name)
+        """Pickled (and copied by ``copy``) as a new shared variable of its current value,
+        name and role (a random stream's counter stays one)."""
+        return _restored, (self.get_value(), self.name, self.counter)
+
+    def __copy__(self):
+        return _restored(self.get_value(), self.name, self.counter)
+
+    def __deepcopy__(self, memo):
+        return _restored(self.get_value(), self.name, self.counter)
 
     @property
     def shape(self) -> tuple:
@@ -269,6 +276,14 @@ class SharedVariable(Tensor):
     def __repr__(self) -> str:
         name = f"{self.name!r}, " if self.name else ""
         return f"shared({name}shape={self.shape}, dtype={self.dtype.name})"
+
+
+def _restored(value, name: str | None, counter: bool) -> SharedVariable:
+    """A shared variable of ``value`` and ``name``, a random stream's counter if
+    ``counter`` (an unpickled or copied one)."""
+    sv = SharedVariable(value, name)
+    sv.counter = counter
+    return sv
 
 
 def shared(value: Any, name: str | None = None, dtype: Any = None) -> SharedVariable:

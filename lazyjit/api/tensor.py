@@ -128,10 +128,17 @@ class Tensor:
         return "cuda" if config.backend == "cuda" else "cpu"
 
     def __reduce__(self):
-        """Pickled (and copied by ``copy``) as its value: unpickling gives a tensor
-        holding it, with no graph (as a NumPy array's pickle).  A tensor with no value
-        outside a call (a jit tracer, a placeholder's) raises, as reading its value does."""
+        """Pickled as its value: unpickling gives a tensor holding it, with no graph (as
+        a NumPy array's pickle).  A tensor with no value outside a call (a jit tracer, a
+        placeholder's) raises, as reading its value does."""
         return from_value, (self.numpy(),)
+
+    def __copy__(self) -> "Tensor":
+        """``self``: tensors are immutable (its graph, so its derivatives, are kept)."""
+        return self
+
+    def __deepcopy__(self, memo) -> "Tensor":
+        return self
 
     def __len__(self) -> int:
         shape = self.node.shape

@@ -190,6 +190,8 @@ def realize(*tensors) -> None:
         plan = _known_plan(*known) if known is not None else None
         if plan is not None:
             count("trace_cache_hits")
+            if _GROWTH[1]:  # (a structure seen before: no growing graph)
+                _GROWTH[1] = 0
             _leaves(tensors, (n,), _run(plan, known[1], (n,)))
             return
     nodes = []
@@ -205,6 +207,8 @@ def realize(*tensors) -> None:
     plan = _known_plan(*known) if known is not None else None
     if plan is not None:  # the common case of eager code: a structure realized before
         count("trace_cache_hits")
+        if _GROWTH[1]:  # (no growing graph)
+            _GROWTH[1] = 0
         _leaves(tensors, given, _run(plan, known[1], nodes))
         return
     trace = collect(nodes) if nodes else None
@@ -243,8 +247,8 @@ def realize(*tensors) -> None:
         key = (trace.key(), backend_key(), STATE.generic_sizes)
         fresh = key not in _PLANS
         plan = _plan_for(trace, key)
-        if fresh and not STATE.recording:
-            _note_growth(len(trace.nodes))
+        if not STATE.recording:
+            _note_growth(len(trace.nodes) if fresh else 0)
         if known is not None and _PLANS.get(key) is plan and trace.inputs == list(known[1]) \
                 and not companions:
             if len(_KNOWN) > 4 * _MAX_PLANS:
@@ -255,23 +259,26 @@ def realize(*tensors) -> None:
 
 
 GROWTH_STREAK = 8  # realizes in a row, each compiling a larger graph, before the warning
-_GROWTH = {"size": 0, "streak": 0, "warned": False}
+# [the last fresh graph's size, realizes in a row that compiled a larger one, warned]:
+# one for the process (threads realizing at once only blur a heuristic's count)
+_GROWTH = [0, 0, False]
 
 
 def _note_growth(size: int) -> None:
-    """Warn once (at the user's line) when realizes in a row each compile a larger graph:
-    the sign of a value carried from step to step that is never realized (a parameter
-    updated in an eager loop while only the loss is read), whose whole history every
-    step then computes, and compiles, again."""
+    """Warn once (at the user's line) when realizes in a row each compile a larger graph
+    (``size`` nodes; 0 for a structure realized before, which ends a streak): the sign
+    of a value carried from step to step that is never realized (a parameter updated in
+    an eager loop while only the loss is read), whose whole history every step then
+    computes, and compiles, again."""
     g = _GROWTH
-    g["streak"] = g["streak"] + 1 if size > g["size"] else 0
-    g["size"] = size
-    if g["streak"] >= GROWTH_STREAK and not g["warned"]:
-        g["warned"] = True
+    g[1] = g[1] + 1 if size > g[0] else 0
+    g[0] = size
+    if g[1] >= GROWTH_STREAK and not g[2]:
+        g[2] = True
         warn_at_user(
-            f"the last {g['streak']} values computed each needed a larger graph, compiled "
-            "anew: a tensor carried from step to step (w = w - lr * g in a loop) that is "
-            "never computed makes every step compute its whole history again.  Compute it "
+            f"the last {g[1]} realizes each compiled a larger graph.  If this is a loop, a "
+            "tensor carried from step to step (w = w - lr * g) that is never computed "
+            "makes every step compute, and compile, its whole history again: compute it "
             "with what you read at each step, lj.realize(w, loss), so that the next step "
             "starts from its value", UserWarning)
 

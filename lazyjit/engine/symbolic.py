@@ -61,6 +61,14 @@ def recompute_stateful(roots: list[Node], stateful: Callable[[Node], "Node | Non
         if n.op in _LEAVES or n.op == "const":
             origin = origin_of(n)
             if origin is not None and dep.get(origin):
+                if origin.op == "numpy":  # (a NumPy function's value: not recomputable)
+                    raise LazyjitError(
+                        f"this graph reads a value np.{origin.arg[0]} computed (NumPy, on the "
+                        "values, lazyjit has no such function) from a shared variable's "
+                        "value: a compiled function reads shared variables at each call, "
+                        "and cannot compute NumPy's function again.  Compute it with "
+                        "lazyjit's functions, or pass the value as an input\n"
+                        + format_site(n.site))
                 dep[n], memo[n] = True, memo.get(origin, origin)
             elif n.op == "buffer":
                 current = stateful(n)  # a shared variable's value: its current one

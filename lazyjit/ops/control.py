@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lazyjit.errors import check_error
+from lazyjit.errors import LazyjitError, check_error
 from lazyjit.ops.registry import REGISTRY, F, OpDef, register
 from lazyjit.trace.state import CONTEXT
 
@@ -199,13 +199,13 @@ register(OpDef("check", "check", run_check, shape=lambda srcs, message: srcs[0].
 
 
 def _given_when_made(*args):
-    """A ``numpy`` node's value is given when it is made (its node holds it): this never
-    runs."""
-    raise RuntimeError("a value NumPy computed is never computed again")
+    """A ``numpy`` node is never computed: its value is the leaf that records it."""
+    raise LazyjitError("a value NumPy computed reached a backend: a bug in lazyjit")
 
 
-# a value NumPy computed from the values of its sources (lazyjit.api.interop: a NumPy
-# function lazyjit lacks, run on tensors): it holds that value from the start, and has no
-# derivative rule, so a gradient through it raises instead of taking it as a constant
-register(OpDef("numpy", "check", _given_when_made, doc="a value NumPy computed from the "
+# the computing node of a value NumPy computed from the values of its sources
+# (lazyjit.api.interop: a NumPy function lazyjit lacks, run on tensors), made only to
+# look for derivative targets below such a value (lazyjit.trace.node.FromNumpy): never
+# in a graph that is lowered or differentiated (it has no derivative rule)
+register(OpDef("numpy", "numpy", _given_when_made, doc="a value NumPy computed from the "
                "values of its operands (arg: the function's name and a call number)"))

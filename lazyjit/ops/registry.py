@@ -35,7 +35,8 @@ from lazyjit.trace.node import Node
 # "fft": a discrete Fourier transform along the last axis (lazyjit.ops.fft), computed
 # by NumPy's pocketfft on every backend
 KINDS = ("leaf", "elementwise", "reduce", "movement", "matmul", "index", "concat", "arg",
-         "loop", "branch", "select", "window", "sort", "linalg", "check", "deferred", "fft")
+         "loop", "branch", "select", "window", "sort", "linalg", "check", "deferred", "fft",
+         "numpy")
 
 # float16 is NumPy's float16 (IEEE 754 binary16): stored in 16 bits, computed in float32
 # (each backend's elementwise ops compute in float32; sums, products and matrix products

@@ -260,10 +260,12 @@ class Lowerer:
             if self.target.checks and n.src[1].size:
                 self.add(ir.Check(ok, self.fail(n.arg)))
             return self.vals[n.src[0]]
-        if kind == "deferred":  # (expanded before a plan is built: never lowered)
-            raise LazyjitError(f"a deferred {n.op!r} node reached the kernel IR lowering "
-                               "unexpanded (lazyjit.autodiff.reverse.expand_grads expands "
-                               "it): a bug in lazyjit\n" + format_site(n.site))
+        if kind in ("deferred", "numpy"):  # (expanded before a plan is built; only
+            # looked into for derivatives: never lowered)
+            raise LazyjitError(f"a {kind} {n.op!r} node reached the kernel IR lowering "
+                               "(a deferred gradient is expanded first, a NumPy value's "
+                               "node is never in a graph): a bug in lazyjit\n"
+                               + format_site(n.site))
         if kind == "concat":
             dst = self.new_buffer(n.shape, n.dtype)
             start = 0

@@ -54,8 +54,9 @@ def _asked_at(frame) -> str:
     if entry is None or entry.startswith("_"):
         return where
     return (f"\n(asked inside lazyjit's {entry}, which needs this size as a number when "
-            "the graph is built: give the size (a static argument, a placeholder's shape), "
-            "or use lj.jit without dynamic=True, which traces each size)" + where)
+            "the graph is built: make the size known (a static argument, a placeholder's "
+            "shape); under lj.jit, dynamic=True is what makes it unknown: plain lj.jit "
+            "traces each size)" + where)
 
 
 class UnboundSize(LazyjitError, KeyError):

@@ -363,26 +363,50 @@ def _low_of(node: Node) -> int:
     return low
 
 
-def derived(leaf: Node, origin: Node, strong: bool = False) -> None:
+def derived(leaf: Node, origin: Node) -> None:
     """Record that ``leaf`` holds the value ``origin`` computed: a weak reference (alive
-    while the tensor, or a graph, still holds that node; ``strong``: as long as the leaf)
-    and its ``seq`` (every node it depended on is older); the leaf's ``low`` is that of
-    ``origin``'s graph (which may be a gradient itself)."""
+    while the tensor, or a graph, still holds that node) and its ``seq`` (every node it
+    depended on is older); the leaf's ``low`` is that of ``origin``'s graph (which may be
+    a gradient itself)."""
     leaf.low = min([s.low for s in origin.src], default=origin.low) \
         if origin.op == "grad" else origin.low
-    leaf.derived = (_Held(origin) if strong else weakref.ref(origin), origin.seq, leaf.low)
+    leaf.derived = (weakref.ref(origin), origin.seq, leaf.low)
 
 
-class _Held:
-    """A strong reference, called as a weak one is (``ref()``)."""
+class FromNumpy:
+    """The record of a value NumPy computed from tensors' values (a NumPy function
+    lazyjit lacks: :mod:`lazyjit.api.interop`), called as a weak reference to a
+    computing node is (``ref()``): a ``numpy`` node of its inputs while they all live,
+    else None.  The inputs are held weakly (a chain ``x = np.i0(x)`` keeps no earlier
+    value alive); a derivative that would go through the value raises
+    (:mod:`lazyjit.trace.through`), as none does."""
 
-    __slots__ = ("node",)
+    __slots__ = ("name", "arg", "inputs", "shape", "dtype")
 
-    def __init__(self, node: Node):
-        self.node = node
+    def __init__(self, name: str, number: int, inputs: tuple, shape: tuple, dtype):
+        self.name, self.arg = name, (name, number)
+        self.inputs = tuple(weakref.ref(n) for n in inputs)
+        self.shape, self.dtype = shape, dtype
 
-    def __call__(self) -> Node:
-        return self.node
+    def __call__(self) -> "Node | None":
+        nodes = tuple(r() for r in self.inputs)
+        if any(n is None for n in nodes):
+            return None
+        return Node.make("numpy", nodes, self.arg, self.shape, self.dtype)
+
+
+def from_numpy(leaf: Node, name: str, number: int, inputs: tuple) -> None:
+    """Record that ``leaf`` holds the value NumPy's ``name`` computed from the values of
+    the nodes ``inputs`` (see :class:`FromNumpy`).  An integer or bool value carries no
+    derivative: its record says that nothing below it is looked into (``born`` -1, no
+    node is that old), and is kept for :func:`lazyjit.engine.symbolic.recompute_stateful`,
+    which must not take a value computed from a shared variable for a constant."""
+    born = leaf.seq
+    if leaf.dtype.kind in "fc":
+        leaf.low = min([n.low for n in inputs], default=leaf.seq)
+    else:
+        born = -1
+    leaf.derived = (FromNumpy(name, number, inputs, leaf.shape, leaf.dtype), born, leaf.low)
 
 
 def origin_of(n: Node) -> Node | None:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from lazyjit.errors import format_site, op_error
+from lazyjit.errors import LazyjitError, format_site, op_error
 from lazyjit.speedups import NATIVE
-from lazyjit.trace.node import Node
+from lazyjit.trace.node import FromNumpy, Node
 from lazyjit.trace.state import STATE
 
 _OUT, _ORIGIN, _INSIDE = 0, 1, 2  # walking the graph itself, a computing node, below it
@@ -124,6 +124,8 @@ def _reaches(nodes, targets: set[Node], floor: int) -> bool:
         if n.op in ("grad", "stop_gradient"):
             continue
         if n.derived is not None:
+            if n.derived[1] < floor:  # (made of nodes older than every target)
+                continue
             origin = n.derived[0]()
             if origin is None:
                 _look_into(n, targets, floor)  # an error if it may matter
@@ -134,7 +136,19 @@ def _reaches(nodes, targets: set[Node], floor: int) -> bool:
     return False
 
 
+def through_numpy(leaf: Node) -> LazyjitError:
+    """The error for a derivative that would go through the value of ``leaf``, which a
+    NumPy function lazyjit lacks computed (:class:`lazyjit.trace.node.FromNumpy`)."""
+    return op_error("grad", "a derivative may go through the value of "
+                    f"np.{leaf.derived[0].name}, which NumPy computed from the values (lazyjit "
+                    "has no such function): it has no derivative.  Compute it with "
+                    "lazyjit's functions, or take it as a constant with lj.stop_gradient."
+                    + _computed_at(leaf))
+
+
 def gone(leaf: Node):
+    if isinstance(leaf.derived[0], FromNumpy):  # (an input it was computed from is gone)
+        raise through_numpy(leaf)
     jitted = leaf.derived[0] is JITTED
     raise op_error(
         "grad", ("a derivative may depend on a value a jitted function returned, and "
@@ -176,6 +190,8 @@ class _Rebuild:
         if n.seq < self.floor or n in self.stop or n.op == "stop_gradient":
             return []
         if n.derived is not None:
+            if n.derived[1] < self.floor:  # (made of nodes older than every target)
+                return []
             origin = n.derived[0]()
             if origin is None:
                 _look_into(n, self.targets, self.floor)  # an error if it may matter
@@ -217,6 +233,8 @@ class _Rebuild:
             # target is there (besides the node computing a target's own value)
             if reach[origin_key] if not mine else any(
                     reach.get((k, _INSIDE), False) for k in origin_key[0].src):
+                if origin_key[0].op == "numpy":  # (no derivative goes through NumPy)
+                    raise through_numpy(n)
                 new[key] = new.get(origin_key, origin_key[0])
                 self.via[key] = origin_key
                 hit[key] = mine or hit[origin_key]
