@@ -454,3 +454,26 @@ def test_bad_policy_values():
         lj.Rop(X * 2, X, np.ones(3), disconnected_outputs="maybe")
     with pytest.raises(ValueError, match="disconnected_inputs"):
         lj.Lop(X * 2, X, np.ones(3), disconnected_inputs="maybe")
+
+
+def test_hvp_over_sizes_known_at_each_call_and_related(backend):
+    # (found by a fuzzing helper) w of size n - 1 against x[1:]: the broadcast size of
+    # x[1:] ** 2 * w is 1 or the other at each call, and the VJP of the broadcast summed
+    # over it, always: forward-over-reverse gave 2 sum(w) v; a size-1 w must still sum
+    x, w, v = lj.vector("x", "float64", ("n",)), lj.vector("w"), lj.vector("v", "float64", ("n",))
+    cost = (x[1:] ** 2 * w).sum()
+    hvp = lj.function([x, w, v], lj.hvp(cost, x, v))
+    grad_w = lj.function([x, w], lj.grad(cost, w))
+    for n, wn in ((4, np.arange(1.0, 4)), (4, np.array([3.0])), (6, np.arange(1.0, 6))):
+        xn, vn = np.arange(n) + 1.0, 10.0 ** np.arange(n)
+        np.testing.assert_allclose(hvp(xn, wn, vn), np.concatenate([[0.0], 2 * wn * vn[1:]]))
+        want = xn[1:] ** 2 if wn.size > 1 else [np.sum(xn[1:] ** 2)]
+        np.testing.assert_allclose(grad_w(xn, wn), want)
+
+    @lj.jit
+    def jitted(x, w, v):
+        return lj.hvp(lambda b: (b[1:] ** 2 * w).sum(), (x,), (v,))[0]
+    for n in (4, 5, 7):  # (the second size on: a symbolic trace)
+        xn, vn, wn = np.ones(n), 10.0 ** np.arange(n), np.arange(1.0, n)
+        np.testing.assert_allclose(jitted(xn, wn, vn).numpy(),
+                                   np.concatenate([[0.0], 2 * wn * vn[1:]]))

@@ -171,3 +171,16 @@ def test_covariance_over_a_count_known_at_each_call(fn, backend):
             if i == 1:
                 traces = lj.stats()["traces"]
         assert lj.stats()["traces"] == traces
+
+
+def test_quantile_derivative_with_respect_to_q(backend):
+    # (found by a fuzzing helper: q was read as a constant, a silent zero derivative)
+    # d quantile / dq = (n - 1) (x_hi - x_lo), as JAX's
+    x = np.array([3.0, 1.0, 4.0, 1.5, 9.0])  # sorted 1, 1.5, 3, 4, 9
+    np.testing.assert_allclose(lj.grad(lambda q: lj.quantile(x, q))(0.6).numpy(), 4.0)
+    np.testing.assert_allclose(lj.jvp(lambda q: lj.quantile(x, q), (0.6,), (1.0,))[1].numpy(),
+                               4.0)
+    q = lj.tensor([0.1, 0.6])
+    assert_same(lj.quantile(lj.tensor(x), q), np.quantile(x, [0.1, 0.6]))
+    np.testing.assert_allclose(lj.grad(lj.percentile(lj.tensor(x), q * 100).sum(), q).numpy(),
+                               [2.0, 4.0])

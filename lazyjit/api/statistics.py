@@ -131,12 +131,16 @@ def _quantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
     """Quantiles ``q * scale``; the result's dtype is NumPy's: ``x``'s float dtype for a
     Python number ``q`` (a weak scalar), promoted with ``q``'s dtype otherwise."""
     x = asarray(x)
-    qs, dt = _q_and_dtype(x, q, scale, name)
-    srt, kept = _sorted(x, axis, name)
+    graph = Tensor(q.node) if isinstance(q, Tensor) else None  # (before its value is
+    qs, dt = _q_and_dtype(x, q, scale, name)  # read, which makes it a leaf: the graph
+    srt, kept = _sorted(x, axis, name)  # is what a derivative goes through)
     n = srt.shape[0]
-    if type(n) is Dim:  # a count known at each call: the positions computed then, as
+    if type(n) is Dim or graph is not None:  # a count known at each call, or a tensor
+        # q (a derivative with respect to it): the positions computed in the graph, as
         # NumPy computes them (float64), the indices tensors
-        pos = asarray(qs.reshape(-1)) * (size_value(n, np.float64) - 1.0)
+        qv = reshape(astype(graph, np.float64), (-1,)) * scale if graph is not None \
+            else asarray(qs.reshape(-1))
+        pos = qv * (size_value(n, np.float64) - 1.0)
         lo = astype(floor(pos), np.int64)
         hi = minimum(lo + 1, size_value(n, np.int64) - 1)
         t = reshape(astype(pos - lo, dt), (-1,) + (1,) * (srt.ndim - 1))

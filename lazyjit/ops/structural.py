@@ -253,8 +253,30 @@ def _slice_shape(srcs, slices):
 
 
 def _expand_vjp(g, out, x, shape):
-    axes = tuple(i for i, (a, b) in enumerate(zip(x.shape, shape)) if a != b)
-    return (F.sum(g, axis=axes, keepdims=True) if axes else g,)
+    # the cotangent summed over the broadcast axes: those of size 1 in x; an axis whose
+    # sizes are symbolic and differ (x's w0 against broadcast(n - 1, w0), which is 1 or
+    # the other at each call) is summed, or not, at each call
+    axes, unsure = [], []
+    for i, (a, b) in enumerate(zip(x.shape, shape)):
+        if a is b or (type(a) is not Dim and type(b) is not Dim and a == b):
+            continue
+        (axes if type(a) is int and a == 1 or not (type(a) is Dim or type(b) is Dim)
+         else unsure).append(i)
+    if axes:
+        g = F.sum(g, axis=tuple(axes), keepdims=True)
+    for i in unsure:
+        g = _unbroadcast(g, i, x.shape[i])
+    return (g,)
+
+
+def _unbroadcast(g, axis: int, n):
+    """``g`` summed along ``axis`` into ``n`` (a size known at each call) entries, where
+    ``n`` is 1 (a broadcast axis: the sum) or ``g``'s size there (the identity): each
+    entry ``j`` is added to entry ``j % n`` (one scatter-add, right in both cases)."""
+    moved = F.moveaxis(g, axis, 0)
+    index = F.arange(moved.shape[0]) % F.size_value(n, np.int64)
+    out = F.zeros((n, *moved.shape[1:]), g.dtype).at[index].add(moved)
+    return F.moveaxis(out, 0, axis)
 
 
 register(OpDef("reshape", "movement", lambda x, shape: x.reshape(shape), shape=_reshape_shape,
