@@ -63,6 +63,8 @@ def test_batch_norm_training_eval_and_running_statistics(backend):
         B.batch_norm(lj.tensor(x))
     with pytest.raises(lj.LazyjitError, match=r"weight must have shape \(3,\)"):
         B.batch_norm(lj.tensor(x), weight=lj.ones(4), training=True)
+    with pytest.raises(lj.LazyjitError, match="must be a shared variable"):  # (an
+        B.batch_norm(lj.tensor(x), lj.zeros(3), lj.ones(3), training=True)  # AttributeError)
 
 
 def test_batch_norm_gradients(backend):

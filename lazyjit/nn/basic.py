@@ -85,8 +85,9 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
     Raises
     ------
     LazyjitError
-        For an ``x`` of rank < 2, eval mode without running statistics, or statistics
-        not of shape ``(C,)``.
+        For an ``x`` of rank < 2, eval mode without running statistics, statistics not
+        of shape ``(C,)``, or in training running statistics that are not shared
+        variables (they are updated).
     """
     x = F.asarray(x)
     if x.ndim < 2:
@@ -100,6 +101,11 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
     shape = (1, C) + (1,) * (x.ndim - 2)
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is not None and not callable(getattr(t, "assign", None)):
+                raise LazyjitError(f"batch_norm: in training {name} is updated, so it must "
+                                   f"be a shared variable (lj.shared), got a "
+                                   f"{type(t).__name__}; pass None for no running statistics")
         mean = F.mean(x, axis=axes)
         var = F.var(x, axis=axes)
         n = x.size // C
