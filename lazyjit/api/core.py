@@ -18,7 +18,7 @@ from lazyjit.errors import (INT_OVERFLOW, DTypeError, ScalarOverflowError, descr
                             site_lines)
 from lazyjit.ops import REGISTRY, apply, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
-from lazyjit.api.tensor import check_device, check_dtype, owned_array, Tensor
+from lazyjit.api.tensor import check_device, check_dtype, leaf_tensor, Tensor
 from lazyjit.api.weak import WeakScalar
 from lazyjit.trace.constraints import broadcast_size, discard, require
 from lazyjit.trace.dims import Dim, ceildiv, dmax, is_symbolic
@@ -62,7 +62,7 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     if type(data) is Dim:  # a symbolic size: a lazy int64 scalar, its value at each call
         out = Tensor(size_node(data))
         return out if dtype is None else astype(out, dtype)
-    return Tensor(Node.leaf(owned_array(data, dtype, "tensor")))
+    return leaf_tensor(data, dtype)
 
 
 def _snapshot(x: Tensor) -> Tensor:
@@ -79,12 +79,6 @@ def size_node(d: "Dim | int") -> Node:
     if type(d) is Dim:
         return Node.make("param", (), ("size", d), (), np.dtype(np.int64))
     return Node.const(d, np.int64)
-
-
-def _from_array(arr: np.ndarray, where: str) -> Tensor:
-    """A tensor of a NumPy creation function's result (checked: native byte order,
-    a supported dtype, as :func:`tensor` checks)."""
-    return Tensor(Node.leaf(owned_array(arr, None, where)))
 
 
 def _size(d, op: str = "shape") -> "int | Dim":
@@ -226,7 +220,7 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
             raise op_error("arange", "step must not be zero")
         n = dmax(ceildiv(stop - start, step), 0)
         return _sized("arange", (start, stop, step), (n,), dtype)
-    return _from_array(np.arange(start, stop, step, dtype=dtype), "arange")
+    return leaf_tensor(np.arange(start, stop, step, dtype=dtype), where="arange")
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None, *, device=None) -> Tensor:
@@ -239,8 +233,8 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, *, device=None) -> 
             *[1 if type(v) is Dim else v for v in (start, stop)], 1.0)
         num = _size(num, "linspace")
         return _sized("linspace", (start, stop, num, bool(endpoint)), (num,), dt)
-    return _from_array(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype),
-                       "linspace")
+    return leaf_tensor(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype),
+                       where="linspace")
 
 
 def eye(n, m=None, k=0, dtype=np.float64, *, device=None) -> Tensor:
@@ -251,7 +245,7 @@ def eye(n, m=None, k=0, dtype=np.float64, *, device=None) -> Tensor:
     if type(n) is Dim or type(m) is Dim:
         n, m = _size(n, "eye"), n if m is None else _size(m, "eye")
         return _sized("eye", (n, m, operator.index(k)), (n, m), dtype)
-    return _from_array(np.eye(n, m, k, dtype=dtype), "eye")
+    return leaf_tensor(np.eye(n, m, k, dtype=dtype), where="eye")
 
 
 def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:

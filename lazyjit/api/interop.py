@@ -25,10 +25,10 @@ import lazyjit.api.functions as F
 import lazyjit.api.fft as fft
 import lazyjit.api.linalg as linalg
 import lazyjit.api.sorting as sorting
-from lazyjit.api.tensor import Tensor, owned_array
+from lazyjit.api.tensor import Tensor, leaf_tensor
 from lazyjit.errors import op_error
 from lazyjit.ops import SUPPORTED_DTYPES
-from lazyjit.trace.node import Node, from_numpy
+from lazyjit.trace.node import from_numpy
 
 
 # lazyjit functions whose name is a NumPy ufunc's but whose meaning differs on some
@@ -110,7 +110,7 @@ def _from_numpy(name: str, result, given):
     def wrap(r):
         if isinstance(r, (np.ndarray, np.generic)) and \
                 r.dtype.newbyteorder("=") in SUPPORTED_DTYPES:
-            t = Tensor(Node.leaf(owned_array(r, None, name)))
+            t = leaf_tensor(r, where=name)
             from_numpy(t.node, name, next(_CALLS), srcs)
             return t
         if type(r) in (tuple, list):
@@ -138,10 +138,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     kwargs.pop("out", None)
     if method == "__call__" and not kwargs and ufunc in _UFUNCS:
         return _UFUNCS[ufunc](*inputs)
-    if ufunc is np.reciprocal and method == "__call__" and not kwargs and all(
-            np.asarray(x).dtype.kind in "fc" if not isinstance(x, Tensor) else
-            x.dtype.kind in "fc" for x in inputs):  # (lj.reciprocal's meaning there)
-        return F.reciprocal(*inputs)
+    if ufunc is np.reciprocal and method == "__call__" and not kwargs and \
+            np.result_type(*_each(inputs, lambda t: t.dtype)).kind in "fc":
+        return F.reciprocal(*inputs)  # (lj.reciprocal's meaning for floats)
     if method == "reduce" and ufunc in _REDUCTIONS and len(inputs) == 1 and \
             set(kwargs) <= {"axis", "keepdims"}:
         return _REDUCTIONS[ufunc](inputs[0], axis=kwargs.get("axis", 0),

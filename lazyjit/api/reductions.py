@@ -111,16 +111,14 @@ def mean(x, axis=None, keepdims=False, dtype=None) -> Tensor:
     sums in it, wrapping, and truncates the quotient, as NumPy does)."""
     x = asarray(x)
     out_dt = _float_dtype(x, dtype)
-    if out_dt.kind in "iub":  # an integer dtype asked for: NumPy sums in it (wrapping),
-        total = sum(x, axis, keepdims, dtype=out_dt)  # divides in float64, truncates
-        n = _count(x, axis)
-        return astype(total / (size_value(n, np.float64) if type(n) is Dim or n else
-                               float("nan")), out_dt)
-    x = astype(x, _wide(out_dt))
     n = _count(x, axis)
-    if type(n) is Dim:  # (at a size 0: 0 / 0, NaN as NumPy's)
-        return astype(sum(x, axis, keepdims) / size_value(n, x.dtype), out_dt)
-    return astype(sum(x, axis, keepdims) / (size_value(n, x.dtype) if n else float("nan")),
+    if out_dt.kind in "iub":  # an integer dtype asked for: NumPy sums in it (wrapping),
+        total, div = sum(x, axis, keepdims, dtype=out_dt), np.float64  # divides in float64
+    else:  # and truncates
+        x = astype(x, _wide(out_dt))
+        total, div = sum(x, axis, keepdims), x.dtype
+    # (a symbolic count is 0 at a call: 0 / 0, NaN as NumPy's)
+    return astype(total / (size_value(n, div) if type(n) is Dim or n else float("nan")),
                   out_dt)
 
 

@@ -109,11 +109,12 @@ class SharedVariable(Tensor):
         name and role (a random stream's counter stays one)."""
         return _restored, (self.get_value(), self.name, self.counter)
 
-    def __copy__(self):
-        return _restored(self.get_value(), self.name, self.counter)
+    def __copy__(self):  # (not Tensor's: a variable's copy is a variable of its own)
+        rebuild, args = self.__reduce__()
+        return rebuild(*args)
 
     def __deepcopy__(self, memo):
-        return _restored(self.get_value(), self.name, self.counter)
+        return self.__copy__()
 
     @property
     def shape(self) -> tuple:

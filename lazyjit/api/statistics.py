@@ -183,8 +183,8 @@ def _at(srt: Tensor, index: Tensor) -> Tensor:
 
 def _nanquantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
     x = asarray(x)
-    _q_and_dtype(x, q, scale, name)  # (q checked first)
     if x.size == 0:  # NumPy's: the nanmean of no values (q's shape and dtype ignored)
+        _q_and_dtype(x, q, scale, name)  # (q checked all the same)
         return nanmean(x, axis, keepdims=keepdims)
     srt, kept, qs, dt, count = _nan_positions(x, q, scale, axis, name)
     rest = (1,) * (srt.ndim - 1)

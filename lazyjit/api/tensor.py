@@ -54,9 +54,10 @@ def owned_array(data: Any, dtype: Any, where: str) -> np.ndarray:
     return arr
 
 
-def from_value(array: np.ndarray) -> "Tensor":
-    """A tensor holding a copy of ``array`` (an unpickled tensor's)."""
-    return Tensor(Node.leaf(owned_array(array, None, "tensor")))
+def leaf_tensor(data: Any, dtype: Any = None, where: str = "tensor") -> "Tensor":
+    """A tensor holding :func:`owned_array`'s copy of ``data`` (``lj.tensor``'s, a NumPy
+    creation function's result, an unpickled tensor's)."""
+    return Tensor(Node.leaf(owned_array(data, dtype, where)))
 
 
 def _big_int(data: Any) -> int | None:
@@ -131,7 +132,7 @@ class Tensor:
         """Pickled as its value: unpickling gives a tensor holding it, with no graph (as
         a NumPy array's pickle).  A tensor with no value outside a call (a jit tracer, a
         placeholder's) raises, as reading its value does."""
-        return from_value, (self.numpy(),)
+        return leaf_tensor, (self.numpy(),)
 
     def __copy__(self) -> "Tensor":
         """``self``: tensors are immutable (its graph, so its derivatives, are kept)."""

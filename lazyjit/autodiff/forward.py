@@ -27,7 +27,7 @@ import numpy as np
 import lazyjit.api.functions as F
 from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable,
                                       disconnected_zeros, expand_grads, grad, has_deferred,
-                                      is_argnums, leaf_paths, mapped, no_rule, reached_targets,
+                                      is_argnums, leaf_paths, mapped, reached_targets,
                                       reverse, split_aux, wrt_leaves)
 from lazyjit.trace.graph import toposort
 from lazyjit.errors import op_error
@@ -86,7 +86,7 @@ def node_jvp(n: Node, ts: tuple) -> Tensor | None:
         return opdef.jvp(ts, Tensor(n), *[Tensor(s) for s in n.src], n.arg)
     if opdef.vjp is not None:
         return transposed_vjp(n, ts)
-    raise no_rule(n, "derivative rule (neither JVP nor VJP)")
+    raise op_error(n.op, "has no derivative rule (neither JVP nor VJP)", n.src)
 
 
 def transposed_vjp(n: Node, ts: tuple) -> Tensor | None:

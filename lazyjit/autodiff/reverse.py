@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.errors import LazyjitError, format_site, op_error
+from lazyjit.errors import LazyjitError, op_error
 from lazyjit.ops import REGISTRY, kind_of
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
@@ -26,18 +26,6 @@ from lazyjit.trace.through import keeping_read_values, see_through
 
 class DisconnectedInputError(LazyjitError):
     """``wrt`` is not part of the graph of ``cost``."""
-
-
-def no_rule(n: Node, what: str) -> LazyjitError:
-    """The error for a derivative through ``n``, whose op has no ``what`` rule; a value
-    NumPy computed (lazyjit.api.interop) is named with the line that asked for it."""
-    if n.op != "numpy":
-        return op_error(n.op, f"has no {what}", n.src)
-    return op_error("grad", f"a derivative goes through the value of np.{n.arg[0]}, which "
-                    "NumPy computed from the values (lazyjit has no such function): it has "
-                    "no derivative.  Compute it with lazyjit's functions, or take it as a "
-                    "constant with lj.stop_gradient.  The value was computed at\n"
-                    + format_site(n.site))
 
 
 def differentiable(node: Node) -> bool:
@@ -384,7 +372,7 @@ def backprop(seeds: dict[Node, Tensor], targets: set[Node], stop: set[Node],
             continue
         opdef = REGISTRY[n.op]
         if opdef.vjp is None:
-            raise no_rule(n, "gradient (VJP) rule")
+            raise op_error(n.op, "has no gradient (VJP) rule", n.src)
         cts = opdef.vjp(g, Tensor(n), *[Tensor(s) for s in n.src], n.arg)
         for s, ct in zip(n.src, cts, strict=True):
             if ct is None or s not in depends:

@@ -25,7 +25,7 @@ from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.engine.jit import Jitted
 from lazyjit.api.shared import (OWNER, READS, SYMBOLIC, SharedVariable, changed,
                                 refuse_assigned_reads, shapes_read_since)
-from lazyjit.api.tensor import check_dtype, Tensor
+from lazyjit.api.tensor import check_dtype, owned_array, Tensor
 from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
 from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check, discard
@@ -417,7 +417,7 @@ class Function:
         if not (arr.flags.c_contiguous and arr.flags.aligned and arr.dtype.isnative):
             # (a copy: ascontiguousarray keeps a contiguous array's misalignment and byte
             # order, which the kernels cannot read)
-            arr = np.array(arr, dtype=arr.dtype.newbyteorder("="), order="C", copy=True)
+            arr = owned_array(arr, None, "function")
         return arr
 
     def __call__(self, *args):
