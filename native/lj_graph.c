@@ -6,18 +6,19 @@
 #include "lj_speedups.h"
 #include <structmember.h>
 
-static PyObject *S_u, *S_b, *S_in, *S_bufop, *S_grad, *S_const, *G_zero, *G_maxsize;
+static PyObject *S_u, *S_b, *S_m, *S_in, *S_bufop, *S_grad, *S_const, *G_zero, *G_maxsize;
 
 int lj_graph_init(void) {
     S_u = PyUnicode_InternFromString("u");
     S_b = PyUnicode_InternFromString("b");
+    S_m = PyUnicode_InternFromString("m");
     S_in = PyUnicode_InternFromString("in");
     S_bufop = PyUnicode_InternFromString("buffer");
     S_grad = PyUnicode_InternFromString("grad");
     S_const = PyUnicode_InternFromString("const");
     G_zero = PyLong_FromLong(0);
     G_maxsize = PyLong_FromSsize_t(PY_SSIZE_T_MAX);  /* (sys.maxsize) */
-    return S_u == NULL || S_b == NULL || S_in == NULL || S_bufop == NULL || S_grad == NULL ||
+    return S_u == NULL || S_b == NULL || S_m == NULL || S_in == NULL || S_bufop == NULL || S_grad == NULL ||
            S_const == NULL || G_zero == NULL || G_maxsize == NULL ? -1 : 0;
 }
 
@@ -460,10 +461,82 @@ done:
     return result;
 }
 
+/* the sources' part of the structural key of a node of several sources (node.py's
+ * _sources_key): the inputs its trace reads (*ins), the number of its sources' keys and
+ * their inputs' positions (*tail) and the oldest epoch below (*ep); 1, or 0 where the
+ * node gets no key, or -1 (an error) */
+static int sources_key(PyObject *src, PyObject **ins, PyObject **tail, Py_ssize_t *ep) {
+    Py_ssize_t n = PyTuple_GET_SIZE(src), epoch;
+    if (epoch_now(&epoch) < 0)
+        return -1;
+    *ep = epoch;
+    PyObject *parts = PyTuple_New(n), *in = Py_NewRef(G_no_src);
+    int result = -1;
+    if (parts == NULL) {
+        Py_DECREF(in);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *si, *k, *part;
+        Py_ssize_t sep;  /* (an input's: NEVER, which lowers nothing) */
+        if (source_key(PyTuple_GET_ITEM(src, i), &si, &k, &sep, G_never) < 0)
+            goto done;
+        if (si == NULL) {
+            result = 0;
+            goto done;
+        }
+        if (sep < *ep)
+            *ep = sep;
+        if (PyTuple_GET_SIZE(si) == 0) {  /* (a constant: no inputs) */
+            Py_DECREF(si);
+            PyTuple_SET_ITEM(parts, i, k);
+            continue;
+        }
+        if (PyTuple_GET_SIZE(in)) {
+            PyObject *merged, *at;
+            int bad = merge_c(in, si, &merged, &at);
+            Py_DECREF(si);
+            if (bad < 0) {
+                Py_DECREF(k);
+                goto done;
+            }
+            Py_SETREF(in, merged);
+            part = PyTuple_Pack(2, k, at);
+            Py_DECREF(at);
+        } else {  /* (its inputs come first, in their order) */
+            Py_SETREF(in, si);
+            part = PyTuple_Pack(2, k, Py_None);
+        }
+        Py_DECREF(k);
+        if (part == NULL)
+            goto done;
+        PyTuple_SET_ITEM(parts, i, part);
+    }
+    if (PyTuple_GET_SIZE(in) > G_max_ins) {
+        result = 0;
+        goto done;
+    }
+    *tail = number_of(parts);
+    parts = NULL;  /* (dropped by number_of) */
+    if (*tail == NULL)
+        goto done;
+    *ins = in;
+    return 1;
+done:
+    Py_DECREF(in);
+    Py_XDECREF(parts);
+    return result;
+}
+
+/* make_group's sources (borrowed while it runs) and their sources_key, kept for the
+ * group's next nodes: G_group_state 0 none yet, else sources_key's result */
+static PyObject *G_group_src, *G_group_ins, *G_group_tail;
+static Py_ssize_t G_group_ep;
+static int G_group_state;
+
 /* node.py's _structure_any: any number of sources (a const: none) */
 static PyObject *structure_many(PyObject *node, PyObject *const *h, PyObject *src) {
-    Py_ssize_t n = PyTuple_GET_SIZE(src), epoch, ep;
-    if (n == 0) {
+    if (PyTuple_GET_SIZE(src) == 0) {
         int c = PyObject_RichCompareBool(h[0], S_const, Py_EQ);
         if (c <= 0)
             return c < 0 ? NULL : no_key(node);
@@ -473,62 +546,38 @@ static PyObject *structure_many(PyObject *node, PyObject *const *h, PyObject *sr
         Py_INCREF(G_no_src);
         return keyed(node, G_no_src, key, G_never);
     }
-    if (epoch_now(&epoch) < 0)
-        return NULL;
-    ep = epoch;
-    PyObject *parts = PyTuple_New(4 + n), *ins = Py_NewRef(G_no_src), *result = NULL;
-    if (parts == NULL) {
+    PyObject *ins, *tail;
+    Py_ssize_t ep;
+    int r;
+    if (src == G_group_src && G_group_state) {  /* (a group's sources, keyed before) */
+        r = G_group_state;
+        if (r > 0) {
+            ins = Py_NewRef(G_group_ins);
+            tail = Py_NewRef(G_group_tail);
+            ep = G_group_ep;
+        }
+    } else {
+        r = sources_key(src, &ins, &tail, &ep);
+        if (r < 0)
+            return NULL;
+        if (src == G_group_src) {
+            G_group_state = r ? 1 : -1;
+            if (r > 0) {
+                G_group_ins = Py_NewRef(ins);
+                G_group_tail = Py_NewRef(tail);
+                G_group_ep = ep;
+            }
+        }
+    }
+    if (r <= 0)
+        return no_key(node);
+    PyObject *key = PyTuple_Pack(6, h[0], h[1], h[2], h[3], S_m, tail);
+    Py_DECREF(tail);
+    if (key == NULL) {
         Py_DECREF(ins);
         return NULL;
     }
-    for (int i = 0; i < 4; i++)
-        PyTuple_SET_ITEM(parts, i, Py_NewRef(h[i]));
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *si, *k, *part;
-        Py_ssize_t sep;  /* (an input's: NEVER, which lowers nothing) */
-        if (source_key(PyTuple_GET_ITEM(src, i), &si, &k, &sep, G_never) < 0)
-            goto done;
-        if (si == NULL) {
-            result = no_key(node);
-            goto done;
-        }
-        if (sep < ep)
-            ep = sep;
-        if (PyTuple_GET_SIZE(si) == 0) {  /* (a constant: no inputs) */
-            Py_DECREF(si);
-            PyTuple_SET_ITEM(parts, 4 + i, k);
-            continue;
-        }
-        if (PyTuple_GET_SIZE(ins)) {
-            PyObject *merged, *at;
-            int bad = merge_c(ins, si, &merged, &at);
-            Py_DECREF(si);
-            if (bad < 0) {
-                Py_DECREF(k);
-                goto done;
-            }
-            Py_SETREF(ins, merged);
-            part = PyTuple_Pack(2, k, at);
-            Py_DECREF(at);
-        } else {  /* (its inputs come first, in their order) */
-            Py_SETREF(ins, si);
-            part = PyTuple_Pack(2, k, Py_None);
-        }
-        Py_DECREF(k);
-        if (part == NULL)
-            goto done;
-        PyTuple_SET_ITEM(parts, 4 + i, part);
-    }
-    if (PyTuple_GET_SIZE(ins) > G_max_ins) {
-        result = no_key(node);
-        goto done;
-    }
-    result = keyed(node, ins, parts, PyTuple_GET_SIZE(ins) ? ep : G_never);
-    return result;  /* (keyed took ins and parts) */
-done:
-    Py_DECREF(ins);
-    Py_DECREF(parts);
-    return result;
+    return keyed(node, ins, key, PyTuple_GET_SIZE(ins) ? ep : G_never);
 }
 
 PyObject *structure(PyObject *self, PyObject *node) {
@@ -802,6 +851,56 @@ fail:
     Py_DECREF(key);
     Py_DECREF(node);
     return NULL;
+}
+
+/* make_group(op, src, specs): [make(op, src, *spec) for spec in specs], one creation
+ * site for all and the sources' part of their structural keys computed once (a deferred
+ * gradient's nodes, one per wrt, over one tuple of sources).  While one runs, a group
+ * begun by Python code it runs (in this thread or another) computes its keys as make */
+PyObject *make_group(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (M_cache == NULL || nargs != 3 || !PyTuple_Check(args[1]) ||
+        !PyList_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make_group(op, src: tuple, specs: "
+                        "list of (arg, shape, dtype)) (after make_init)");
+        return NULL;
+    }
+    PyObject *src = args[1], *specs = args[2], *site = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(specs);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    int mine = G_group_src == NULL;
+    if (mine) {
+        G_group_src = Py_NewRef(src);
+        G_group_state = 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *spec = i < PyList_GET_SIZE(specs) ? PyList_GET_ITEM(specs, i) : NULL;
+        if (spec == NULL || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 3) {
+            PyErr_SetString(PyExc_TypeError, "lazyjit._speedups.make_group: a spec is not "
+                            "(arg, shape, dtype)");
+            Py_CLEAR(out);
+            break;
+        }
+        PyObject *margs[5] = {args[0], src, PyTuple_GET_ITEM(spec, 0),
+                              PyTuple_GET_ITEM(spec, 1), PyTuple_GET_ITEM(spec, 2)};
+        PyObject *node = lj_make_sited(margs, 5, &site);
+        if (node == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, node);
+    }
+    if (mine) {
+        if (G_group_state > 0) {
+            Py_CLEAR(G_group_ins);
+            Py_CLEAR(G_group_tail);
+        }
+        G_group_state = 0;
+        Py_CLEAR(G_group_src);
+    }
+    Py_XDECREF(site);
+    return out;
 }
 
 /* leaf(array, site=True): lazyjit.trace.node.Node.leaf, step for step (a realized leaf

@@ -47,6 +47,9 @@
  *
  *   make(op, src, arg, shape, dtype)  (after make_init(_CACHE, _Ref, ...) from node.py)
  *       lazyjit.trace.node.Node.make: the live node of that key, or a new one.
+ *   make_group(op, src, specs)
+ *       lazyjit.trace.node.make_group: make(op, src, *spec) for each spec, the sources'
+ *       part of the structural keys computed once.
  *   leaf(array, site=True)
  *       lazyjit.trace.node.Node.leaf: a realized leaf holding ``array``.
  *   forget(ref)
@@ -602,6 +605,8 @@ static PyMethodDef methods[] = {
      "make's tables: node.py's and lazyjit.errors'."},
     {"make", (PyCFunction)(void (*)(void))make, METH_FASTCALL,
      "lazyjit.trace.node.Node.make: the hash-consed node."},
+    {"make_group", (PyCFunction)(void (*)(void))make_group, METH_FASTCALL,
+     "lazyjit.trace.node.make_group: nodes over one tuple of sources."},
     {"forget", (PyCFunction)forget, METH_O,
      "lazyjit.trace.node._forget: a dead node's table entry goes."},
     {"leaf", (PyCFunction)(void (*)(void))leaf, METH_FASTCALL | METH_KEYWORDS,

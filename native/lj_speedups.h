@@ -23,6 +23,7 @@ PyObject *structure(PyObject *self, PyObject *node);
 PyObject *trace_key(PyObject *self, PyObject *nodes);
 PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *make(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *make_group(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *forget(PyObject *self, PyObject *ref);
 PyObject *lj_make_sited(PyObject *const *args, Py_ssize_t nargs, PyObject **site);
 PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -412,6 +412,36 @@ def test_structural_keys_in_c_equal_pythons(rng):
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_make_group_makes_the_nodes_make_makes():
+    """``make_group`` (a deferred gradient's nodes: one tuple of sources, the sources'
+    part of the key computed once) returns the very nodes ``make`` returns for each
+    spec, with the structural keys the Python steps give; a second group over other
+    leaves of the same shapes has the same numbers, and one over a source without a key
+    (a ``fresh`` node) gives none; a bad spec raises."""
+    f32 = np.dtype(np.float32)
+    a, b = (node.Node.leaf(np.ones((2, 3), np.float32)) for _ in range(2))
+    mid = node.Node.make("add", (a, b), None, (2, 3), f32)
+    cost = node.Node.make("sum", (mid,), (0, 1), (), f32)
+    specs = [(("grad", (i,)), (2, 3), f32) for i in range(2)]
+    group = NATIVE.make_group("grad", (cost, a, b), specs)
+    assert group == [node.make_py("grad", (cost, a, b), *spec) for spec in specs]
+    for g in group:
+        got = (g.ins, g.sk, g.ep)
+        node.structure_py(g)
+        assert got == (g.ins, g.sk, g.ep) and got[0] == (a, b)
+    c, d = (node.Node.leaf(np.zeros((2, 3), np.float32)) for _ in range(2))
+    cost2 = node.Node.make("sum", (node.Node.make("add", (c, d), None, (2, 3), f32),),
+                           (0, 1), (), f32)
+    other = NATIVE.make_group("grad", (cost2, c, d), specs)
+    assert [g.sk for g in other] == [g.sk for g in group] and other[0] is not group[0]
+    assert len({g.sk for g in group}) == 2
+    loose = node.Node.fresh(cost, (mid,))
+    assert [g.ins for g in NATIVE.make_group("grad", (loose, a, b), specs)] == [None, None]
+    with pytest.raises(TypeError, match="spec"):
+        NATIVE.make_group("grad", (cost, a, b), [("grad", (0,))])
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # (1e300 in float32)
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")

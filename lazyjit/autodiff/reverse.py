@@ -19,7 +19,7 @@ from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.api.tensor import Tensor
 from lazyjit.trace.graph import rebuild, toposort
-from lazyjit.trace.node import Node
+from lazyjit.trace.node import Node, make_group
 from lazyjit.trace.state import STATE
 from lazyjit.trace.through import keeping_read_values, see_through
 
@@ -257,10 +257,9 @@ def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op:
         if len(set(nodes)) == len(nodes) and all(
                 n in reach and n.dtype.kind in "fc" and w._origin not in reach
                 for n, w in zip(nodes, wrts)):
-            src = (root, *nodes)
-            make = Node.make
-            return [Tensor(make("grad", src, _grad_arg(i), n.shape, n.dtype))
-                    for i, n in enumerate(nodes)]
+            return [Tensor(g) for g in make_group(
+                "grad", (root, *nodes), [(_grad_arg(i), n.shape, n.dtype)
+                                         for i, n in enumerate(nodes)])]
     get = mapping.get
     root = get(root, root)
     nodes = [[get(n, n) for n in (w.node, w._origin) if n in reach]  # each wrt's nodes in

@@ -270,7 +270,9 @@ def _structure(node: Node) -> None:
 
 
 def _structure_any(node: Node) -> None:
-    """:func:`_structure` for any number of sources (not a ``_NO_KEY`` op)."""
+    """:func:`_structure` for any number of sources (not a ``_NO_KEY`` op): the number
+    of ``(op, arg, shape, dtype, "m", t)``, where ``t`` numbers the sources' part
+    (:func:`_sources_key`), which the nodes of a :func:`make_group` share."""
     src = node.src
     if not src:
         if node.op == "const":
@@ -278,9 +280,22 @@ def _structure_any(node: Node) -> None:
         else:
             node.ins, node.sk, node.ep = None, 0, 0
         return
+    keyed = _sources_key(src)
+    if keyed is None:
+        node.ins, node.sk, node.ep = None, 0, 0
+        return
+    ins, tail, ep = keyed
+    node.ins, node.sk = ins, _number((node.op, node.arg, node.shape, node.dtype, "m", tail))
+    node.ep = ep if ins else NEVER
+
+
+def _sources_key(src: tuple) -> tuple | None:
+    """The inputs that a node of the sources ``src`` reads, the number of the sources'
+    keys with their inputs' positions there (a tuple of ints and pairs, unlike any other
+    structure), and the oldest epoch below; None where such a node gets no key."""
     ep = EPOCH[0]
     ins: tuple = ()
-    parts = [node.op, node.arg, node.shape, node.dtype]
+    parts = []
     for s in src:
         if s.buffer is not None:  # an input of the trace (a leaf, or computed)
             si = (s,)
@@ -288,8 +303,7 @@ def _structure_any(node: Node) -> None:
         else:
             si = s.ins
             if si is None:
-                node.ins, node.sk, node.ep = None, 0, 0
-                return
+                return None
             k = s.sk
             if s.ep < ep:
                 ep = s.ep
@@ -303,10 +317,17 @@ def _structure_any(node: Node) -> None:
             ins = si
             parts.append((k, None))
     if len(ins) > MAX_INS:
-        node.ins, node.sk, node.ep = None, 0, 0
-        return
-    node.ins, node.sk = ins, _number(tuple(parts))
-    node.ep = ep if ins else NEVER
+        return None
+    return ins, _number(tuple(parts)), ep
+
+
+def make_group(op: str, src: tuple, specs: list) -> list[Node]:
+    """``[Node.make(op, src, *spec) for spec in specs]``, each ``spec`` an ``(arg, shape,
+    dtype)``: nodes over one tuple of sources (a deferred gradient's, one per ``wrt``).
+    (``lazyjit._speedups.make_group`` computes their sources' part of the structural
+    key once.)"""
+    make = Node.make
+    return [make(op, src, *spec) for spec in specs]
 
 
 def _input_number(s: Node) -> int:
@@ -426,3 +447,4 @@ if NATIVE is not None:  # (a new node in a third of the time: eager code makes o
     NATIVE.make_init(_CACHE, _Ref, _forget, _leaf_ids, PENDING, _attach, _INTERNAL,
                      is_internal, _MAX_FRAMES, NATIVE.forget, Dim)
     Node.make, Node.leaf = staticmethod(NATIVE.make), staticmethod(NATIVE.leaf)
+    make_group = NATIVE.make_group
