@@ -177,9 +177,21 @@ static PyObject *no_key(PyObject *node) {  /* node.ins, node.sk, node.ep = None,
     Py_RETURN_NONE;
 }
 
+/* the int ep, the last one's object kept (a step's nodes share the epoch now) */
+static PyObject *epoch_int(Py_ssize_t ep) {
+    static PyObject *last;
+    if (last == NULL || PyLong_AsSsize_t(last) != ep) {
+        PyObject *e = PyLong_FromSsize_t(ep);
+        if (e == NULL)
+            return NULL;
+        Py_XSETREF(last, e);
+    }
+    return Py_NewRef(last);
+}
+
 /* set node.ins = ins, node.sk = number(key), node.ep = ep; steals ins and key */
 static PyObject *keyed(PyObject *node, PyObject *ins, PyObject *key, Py_ssize_t ep) {
-    PyObject *sk = number_of(key), *e = PyLong_FromSsize_t(ep);
+    PyObject *sk = number_of(key), *e = epoch_int(ep);
     if (sk == NULL || e == NULL) {
         Py_XDECREF(sk);
         Py_XDECREF(e);
@@ -615,7 +627,7 @@ PyObject *structure(PyObject *self, PyObject *node) {
  * walk of creation_site), creation number, low (node.py's _low_of), structural key
  * (structure above) and weak entry in the table; a node made while symbolic-size
  * requirements are pending gets them attached. */
-static Py_ssize_t O_site, O_derived, O_seq, O_low, O_refkey;
+static Py_ssize_t O_site, O_derived, O_seq, O_low, O_refkey, O_refhash;
 static PyObject *M_cache, *M_ref, *M_forget, *M_ids, *M_pending, *M_attach;
 static PyObject *M_internal, *M_is_internal, *M_callback, *M_dim;
 static Py_ssize_t M_frames;
@@ -635,7 +647,7 @@ PyObject *make_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     for (int i = 0; i < 4; i++)
         if (offset_of((PyObject *)G_node, names[i], offs[i]) < 0)
             return NULL;
-    if (offset_of(args[1], "key", &O_refkey) < 0)
+    if (offset_of(args[1], "key", &O_refkey) < 0 || offset_of(args[1], "hash", &O_refhash) < 0)
         return NULL;
     M_frames = PyLong_AsSsize_t(args[8]);
     if (M_frames == -1 && PyErr_Occurred())
@@ -735,7 +747,8 @@ PyObject *forget(PyObject *self, PyObject *ref) {
     if (!plain(key))
         return PyObject_CallOneArg(M_forget, ref);
     Py_INCREF(key);
-    Py_hash_t h = KEY_HASH(key);
+    PyObject *stored = *(PyObject **)((char *)ref + O_refhash);  /* (make's hash of key) */
+    Py_hash_t h = stored != NULL ? PyLong_AsSsize_t(stored) : KEY_HASH(key);
     PyObject *held = h == -1 ? NULL : DICT_GET_KH(M_cache, key, h);
     int bad = held == ref ? DICT_DEL_KH(M_cache, key, h) : held == NULL && PyErr_Occurred();
     Py_DECREF(key);
@@ -841,6 +854,13 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
         goto fail;
     Py_INCREF(key);
     set_slot(ref, O_refkey, key);
+    if (PY_VERSION_HEX < 0x030D0000) {  /* (forget's lookup, with no hash of the key) */
+        if ((v = PyLong_FromSsize_t(hash)) == NULL) {
+            Py_DECREF(ref);
+            goto fail;
+        }
+        set_slot(ref, O_refhash, v);
+    }
     int bad = DICT_SET_KH(M_cache, key, ref, hash);
     Py_DECREF(ref);
     if (bad < 0 || attach_pending(node) < 0)

@@ -33,7 +33,7 @@ _CACHE: dict = {}  # structural key -> weak reference to the live node with that
 
 
 class _Ref(weakref.ref):
-    __slots__ = ("key",)
+    __slots__ = ("key", "hash")  # (hash: the key's, kept by the C make for its forget)
 
 
 def _forget(ref: _Ref) -> None:
