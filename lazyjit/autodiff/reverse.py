@@ -244,22 +244,20 @@ def disconnected_zeros(w: Tensor, name: str, policy: str, op: str, source: str) 
 
 def _deferred(root: Node, wrts: list[Tensor], names: list[str], policy: str, op: str,
               source: str) -> list[Tensor]:
-    candidates = set()
-    for w in wrts:
-        candidates.add(w.node)
-        if w._origin is not None:
-            candidates.add(w._origin)
+    nodes = [w.node for w in wrts]
+    origins = {w._origin for w in wrts}
+    origins.discard(None)
+    candidates = set(nodes)
+    distinct = len(candidates) == len(nodes)
+    candidates |= origins
     mapping, reach = see_through([root], candidates, set())
-    if not mapping:  # the common case (an eager training step's): each wrt's own node,
-        # distinct, float and in the cost's graph, and no value it was computed from
-        # (a realized tensor's origin) in it: each its own grad node, in order
-        nodes = [w.node for w in wrts]
-        if len(set(nodes)) == len(nodes) and all(
-                n in reach and n.dtype.kind in "fc" and w._origin not in reach
-                for n, w in zip(nodes, wrts)):
-            return [Tensor(g) for g in make_group(
-                "grad", (root, *nodes), [(_grad_arg(i), n.shape, n.dtype)
-                                         for i, n in enumerate(nodes)])]
+    # the common case (an eager training step's): each wrt's own node, distinct, float
+    # and in the cost's graph, and no value it was computed from (a realized tensor's
+    # origin) in it: each its own grad node, in order
+    if not mapping and distinct and reach.issuperset(nodes) and reach.isdisjoint(origins) \
+            and all([n.dtype.kind in "fc" for n in nodes]):
+        return list(map(Tensor, make_group("grad", (root, *nodes), [
+            (_grad_arg(i), n.shape, n.dtype) for i, n in enumerate(nodes)])))
     get = mapping.get
     root = get(root, root)
     nodes = [[get(n, n) for n in (w.node, w._origin) if n in reach]  # each wrt's nodes in

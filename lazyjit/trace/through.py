@@ -58,7 +58,7 @@ def see_through(roots: list[Node], targets: set[Node], stop: set[Node]
     """
     if not targets:
         return {}, set()
-    floor = min(t.seq for t in targets)
+    floor = min([t.seq for t in targets])
     seen = _reach(list(roots), floor, stop, targets, lambda n: _look_into(n, targets, floor))
     if seen is None:  # a value's computing graph must be looked into
         return _Rebuild(targets, stop, floor).run(roots)
