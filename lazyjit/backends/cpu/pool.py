@@ -74,10 +74,10 @@ def alloc(shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> np.ndarray:
 def alloc_all(blocks) -> list[np.ndarray]:
     """:func:`alloc` of each ``(shape, dtype, nbytes)`` of ``blocks`` (a call's memory
     blocks), under one hold of the lock."""
-    empty = np.empty
+    empty, over = np.empty, np.ndarray  # (an array over a pooled buffer, its base)
     with _LOCK:  # two threads must never take the same released buffer
         return [empty(shape, dt) if nbytes < MIN_POOLED else
-                _pooled_alloc(nbytes).view(dt).reshape(shape) for shape, dt, nbytes in blocks]
+                over(shape, dt, _pooled_alloc(nbytes)) for shape, dt, nbytes in blocks]
 
 
 def _pooled_alloc(nbytes: int) -> np.ndarray:
