@@ -849,7 +849,11 @@ static PyObject *make_node(PyObject *const *args, Py_ssize_t nargs, PyObject **s
     if ((v = structure(NULL, node)) == NULL)
         goto fail;
     Py_DECREF(v);
-    ref = PyObject_CallFunctionObjArgs(M_ref, node, M_callback, NULL);
+    /* _Ref(node, callback): its __new__ only (weakref's __init__ checks the arguments) */
+    PyObject *pair = PyTuple_Pack(2, node, M_callback);
+    ref = pair == NULL ? NULL : ((PyTypeObject *)M_ref)->tp_new((PyTypeObject *)M_ref, pair,
+                                                                 NULL);
+    Py_XDECREF(pair);
     if (ref == NULL)
         goto fail;
     Py_INCREF(key);
