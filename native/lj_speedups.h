@@ -1,5 +1,5 @@
 /* lazyjit._speedups' translation units: lj_speedups.c (the call path and the module),
- * lj_graph.c (the graph's nodes), lj_memo.c (replaying an API function's graph) and
+ * lj_graph.c (the graph's nodes), lj_tensor.c (the tensors of new nodes), lj_memo.c (replaying an API function's graph) and
  * lj_ops.c (Tensor's operators). */
 #ifndef LJ_SPEEDUPS_H
 #define LJ_SPEEDUPS_H
@@ -17,6 +17,8 @@ void lj_walk_cache_for(PyObject *is_internal);
  * or read (borrowed; NULL with AttributeError when unset) */
 void set_slot(PyObject *o, Py_ssize_t off, PyObject *v);
 PyObject *get_slot(PyObject *o, Py_ssize_t off);
+/* the byte offset of the slot ``name`` of the class ``cls`` (-1: an error) */
+int offset_of(PyObject *cls, const char *name, Py_ssize_t *out);
 int lj_graph_init(void);
 PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *structure(PyObject *self, PyObject *node);
@@ -27,6 +29,7 @@ PyObject *make_group(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *forget(PyObject *self, PyObject *ref);
 PyObject *lj_make_sited(PyObject *const *args, Py_ssize_t nargs, PyObject **site);
 PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* lj_tensor.c */
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 /* whether x is a Tensor whose shape holds a symbolic size (hashed only in lazyjit's own
