@@ -15,7 +15,7 @@ import importlib
 import os
 import warnings
 
-ABI = 3  # the version of the extension's functions this code calls (its ``ABI``)
+ABI = 4  # the version of the extension's functions this code calls (its ``ABI``)
 
 NATIVE = None
 if os.environ.get("LAZYJIT_SPEEDUPS", "1") != "0":

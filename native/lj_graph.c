@@ -572,7 +572,8 @@ static PyObject *structure_many(PyObject *node, PyObject *const *h, PyObject *sr
         r = sources_key(src, &ins, &tail, &ep);
         if (r < 0)
             return NULL;
-        if (src == G_group_src) {
+        if (src == G_group_src && G_group_state == 0) {  /* (unless Python code it ran
+                                                          stored them meanwhile) */
             G_group_state = r ? 1 : -1;
             if (r > 0) {
                 G_group_ins = Py_NewRef(ins);
@@ -915,13 +916,16 @@ PyObject *make_group(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         }
         PyList_SET_ITEM(out, i, node);
     }
-    if (mine) {
+    if (mine) {  /* (the cache emptied first: the references' release may run code) */
+        PyObject *kept[3] = {G_group_src, NULL, NULL};
         if (G_group_state > 0) {
-            Py_CLEAR(G_group_ins);
-            Py_CLEAR(G_group_tail);
+            kept[1] = G_group_ins;
+            kept[2] = G_group_tail;
         }
         G_group_state = 0;
-        Py_CLEAR(G_group_src);
+        G_group_src = G_group_ins = G_group_tail = NULL;
+        for (int i = 0; i < 3; i++)
+            Py_XDECREF(kept[i]);
     }
     Py_XDECREF(site);
     return out;

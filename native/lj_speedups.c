@@ -651,7 +651,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     /* ABI: the version of these functions' contract (lazyjit.speedups.ABI; an extension
        built from older sources is not used) */
     if (m != NULL && (lj_memo_add_type(m) < 0 || lj_ops_add_type(m) < 0 ||
-                      PyModule_AddIntConstant(m, "ABI", 3) < 0))
+                      PyModule_AddIntConstant(m, "ABI", 4) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -4,6 +4,7 @@ against NumPy, with the same outputs, read-only flags, kept and shared blocks,
 donated inputs, errors, creation sites, and nodes' structural keys."""
 from __future__ import annotations
 
+import gc
 import importlib
 import operator
 import os
@@ -18,6 +19,7 @@ import lazyjit as lj
 from lazyjit import errors, speedups
 from lazyjit.backends.cpu import backend
 from lazyjit.api import memo
+from lazyjit.autodiff import reverse
 from lazyjit.engine import jit, realize
 from lazyjit.engine.realize import plan_for
 from lazyjit.trace import node, through
@@ -36,6 +38,8 @@ def mode(request, tmp_path, monkeypatch):
         monkeypatch.setattr(node, "_structure", node.structure_py)
         monkeypatch.setattr(node.Node, "make", staticmethod(node.make_py))
         monkeypatch.setattr(node.Node, "leaf", staticmethod(node.leaf_py))
+        monkeypatch.setattr(node, "make_group", node.make_group_py)
+        monkeypatch.setattr(reverse, "make_group", node.make_group_py)
         monkeypatch.setattr(through, "_reach", through.reach_py)
         monkeypatch.setattr(realize, "_structural_key", realize.structural_key_py)
         monkeypatch.setattr(realize, "NATIVE", None)  # (_leaves_py)
@@ -439,6 +443,48 @@ def test_make_group_makes_the_nodes_make_makes():
     assert [g.ins for g in NATIVE.make_group("grad", (loose, a, b), specs)] == [None, None]
     with pytest.raises(TypeError, match="spec"):
         NATIVE.make_group("grad", (cost, a, b), [("grad", (0,))])
+
+
+@pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
+def test_make_group_keeps_nothing_when_code_it_runs_makes_nodes_of_its_sources():
+    """Python code run while a group's first node is keyed (a gc callback here; a
+    finalizer, another thread) that makes a node over the group's very tuple of sources
+    leaves no reference behind: the leaves stay freeable (found by a reviewer)."""
+    f32 = np.dtype(np.float32)
+    make = NATIVE.make
+    a = node.Node.leaf(np.ones((2, 3), np.float32))
+
+    def sources():
+        x = a
+        for leaf in [node.Node.leaf(np.ones((2, 3), np.float32)) for _ in range(18)]:
+            x = make("add", (x, leaf), None, (2, 3), f32)  # (over 16 inputs: Python merge)
+        return (make("sum", (x,), (0, 1), (), f32), a,
+                node.Node.leaf(np.ones((2, 3), np.float32)))
+    state = {"src": None, "k": 0, "fire": 0}
+
+    def callback(phase, info):
+        if phase == "start" and state["src"] is not None:
+            state["k"] += 1
+            if state["k"] == state["fire"]:
+                src, state["src"] = state["src"], None
+                make("other", src, None, (2, 3), f32)
+    before = sys.getrefcount(a)
+    threshold = gc.get_threshold()
+    gc.callbacks.append(callback)
+    try:
+        for fire in range(1, 30):
+            src = sources()
+            state.update(src=src, k=0, fire=fire)
+            gc.set_threshold(1)
+            NATIVE.make_group("grad", src, [(("grad", (i,)), (2, 3), f32) for i in range(2)])
+            gc.set_threshold(*threshold)
+            state["src"] = None
+            del src
+    finally:
+        gc.callbacks.remove(callback)
+        gc.set_threshold(*threshold)
+    gc.collect()
+    assert sys.getrefcount(a) == before
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")

@@ -439,7 +439,7 @@ def origin_of(n: Node) -> Node | None:
 
 # ---- the same steps in C (lazyjit.speedups): Node.make and _structure ----------------
 structure_py = _structure  # (the Python steps, which the C ones must equal: tests)
-make_py, leaf_py = Node.make, Node.leaf
+make_py, leaf_py, make_group_py = Node.make, Node.leaf, make_group
 if NATIVE is not None:  # (a new node in a third of the time: eager code makes one per op)
     NATIVE.structure_init(Node, EPOCH, _NUMBERS, _next_number, _NO_KEY, NEVER, _INPUT,
                           MAX_INS, merge)
