@@ -18,8 +18,8 @@ int lj_graph_init(void) {
     S_const = PyUnicode_InternFromString("const");
     G_zero = PyLong_FromLong(0);
     G_maxsize = PyLong_FromSsize_t(PY_SSIZE_T_MAX);  /* (sys.maxsize) */
-    return S_u == NULL || S_b == NULL || S_m == NULL || S_in == NULL || S_bufop == NULL || S_grad == NULL ||
-           S_const == NULL || G_zero == NULL || G_maxsize == NULL ? -1 : 0;
+    return S_u == NULL || S_b == NULL || S_m == NULL || S_in == NULL || S_bufop == NULL ||
+           S_grad == NULL || S_const == NULL || G_zero == NULL || G_maxsize == NULL ? -1 : 0;
 }
 
 /* ---- structure(node): lazyjit.trace.node._structure, step for step --------------------
@@ -177,9 +177,12 @@ static PyObject *no_key(PyObject *node) {  /* node.ins, node.sk, node.ep = None,
     Py_RETURN_NONE;
 }
 
-/* the int ep, the last one's object kept (a step's nodes share the epoch now) */
+/* the int ep: NEVER's shared object, or the last other one's, kept (a step's nodes
+   share the epoch now) */
 static PyObject *epoch_int(Py_ssize_t ep) {
     static PyObject *last;
+    if (ep == G_never)
+        return Py_NewRef(G_never_obj);
     if (last == NULL || PyLong_AsSsize_t(last) != ep) {
         PyObject *e = PyLong_FromSsize_t(ep);
         if (e == NULL)
@@ -540,7 +543,7 @@ done:
     return result;
 }
 
-/* make_group's sources (borrowed while it runs) and their sources_key, kept for the
+/* make_group's sources (held while it runs) and their sources_key, kept for the
  * group's next nodes: G_group_state 0 none yet, else sources_key's result */
 static PyObject *G_group_src, *G_group_ins, *G_group_tail;
 static Py_ssize_t G_group_ep;
