@@ -27,8 +27,8 @@ if os.path.isdir("native"):
     package_data["lazyjit.native"] = ["*.h"]
 
 speedups = Extension("lazyjit._speedups", ["native/lj_speedups.c", "native/lj_graph.c",
-                                          "native/lj_tensor.c", "native/lj_memo.c",
-                                          "native/lj_ops.c"],
+                                          "native/lj_numbers.c", "native/lj_tensor.c",
+                                          "native/lj_memo.c", "native/lj_ops.c"],
                      include_dirs=[numpy.get_include()] if numpy else [], optional=True)
 setup(packages=packages, package_dir=package_dir, package_data=package_data,
       ext_modules=[speedups] if numpy and os.path.isfile("native/lj_speedups.c") else [])

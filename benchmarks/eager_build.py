@@ -13,10 +13,11 @@ microseconds per step (the minimum of 5 rounds).
 Wall time on a shared 2-core host moves by tens of percent; instructions do not.  For
 those, count the steps' loop (the ``any(map(...))`` call below) under callgrind::
 
-    valgrind --tool=callgrind --collect-atstart=no --toggle-collect=builtin_any \\
-        python benchmarks/eager_build.py --steps 1000 --rounds 1
+    OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind --collect-atstart=no \\
+        --toggle-collect=builtin_any python benchmarks/eager_build.py --steps 1000 --rounds 1
 
-and divide callgrind's total by the steps.
+and divide callgrind's total by the steps.  (With BLAS threads, which spin while they
+wait, valgrind, which runs one thread at a time, took 15 minutes for 100 steps.)
 """
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ int lj_graph_init(void) {
  * class's member descriptors. */
 static Py_ssize_t O_op, O_src, O_arg, O_shape, O_dtype, O_buffer, O_ins, O_sk, O_ep;
 static PyTypeObject *G_node;
-static PyObject *G_epoch, *G_numbers, *G_next_number, *G_no_key, *G_merge;
+static PyObject *G_epoch, *G_no_key, *G_merge;
 static Py_ssize_t G_never, G_input, G_max_ins;
 static PyObject *G_never_obj, *G_input_obj, *G_no_src;
 
@@ -98,9 +98,12 @@ PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     G_max_ins = PyLong_AsSsize_t(args[7]);
     if (PyErr_Occurred())
         return NULL;
-    PyObject **keep[] = {(PyObject **)&G_node, &G_epoch, &G_numbers, &G_next_number,
-                         &G_no_key};
+    if (lj_numbers_init(args[2], args[3]) < 0)
+        return NULL;
+    PyObject **keep[] = {(PyObject **)&G_node, &G_epoch, NULL, NULL, &G_no_key};
     for (int i = 0; i < 5; i++) {
+        if (keep[i] == NULL)  /* (_NUMBERS and _next_number: lj_numbers.c's) */
+            continue;
         Py_INCREF(args[i]);
         Py_XSETREF(*keep[i], args[i]);
     }
@@ -115,30 +118,6 @@ PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
-static PyObject *number(PyObject *key) {  /* node.py's _number; new reference */
-    if (key == NULL)
-        return NULL;
-    PyObject *n = PyDict_GetItemWithError(G_numbers, key);
-    if (n != NULL) {
-        Py_INCREF(n);
-        return n;
-    }
-    if (PyErr_Occurred())
-        return NULL;
-    if (PyDict_GET_SIZE(G_numbers) > (1 << 20))
-        PyDict_Clear(G_numbers);  /* (later nodes get new numbers: a miss, never a mix-up) */
-    n = PyObject_CallNoArgs(G_next_number);
-    if (n != NULL && PyDict_SetItem(G_numbers, key, n) < 0)
-        Py_CLEAR(n);
-    return n;
-}
-
-static PyObject *number_of(PyObject *key) {  /* number(key), key's reference dropped */
-    PyObject *n = number(key);
-    Py_XDECREF(key);
-    return n;
-}
-
 static PyObject *input_number(PyObject *s) {  /* node.py's _input_number; new reference */
     PyObject *op = get_slot(s, O_op), *shape = get_slot(s, O_shape);
     PyObject *dtype = get_slot(s, O_dtype);
@@ -148,7 +127,7 @@ static PyObject *input_number(PyObject *s) {  /* node.py's _input_number; new re
     if (is_buffer < 0)
         return NULL;
     if (!is_buffer)
-        return number_of(PyTuple_Pack(3, S_in, shape, dtype));
+        return lj_number((PyObject *[]){S_in, shape, dtype}, 3, NULL);
     PyObject *sk = get_slot(s, O_sk);
     if (sk == NULL)
         return NULL;
@@ -156,7 +135,7 @@ static PyObject *input_number(PyObject *s) {  /* node.py's _input_number; new re
     if (v == -1 && PyErr_Occurred())
         return NULL;
     if (v == G_input) {
-        PyObject *n = number_of(PyTuple_Pack(3, S_in, shape, dtype));
+        PyObject *n = lj_number((PyObject *[]){S_in, shape, dtype}, 3, NULL);
         if (n == NULL)
             return NULL;
         Py_INCREF(n);
@@ -192,9 +171,10 @@ static PyObject *epoch_int(Py_ssize_t ep) {
     return Py_NewRef(last);
 }
 
-/* set node.ins = ins, node.sk = number(key), node.ep = ep; steals ins and key */
-static PyObject *keyed(PyObject *node, PyObject *ins, PyObject *key, Py_ssize_t ep) {
-    PyObject *sk = number_of(key), *e = epoch_int(ep);
+/* set node.ins = ins, node.sk = number(tuple(items)), node.ep = ep; steals ins */
+static PyObject *keyed(PyObject *node, PyObject *ins, PyObject *const *items, Py_ssize_t n,
+                       Py_ssize_t ep) {
+    PyObject *sk = lj_number(items, n, NULL), *e = epoch_int(ep);
     if (sk == NULL || e == NULL) {
         Py_XDECREF(sk);
         Py_XDECREF(e);
@@ -398,13 +378,9 @@ static PyObject *structure_one(PyObject *node, PyObject *const *h, PyObject *s) 
         return no_key(node);
     if (get_slot(s, O_buffer) == Py_None)  /* (a computed source: its epoch, or now's) */
         ep = ep < epoch ? ep : PyTuple_GET_SIZE(ins) ? epoch : G_never;
-    PyObject *key = PyTuple_Pack(6, h[0], h[1], h[2], h[3], S_u, k);
+    PyObject *r = keyed(node, ins, (PyObject *[]){h[0], h[1], h[2], h[3], S_u, k}, 6, ep);
     Py_DECREF(k);
-    if (key == NULL) {
-        Py_DECREF(ins);
-        return NULL;
-    }
-    return keyed(node, ins, key, ep);
+    return r;
 }
 
 static PyObject *structure_two(PyObject *node, PyObject *const *h, PyObject *a,
@@ -456,15 +432,13 @@ static PyObject *structure_two(PyObject *node, PyObject *const *h, PyObject *a,
     }
     if (ins == NULL || at == NULL)
         goto done;
-    PyObject *key = PyTuple_Pack(8, h[0], h[1], h[2], h[3], S_b, ka, kb, at);
-    if (key == NULL)
-        goto done;
     Py_ssize_t ep = epoch;
     if (ea < ep)
         ep = ea;
     if (eb < ep)
         ep = eb;
-    result = keyed(node, ins, key, PyTuple_GET_SIZE(ins) ? ep : G_never);
+    result = keyed(node, ins, (PyObject *[]){h[0], h[1], h[2], h[3], S_b, ka, kb, at}, 8,
+                   PyTuple_GET_SIZE(ins) ? ep : G_never);
     ins = NULL;  /* (stolen) */
 done:
     Py_XDECREF(ia);
@@ -531,8 +505,8 @@ static int sources_key(PyObject *src, PyObject **ins, PyObject **tail, Py_ssize_
         result = 0;
         goto done;
     }
-    *tail = number_of(parts);
-    parts = NULL;  /* (dropped by number_of) */
+    *tail = lj_number(&PyTuple_GET_ITEM(parts, 0), PyTuple_GET_SIZE(parts), parts);
+    Py_CLEAR(parts);
     if (*tail == NULL)
         goto done;
     *ins = in;
@@ -555,11 +529,8 @@ static PyObject *structure_many(PyObject *node, PyObject *const *h, PyObject *sr
         int c = PyObject_RichCompareBool(h[0], S_const, Py_EQ);
         if (c <= 0)
             return c < 0 ? NULL : no_key(node);
-        PyObject *key = PyTuple_Pack(3, S_const, h[1], h[3]);
-        if (key == NULL)
-            return NULL;
         Py_INCREF(G_no_src);
-        return keyed(node, G_no_src, key, G_never);
+        return keyed(node, G_no_src, (PyObject *[]){S_const, h[1], h[3]}, 3, G_never);
     }
     PyObject *ins, *tail;
     Py_ssize_t ep;
@@ -587,13 +558,10 @@ static PyObject *structure_many(PyObject *node, PyObject *const *h, PyObject *sr
     }
     if (r <= 0)
         return no_key(node);
-    PyObject *key = PyTuple_Pack(6, h[0], h[1], h[2], h[3], S_m, tail);
+    PyObject *res = keyed(node, ins, (PyObject *[]){h[0], h[1], h[2], h[3], S_m, tail}, 6,
+                          PyTuple_GET_SIZE(ins) ? ep : G_never);
     Py_DECREF(tail);
-    if (key == NULL) {
-        Py_DECREF(ins);
-        return NULL;
-    }
-    return keyed(node, ins, key, PyTuple_GET_SIZE(ins) ? ep : G_never);
+    return res;
 }
 
 PyObject *structure(PyObject *self, PyObject *node) {

@@ -1,5 +1,6 @@
 /* lazyjit._speedups' translation units: lj_speedups.c (the call path and the module),
- * lj_graph.c (the graph's nodes), lj_tensor.c (the tensors of new nodes), lj_memo.c (replaying an API function's graph) and
+ * lj_graph.c (the graph's nodes), lj_numbers.c (their structures' numbers), lj_tensor.c
+ * (the tensors of new nodes), lj_memo.c (replaying an API function's graph) and
  * lj_ops.c (Tensor's operators). */
 #ifndef LJ_SPEEDUPS_H
 #define LJ_SPEEDUPS_H
@@ -29,6 +30,13 @@ PyObject *make_group(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *forget(PyObject *self, PyObject *ref);
 PyObject *lj_make_sited(PyObject *const *args, Py_ssize_t nargs, PyObject **site);
 PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* lj_numbers.c */
+/* node.py's _number(tuple(items)), a new reference; ``packed``: that tuple if made
+ * already (else NULL) */
+PyObject *lj_number(PyObject *const *items, Py_ssize_t n, PyObject *packed);
+/* the table of numbers and the counter of new ones (after an empty table of recent
+ * numbers); -1: an error */
+int lj_numbers_init(PyObject *numbers, PyObject *next_number);
 /* lj_tensor.c */
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
