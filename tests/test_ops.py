@@ -691,6 +691,25 @@ GROUPS: dict[str, list[Case]] = {}
 for _case in [c for cases in OPS.values() for c in cases] + COMPOSITES:
     GROUPS.setdefault(_case.group or _case.id, []).append(_case)
 
+CASES_PER_TEST = 8  # (groups run together up to this many cases: one realize compiles
+# one module for them, where gcc's fixed cost per module was most of the suite's time)
+
+
+def _batches(groups: dict[str, list[Case]]) -> dict[str, list[Case]]:
+    """Consecutive groups joined while they hold fewer than CASES_PER_TEST cases, named
+    ``first..last`` (a group stays whole; a failure names its case)."""
+    batches: list[tuple[list[str], list[Case]]] = []
+    for name, group in groups.items():
+        if not batches or len(batches[-1][1]) >= CASES_PER_TEST:
+            batches.append(([], []))
+        batches[-1][0].append(name)
+        batches[-1][1].extend(group)
+    return {names[0] if len(names) == 1 else f"{names[0]}..{names[-1]}": cases
+            for names, cases in batches}
+
+
+BATCHES = _batches(GROUPS)
+
 
 def _build(case, arrays):
     return case.fn(*[lj.tensor(a) for a in arrays])
@@ -704,9 +723,10 @@ def _accum_tol(case, expected):
     return (1e-5, 1e-4) if np.dtype("float32") in dts else (1e-10, 1e-10)
 
 
-@pytest.mark.parametrize("group", GROUPS.values(), ids=GROUPS.keys())
+@pytest.mark.parametrize("group", BATCHES.values(), ids=BATCHES.keys())
 def test_op(group, backend, rng):
-    """The cases of a group against NumPy; their values are computed in one realize."""
+    """The cases of a few groups against NumPy; their values are computed in one
+    realize."""
     checks, rejected = [], []
     for case in group:
         arrays = case.inputs(rng)
