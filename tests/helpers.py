@@ -151,3 +151,17 @@ class Case:
         dtypes = self.dtype if isinstance(self.dtype, tuple) else (self.dtype,) * n
         domains = self.domain if isinstance(self.domain, tuple) else (self.domain,) * n
         return [sample(rng, s, d, m) for s, d, m in zip(self.shapes, dtypes, domains, strict=True)]
+
+
+def batched(groups: dict, size: int) -> dict:
+    """Consecutive lists of ``groups`` joined while they hold fewer than ``size`` items
+    (a list stays whole), named ``first..last`` by their keys: one test, and one realize,
+    for a few small groups of cases."""
+    batches: list[tuple[list, list]] = []
+    for name, group in groups.items():
+        if not batches or len(batches[-1][1]) >= size:
+            batches.append(([], []))
+        batches[-1][0].append(name)
+        batches[-1][1].extend(group)
+    return {names[0] if len(names) == 1 else f"{names[0]}..{names[-1]}": items
+            for names, items in batches}

@@ -27,7 +27,8 @@ import lazyjit as lj
 import lazyjit.nn.functional as nnf
 from lazyjit.ops import REGISTRY
 
-from helpers import DTYPES, Case, assert_same, flat_tensors, float_ufunc, graph_ops, reference
+from helpers import (DTYPES, Case, assert_same, batched, flat_tensors, float_ufunc, graph_ops,
+                     reference)
 from test_complex import OP_CASES as COMPLEX_CASES
 from test_fft import OP_CASES as FFT_CASES
 from test_linalg import OP_CASES as LINALG_CASES
@@ -691,24 +692,9 @@ GROUPS: dict[str, list[Case]] = {}
 for _case in [c for cases in OPS.values() for c in cases] + COMPOSITES:
     GROUPS.setdefault(_case.group or _case.id, []).append(_case)
 
-CASES_PER_TEST = 8  # (groups run together up to this many cases: one realize compiles
-# one module for them, where gcc's fixed cost per module was most of the suite's time)
-
-
-def _batches(groups: dict[str, list[Case]]) -> dict[str, list[Case]]:
-    """Consecutive groups joined while they hold fewer than CASES_PER_TEST cases, named
-    ``first..last`` (a group stays whole; a failure names its case)."""
-    batches: list[tuple[list[str], list[Case]]] = []
-    for name, group in groups.items():
-        if not batches or len(batches[-1][1]) >= CASES_PER_TEST:
-            batches.append(([], []))
-        batches[-1][0].append(name)
-        batches[-1][1].extend(group)
-    return {names[0] if len(names) == 1 else f"{names[0]}..{names[-1]}": cases
-            for names, cases in batches}
-
-
-BATCHES = _batches(GROUPS)
+# groups run together, up to 8 cases per test: one realize compiles one module for them
+# (gcc's fixed cost per module was most of this file's time)
+BATCHES = batched(GROUPS, 8)
 
 
 def _build(case, arrays):
