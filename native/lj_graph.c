@@ -98,15 +98,10 @@ PyObject *structure_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     G_max_ins = PyLong_AsSsize_t(args[7]);
     if (PyErr_Occurred())
         return NULL;
-    if (lj_numbers_init(args[2], args[3]) < 0)
-        return NULL;
-    PyObject **keep[] = {(PyObject **)&G_node, &G_epoch, NULL, NULL, &G_no_key};
-    for (int i = 0; i < 5; i++) {
-        if (keep[i] == NULL)  /* (_NUMBERS and _next_number: lj_numbers.c's) */
-            continue;
-        Py_INCREF(args[i]);
-        Py_XSETREF(*keep[i], args[i]);
-    }
+    lj_numbers_init(args[2], args[3]);  /* (_NUMBERS and _next_number: lj_numbers.c's) */
+    Py_XSETREF(G_node, (PyTypeObject *)Py_NewRef(args[0]));
+    Py_XSETREF(G_epoch, Py_NewRef(args[1]));
+    Py_XSETREF(G_no_key, Py_NewRef(args[4]));
     Py_INCREF(args[5]);
     Py_XSETREF(G_never_obj, args[5]);
     Py_INCREF(args[6]);
@@ -174,7 +169,7 @@ static PyObject *epoch_int(Py_ssize_t ep) {
 /* set node.ins = ins, node.sk = number(tuple(items)), node.ep = ep; steals ins */
 static PyObject *keyed(PyObject *node, PyObject *ins, PyObject *const *items, Py_ssize_t n,
                        Py_ssize_t ep) {
-    PyObject *sk = lj_number(items, n, NULL), *e = epoch_int(ep);
+    PyObject *sk = lj_number(items, n, NULL), *e = sk != NULL ? epoch_int(ep) : NULL;
     if (sk == NULL || e == NULL) {
         Py_XDECREF(sk);
         Py_XDECREF(e);

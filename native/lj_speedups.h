@@ -34,8 +34,8 @@ PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
 /* node.py's _number(tuple(items)), a new reference; ``packed``: that tuple if made
  * already (else NULL) */
 PyObject *lj_number(PyObject *const *items, Py_ssize_t n, PyObject *packed);
-/* the table of numbers and the counter of new ones (after an empty table of recent
- * numbers); -1: an error */
+/* use the dictionary of numbers ``numbers`` (node.py's _NUMBERS, checked by the caller)
+ * and the counter of new ones, and empty the table of recent numbers; 0 */
 int lj_numbers_init(PyObject *numbers, PyObject *next_number);
 /* lj_tensor.c */
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

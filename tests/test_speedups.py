@@ -417,29 +417,32 @@ def test_structural_keys_in_c_equal_pythons(rng):
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
 def test_recent_structures_give_the_numbers_of_the_table():
-    """The C steps look a structure's number up in a small table of the recent ones
-    first, by the identities of its items: keys equal but made of other objects (new
-    tuples, ints above the cached small ones, ints beyond 64 bits) and keys that differ
-    only in such items (or equal as Python compares them: 1, 1.0 and True) get the
-    numbers the Python steps give, made in turns so that entries are found, missed and
-    replaced; none of two unequal keys share a number."""
+    """The C steps look a structure's number up in a table of the 1024 recent ones first,
+    by the identities of its key's items.  Families of keys that differ in one item only
+    (an int of the shape, an int in a nested tuple, ints beyond 64 bits, -1 against an
+    overflowing int, the op), more keys than entries, made twice, get the numbers the
+    Python steps give, and unequal keys never share one; keys Python takes as equal (1,
+    1.0, True; equal tuples of new objects) share theirs, as in the dictionary."""
     f32 = np.dtype(np.float32)
-    big = 10 ** 20
-    args = [1, True, 1.0, 2, 1000, 1001, big, big + 1, -1, None, "a", (3, 4), (3, 5),
-            ((1, 2), 3), ((1, 2), 4), (big, 1), (big + 1, 1), ("a", (1000,))]
-    for _ in range(3):
-        leaf = node.Node.leaf(np.ones(3, np.float32))
-        numbers = {}
-        for i, arg in enumerate(args * 2):  # (new objects: equal, not identical, keys)
-            arg = eval(repr(arg))  # noqa: S307 - literals of this test
-            shape = tuple([1000 + i % len(args)])
-            n = node.Node.make("test_op", (leaf,), arg, shape, f32)
-            sk = n.sk
-            node.structure_py(n)
-            assert n.sk == sk, (arg, shape)
-            numbers.setdefault((arg, shape), set()).add(sk)
+    leaf = node.Node.leaf(np.ones(3, np.float32))
+    big = 2 ** 64
+    families = [lambda i: ("t", None, (1000 + i,)), lambda i: ("t", ((1000 + i,), 1), (3,)),
+                lambda i: ("t", big + i, (3,)),
+                lambda i: ("t", -1 if i % 2 else -(big + i), (3,)),
+                lambda i: (f"t{i}", None, (3,)),
+                lambda i: ("t", [1, 1.0, True, (5, 6), tuple([5, 6]), "a"][i % 6], (3,))]
+    for family in families:
+        numbers: dict = {}
+        for _ in range(2):
+            for i in range(1500):
+                op, arg, shape = family(i)
+                n = node.Node.make(op, (leaf,), arg, shape, f32)
+                sk = n.sk
+                node.structure_py(n)
+                assert n.sk == sk, (op, arg, shape)
+                numbers.setdefault((op, arg, shape), set()).add(sk)
         assert all(len(v) == 1 for v in numbers.values())
-        assert len({v.pop() for v in numbers.values()}) == len(numbers)
+        assert len({min(v) for v in numbers.values()}) == len(numbers)
 
 
 @pytest.mark.skipif(NATIVE is None, reason="the C extension lazyjit._speedups is not built")
