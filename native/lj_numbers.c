@@ -122,12 +122,11 @@ PyObject *lj_number(PyObject *const *items, Py_ssize_t n, PyObject *packed) {
     return num;
 }
 
-int lj_numbers_init(PyObject *numbers, PyObject *next_number) {
+void lj_numbers_init(PyObject *numbers, PyObject *next_number) {
     PyObject *old_numbers = G_numbers, *old_next = G_next_number;
     G_numbers = Py_NewRef(numbers);  /* (switched before any reference goes) */
     G_next_number = Py_NewRef(next_number);
     forget_recent();
     Py_XDECREF(old_numbers);
     Py_XDECREF(old_next);
-    return 0;
 }

@@ -35,8 +35,8 @@ PyObject *leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
  * already (else NULL) */
 PyObject *lj_number(PyObject *const *items, Py_ssize_t n, PyObject *packed);
 /* use the dictionary of numbers ``numbers`` (node.py's _NUMBERS, checked by the caller)
- * and the counter of new ones, and empty the table of recent numbers; 0 */
-int lj_numbers_init(PyObject *numbers, PyObject *next_number);
+ * and the counter of new ones, and empty the table of recent numbers */
+void lj_numbers_init(PyObject *numbers, PyObject *next_number);
 /* lj_tensor.c */
 PyObject *elementwise_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementwise2(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
