@@ -3,6 +3,7 @@ across shapes and processes, safe failures, OpenMP on and off, buffer reuse."""
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import subprocess
@@ -459,3 +460,51 @@ def test_results_are_read_only_and_inputs_untouched(cpu):
     np.testing.assert_array_equal(a, np.arange(6.0))
     with pytest.raises(ValueError):
         out[0] = 1
+
+
+def test_gemms_without_openblas_are_the_loops_module(tmp_path):
+    """Where NumPy has no OpenBLAS of its own, every module's GEMMs are the loops of
+    ``compiler.GEMM_LOOPS`` (one module): transposed operands, batches, alpha, beta = 1
+    and gradients checked against NumPy."""
+    script = textwrap.dedent("""
+        import json, numpy as np, lazyjit as lj
+        import lazyjit.backends.cpu.compiler as C
+        found = C._blas_pointers
+        C._blas_pointers = lambda: (C.ffi.NULL, C.ffi.NULL, C.ffi.NULL, found()[3])
+        rng = np.random.default_rng(0)
+        errors = {}
+        for dt in ("float32", "float64"):
+            a, b = (rng.standard_normal(s).astype(dt) for s in ((3, 5, 7), (3, 7, 4)))
+            w, c = rng.standard_normal((7, 4)).astype(dt), rng.standard_normal(4).astype(dt)
+            la, lb, lw, lc = (lj.tensor(v) for v in (a, b, w, c))
+            lt = lj.tensor(np.ascontiguousarray(a[0].T))
+            cases = {"batched": (la @ lb, a @ b),
+                     "a.T": (lt.T @ lw, a[0] @ w),
+                     "b.T": (la[1] @ lj.tensor(np.ascontiguousarray(w.T)).T, a[1] @ w),
+                     "alpha, beta": (la[2] @ lw * 2.5 + lc, a[2] @ w * 2.5 + c)}
+            loss = lambda x, y: ((x @ y) ** 2).sum()
+            ga, gw = lj.grad(loss, argnums=(0, 1))(la[0], lw)
+            g = 2 * (a[0] @ w)
+            cases["grad a"], cases["grad w"] = (ga, g @ w.T), (gw, a[0].T @ g)
+            for name, (got, want) in cases.items():
+                errors[f"{dt} {name}"] = float(np.abs(got.numpy() - want).max()
+                                               / (np.abs(want).max()))
+        print(json.dumps([errors, C._BLAS[0] != C.ffi.NULL, lj.stats()["compiles"]]))
+    """)
+    env = dict(os.environ, LAZYJIT_FLAGS=f"backend=cpu,cache_dir={tmp_path}", PYTHONPATH=ROOT)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    errors, loops, compiles = json.loads(out.stdout.splitlines()[-1])
+    assert loops and compiles >= 2  # (the loops' module, then the programs')
+    assert len(errors) == 12
+    for name, err in errors.items():
+        assert err < (1e-5 if name.startswith("float32") else 1e-13), (name, err)
+
+
+def test_the_committed_ffi_module_is_what_cdefs_generates(tmp_path):
+    from lazyjit.backends.cpu import cdefs
+    cdefs.emit(str(tmp_path / "_ffi.py"))
+    with open(cdefs.PATH) as committed:
+        assert (tmp_path / "_ffi.py").read_text() == committed.read(), \
+            "run python -m lazyjit.backends.cpu.cdefs and commit lazyjit/backends/cpu/_ffi.py"

@@ -37,9 +37,9 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[Q[15]] + Q[0];
-  const float* pb = (const float*)B[Q[16]] + Q[1];
-  float* pc = (float*)B[Q[17]] + Q[2];
+  const float* pa = (const float*)B[Q[11]] + Q[0];
+  const float* pb = (const float*)B[Q[12]] + Q[1];
+  float* pc = (float*)B[Q[13]] + Q[2];
   const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
@@ -49,21 +49,10 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
     if (K == 0) {
       continue;
     }
-    if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
-      if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 1, pc + oc, N);
-      if (small) lj_blas_threads(prev);
-      continue;
-    }
-    #pragma omp parallel for if(!P[0] && M * N * K > 262144) schedule(static)
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < N; j++) {
-        float acc = 0;
-        for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * Q[11] + l * Q[12]] * (float)pb[ob + l * Q[13] + j * Q[14]];
-        pc[oc + i * N + j] = (float)(acc + pc[oc + i * N + j]);
-      }
+    int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
+    if (small) prev = lj_blas_threads(1);
+    lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 1, pc + oc, N);
+    if (small) lj_blas_threads(prev);
   }
   return 0;
 }
@@ -76,7 +65,7 @@ int lj_run(void** B, const int64_t* P) {
 }
 /* params:
    0, 8, 4, 4, 1, 0, 0, 1, 0, 4, 3, 2, 0, 0, 0, 8, 4, 16, 111, 111, 4607182418800017408, 16, 4,
-   16, 1, 4, 1, 0, 1, 3
+   0, 1, 3
 */
 /* memory plan:
    blocks [0]; bytes [128]; donors {}; may fail False; messages 0

@@ -48,30 +48,19 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
       for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;
       continue;
     }
-    if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
-      if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[15], P[16], M, N, K, (float)lj_as_f64(P[17]), pa + oa, P[18], pb + ob, P[19], 0, pc + oc, N);
-      if (small) lj_blas_threads(prev);
-      continue;
-    }
-    #pragma omp parallel for if(!P[0] && M * N * K > 1048576) schedule(static)
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < N; j++) {
-        float acc = 0;
-        for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[20] + l * P[21]] * (float)pb[ob + l * P[22] + j * P[23]];
-        pc[oc + i * N + j] = (float)(acc);
-      }
+    int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
+    if (small) prev = lj_blas_threads(1);
+    lj_sgemm(101, P[15], P[16], M, N, K, (float)lj_as_f64(P[17]), pa + oa, P[18], pb + ob, P[19], 0, pc + oc, N);
+    if (small) lj_blas_threads(prev);
   }
   return 0;
 }
 
 static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[26];
-  const float* p1 = (const float*)B[0] + P[28];
-  const float* p2 = (const float*)B[3] + P[30];
-  const int64_t nL = P[24], bs = P[31], nO = 1;
+  float* p0 = (float*)B[4] + P[22];
+  const float* p1 = (const float*)B[0] + P[24];
+  const float* p2 = (const float*)B[3] + P[26];
+  const int64_t nL = P[20], bs = P[27], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -96,10 +85,10 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[26];
-  const float* p1 = (const float*)B[0] + P[28];
-  const float* p2 = (const float*)B[3] + P[30];
-  const int64_t nL = P[24], bs = P[31], nO = 1;
+  float* p0 = (float*)B[4] + P[22];
+  const float* p1 = (const float*)B[0] + P[24];
+  const float* p2 = (const float*)B[3] + P[26];
+  const int64_t nL = P[20], bs = P[27], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -142,7 +131,7 @@ LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* re
     Bi[1] = S0 + ((1 + t + (-1))) * R0;
     Bi[4] = S0 + ((1 + t)) * R0;
     if ((e = k1(Bi, P, P + 9))) return e;
-    if ((e = k2(Bi, P, P + 24))) return e;
+    if ((e = k2(Bi, P, P + 20))) return e;
   }
   (void)e;
   return 0;
@@ -219,10 +208,10 @@ LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[60];
-  const float* p1 = (const float*)B[1] + P[62];
-  const float* p2 = (const float*)B[2] + P[64];
-  const int64_t nL = P[58], bs = P[66], nO = 1;
+  float* p0 = (float*)B[4] + P[56];
+  const float* p1 = (const float*)B[1] + P[58];
+  const float* p2 = (const float*)B[2] + P[60];
+  const int64_t nL = P[54], bs = P[62], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -240,7 +229,7 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
       const float v1 = (float)(L1);
       const float v2 = (float)((v1 + v1));
       const float v3 = (float)((v0 + v2));
-      const float v4 = (float)((float)lj_as_f64(P[65]));
+      const float v4 = (float)((float)lj_as_f64(P[61]));
       const float v5 = (float)((v1 * v1));
       const float v6 = (float)((v4 - v5));
       const float v7 = (float)((v3 * v6));
@@ -251,10 +240,10 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[60];
-  const float* p1 = (const float*)B[1] + P[62];
-  const float* p2 = (const float*)B[2] + P[64];
-  const int64_t nL = P[58], bs = P[66], nO = 1;
+  float* p0 = (float*)B[4] + P[56];
+  const float* p1 = (const float*)B[1] + P[58];
+  const float* p2 = (const float*)B[2] + P[60];
+  const int64_t nL = P[54], bs = P[62], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -275,7 +264,7 @@ LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* re
         const float v1 = (float)(L1);
         const float v2 = (float)((v1 + v1));
         const float v3 = (float)((v0 + v2));
-        const float v4 = (float)((float)lj_as_f64(P[65]));
+        const float v4 = (float)((float)lj_as_f64(P[61]));
         const float v5 = (float)((v1 * v1));
         const float v6 = (float)((v4 - v5));
         const float v7 = (float)((v3 * v6));
@@ -289,10 +278,10 @@ LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[4] + P[67];
-  const float* pb = (const float*)B[3] + P[68];
-  float* pc = (float*)B[5] + P[69];
-  const int64_t M = P[70], N = P[71], K = P[72];
+  const float* pa = (const float*)B[4] + P[63];
+  const float* pb = (const float*)B[3] + P[64];
+  float* pc = (float*)B[5] + P[65];
+  const int64_t M = P[66], N = P[67], K = P[68];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -302,29 +291,18 @@ LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* re
       for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;
       continue;
     }
-    if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
-      if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[73], P[74], M, N, K, (float)lj_as_f64(P[75]), pa + oa, P[76], pb + ob, P[77], 0, pc + oc, N);
-      if (small) lj_blas_threads(prev);
-      continue;
-    }
-    #pragma omp parallel for if(!P[0] && M * N * K > 1048576) schedule(static)
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < N; j++) {
-        float acc = 0;
-        for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[78] + l * P[79]] * (float)pb[ob + l * P[80] + j * P[81]];
-        pc[oc + i * N + j] = (float)(acc);
-      }
+    int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
+    if (small) prev = lj_blas_threads(1);
+    lj_sgemm(101, P[69], P[70], M, N, K, (float)lj_as_f64(P[71]), pa + oa, P[72], pb + ob, P[73], 0, pc + oc, N);
+    if (small) lj_blas_threads(prev);
   }
   return 0;
 }
 
 static __attribute__((noinline)) void k8_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[6] + P[84];
-  const float* p1 = (const float*)B[4] + P[86];
-  const int64_t nL = P[82], bs = P[87], nO = 1;
+  float* p0 = (float*)B[6] + P[76];
+  const float* p1 = (const float*)B[4] + P[78];
+  const int64_t nL = P[74], bs = P[79], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -344,9 +322,9 @@ static __attribute__((noinline)) void k8_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[6] + P[84];
-  const float* p1 = (const float*)B[4] + P[86];
-  const int64_t nL = P[82], bs = P[87], nO = 1;
+  float* p0 = (float*)B[6] + P[76];
+  const float* p1 = (const float*)B[4] + P[78];
+  const int64_t nL = P[74], bs = P[79], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
@@ -372,9 +350,9 @@ LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[7] + P[90];
-  const float* p1 = (const float*)B[0] + P[92];
-  const int64_t nL = P[88], bs = P[93], nO = 1;
+  float* p0 = (float*)B[7] + P[82];
+  const float* p1 = (const float*)B[0] + P[84];
+  const int64_t nL = P[80], bs = P[85], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -394,9 +372,9 @@ static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k9(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[7] + P[90];
-  const float* p1 = (const float*)B[0] + P[92];
-  const int64_t nL = P[88], bs = P[93], nO = 1;
+  float* p0 = (float*)B[7] + P[82];
+  const float* p1 = (const float*)B[0] + P[84];
+  const int64_t nL = P[80], bs = P[85], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
@@ -439,10 +417,10 @@ LJ_KERNEL int k10(void** restrict B, const int64_t* restrict P, const int64_t* r
     Bi[4] = Q0 + row * RQ0;
     Bi[6] = Q1 + row * RQ1;
     Bi[7] = Q2 + row * RQ2;
-    if ((e = k6(Bi, P, P + 58))) return e;
-    if ((e = k7(Bi, P, P + 67))) return e;
-    if ((e = k8(Bi, P, P + 82))) return e;
-    if ((e = k9(Bi, P, P + 88))) return e;
+    if ((e = k6(Bi, P, P + 54))) return e;
+    if ((e = k7(Bi, P, P + 63))) return e;
+    if ((e = k8(Bi, P, P + 74))) return e;
+    if ((e = k9(Bi, P, P + 80))) return e;
   }
   for (int64_t r = 0; r < 1; r++)
     memcpy((char*)B[Q[16]] + r * R0, S0 + ((T + r) % 2) * R0, R0);
@@ -451,9 +429,9 @@ LJ_KERNEL int k10(void** restrict B, const int64_t* restrict P, const int64_t* r
 }
 
 LJ_KERNEL int k11(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[Q[15]] + Q[0];
-  const float* pb = (const float*)B[Q[16]] + Q[1];
-  float* pc = (float*)B[Q[17]] + Q[2];
+  const float* pa = (const float*)B[Q[11]] + Q[0];
+  const float* pb = (const float*)B[Q[12]] + Q[1];
+  float* pc = (float*)B[Q[13]] + Q[2];
   const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
@@ -464,21 +442,10 @@ LJ_KERNEL int k11(void** restrict B, const int64_t* restrict P, const int64_t* r
       for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;
       continue;
     }
-    if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
-      if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
-      if (small) lj_blas_threads(prev);
-      continue;
-    }
-    #pragma omp parallel for if(!P[0] && M * N * K > 262144) schedule(static)
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < N; j++) {
-        float acc = 0;
-        for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * Q[11] + l * Q[12]] * (float)pb[ob + l * Q[13] + j * Q[14]];
-        pc[oc + i * N + j] = (float)(acc);
-      }
+    int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
+    if (small) prev = lj_blas_threads(1);
+    lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
+    if (small) lj_blas_threads(prev);
   }
   return 0;
 }
@@ -486,20 +453,19 @@ LJ_KERNEL int k11(void** restrict B, const int64_t* restrict P, const int64_t* r
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
   if ((e = k0(B, P, P + 1))) return e;
-  if ((e = k3(B, P, P + 32))) return e;
-  if ((e = k4(B, P, P + 41))) return e;
-  if ((e = k5(B, P, P + 52))) return e;
-  if ((e = k10(B, P, P + 94))) return e;
-  if ((e = k11(B, P, P + 111))) return e;
+  if ((e = k3(B, P, P + 28))) return e;
+  if ((e = k4(B, P, P + 37))) return e;
+  if ((e = k5(B, P, P + 48))) return e;
+  if ((e = k10(B, P, P + 86))) return e;
+  if ((e = k11(B, P, P + 103))) return e;
   return e;
 }
 /* params:
-   0, 3, 1, 0, 1, 0, 3, 3, 1, 0, 0, 0, 1, 3, 3, 111, 111, 4607182418800017408, 3, 3, 3, 1, 3, 1,
-   3, 1, 0, 1, 0, 1, 0, 3, 5, 0, 12, 0, 12, 4, 2, 3, 0, 3, 3, 3, 1, 0, 1, 3, 0, 3, 5, 2, 3, 1,
-   0, 0, 3, 6, 3, 1, 0, 1, 0, 1, 0, 4607182418800017408, 3, 0, 0, 0, 1, 3, 3, 111, 111,
-   4607182418800017408, 3, 3, 3, 1, 3, 1, 3, 1, 0, 1, 0, 3, 3, 1, 0, 1, 0, 3, 5, 0, 12, 12, 12,
-   12, 0, 12, 12, 12, 5, 6, 8, 9, 10, 3, 7, 0, 0, 0, 3, 3, 5, 112, 111, 4607182418800017408, 3,
-   3, 1, 3, 3, 1, 10, 9, 11
+   0, 3, 1, 0, 1, 0, 3, 3, 1, 0, 0, 0, 1, 3, 3, 111, 111, 4607182418800017408, 3, 3, 3, 1, 0, 1,
+   0, 1, 0, 3, 5, 0, 12, 0, 12, 4, 2, 3, 0, 3, 3, 3, 1, 0, 1, 3, 0, 3, 5, 2, 3, 1, 0, 0, 3, 6,
+   3, 1, 0, 1, 0, 1, 0, 4607182418800017408, 3, 0, 0, 0, 1, 3, 3, 111, 111, 4607182418800017408,
+   3, 3, 3, 1, 0, 1, 0, 3, 3, 1, 0, 1, 0, 3, 5, 0, 12, 12, 12, 12, 0, 12, 12, 12, 5, 6, 8, 9,
+   10, 3, 7, 0, 0, 0, 3, 3, 5, 112, 111, 4607182418800017408, 3, 3, 10, 9, 11
 */
 /* memory plan:
    blocks [0, 1, 2, 3, 1, 4, 5, 6, 7]; bytes [72, 12, 36, 24, 60, 60, 60, 36]; donors {}; may

@@ -1,7 +1,7 @@
 LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[Q[15]] + Q[0];
-  const float* pb = (const float*)B[Q[16]] + Q[1];
-  float* pc = (float*)B[Q[17]] + Q[2];
+  const float* pa = (const float*)B[Q[11]] + Q[0];
+  const float* pb = (const float*)B[Q[12]] + Q[1];
+  float* pc = (float*)B[Q[13]] + Q[2];
   const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
@@ -12,21 +12,10 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
       for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;
       continue;
     }
-    if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
-      if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
-      if (small) lj_blas_threads(prev);
-      continue;
-    }
-    #pragma omp parallel for if(!P[0] && M * N * K > 262144) schedule(static)
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < N; j++) {
-        float acc = 0;
-        for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * Q[11] + l * Q[12]] * (float)pb[ob + l * Q[13] + j * Q[14]];
-        pc[oc + i * N + j] = (float)(acc);
-      }
+    int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
+    if (small) prev = lj_blas_threads(1);
+    lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
+    if (small) lj_blas_threads(prev);
   }
   return 0;
 }
@@ -68,10 +57,10 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[1] + P[27];
-  const float* pb = (const float*)B[2] + P[28];
-  float* pc = (float*)B[3] + P[29];
-  const int64_t M = P[30], N = P[31], K = P[32];
+  const float* pa = (const float*)B[1] + P[23];
+  const float* pb = (const float*)B[2] + P[24];
+  float* pc = (float*)B[3] + P[25];
+  const int64_t M = P[26], N = P[27], K = P[28];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -81,30 +70,19 @@ LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* re
       for (int64_t i = 0; i < M * N; i++) pc[oc + i] = 0;
       continue;
     }
-    if (lj_sgemm) {
-      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
-      if (small) prev = lj_blas_threads(1);
-      lj_sgemm(101, P[33], P[34], M, N, K, (float)lj_as_f64(P[35]), pa + oa, P[36], pb + ob, P[37], 0, pc + oc, N);
-      if (small) lj_blas_threads(prev);
-      continue;
-    }
-    #pragma omp parallel for if(!P[0] && M * N * K > 1048576) schedule(static)
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t j = 0; j < N; j++) {
-        float acc = 0;
-        for (int64_t l = 0; l < K; l++)
-          acc += (float)pa[oa + i * P[38] + l * P[39]] * (float)pb[ob + l * P[40] + j * P[41]];
-        pc[oc + i * N + j] = (float)(acc);
-      }
+    int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
+    if (small) prev = lj_blas_threads(1);
+    lj_sgemm(101, P[29], P[30], M, N, K, (float)lj_as_f64(P[31]), pa + oa, P[32], pb + ob, P[33], 0, pc + oc, N);
+    if (small) lj_blas_threads(prev);
   }
   return 0;
 }
 
 static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[44];
-  const float* p1 = (const float*)B[0] + P[46];
-  const float* p2 = (const float*)B[3] + P[48];
-  const int64_t nL = P[42], bs = P[49], nO = 1;
+  float* p0 = (float*)B[4] + P[36];
+  const float* p1 = (const float*)B[0] + P[38];
+  const float* p2 = (const float*)B[3] + P[40];
+  const int64_t nL = P[34], bs = P[41], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -129,10 +107,10 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[44];
-  const float* p1 = (const float*)B[0] + P[46];
-  const float* p2 = (const float*)B[3] + P[48];
-  const int64_t nL = P[42], bs = P[49], nO = 1;
+  float* p0 = (float*)B[4] + P[36];
+  const float* p1 = (const float*)B[0] + P[38];
+  const float* p2 = (const float*)B[3] + P[40];
+  const int64_t nL = P[34], bs = P[41], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -174,8 +152,8 @@ LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* re
     Bi[0] = (char*)B[Q[8]] + Q[3] + row * Q[4];
     Bi[1] = S0 + ((1 + t + (-1)) % 2) * R0;
     Bi[4] = S0 + ((1 + t) % 2) * R0;
-    if ((e = k2(Bi, P, P + 27))) return e;
-    if ((e = k3(Bi, P, P + 42))) return e;
+    if ((e = k2(Bi, P, P + 23))) return e;
+    if ((e = k3(Bi, P, P + 34))) return e;
   }
   for (int64_t r = 0; r < 1; r++)
     memcpy((char*)B[Q[9]] + r * R0, S0 + ((T + r) % 2) * R0, R0);
@@ -186,14 +164,14 @@ LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* re
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
   if ((e = k0(B, P, P + 1))) return e;
-  if ((e = k1(B, P, P + 19))) return e;
-  if ((e = k4(B, P, P + 50))) return e;
+  if ((e = k1(B, P, P + 15))) return e;
+  if ((e = k4(B, P, P + 42))) return e;
   return e;
 }
 /* params:
-   0, 0, 0, 0, 7, 4, 3, 111, 111, 4607182418800017408, 3, 4, 3, 1, 4, 1, 0, 1, 4, 4, 1, 0, 1, 0,
-   4, 5, 2, 0, 0, 0, 1, 4, 4, 111, 111, 4607182418800017408, 4, 4, 4, 1, 4, 1, 4, 1, 0, 1, 0, 1,
-   0, 4, 7, 0, 16, 0, 16, 7, 3, 5, 4, 6
+   0, 0, 0, 0, 7, 4, 3, 111, 111, 4607182418800017408, 3, 4, 0, 1, 4, 4, 1, 0, 1, 0, 4, 5, 2, 0,
+   0, 0, 1, 4, 4, 111, 111, 4607182418800017408, 4, 4, 4, 1, 0, 1, 0, 1, 0, 4, 7, 0, 16, 0, 16,
+   7, 3, 5, 4, 6
 */
 /* memory plan:
    blocks [0, 1, 2, 3]; bytes [112, 32, 16, 16]; donors {}; may fail False; messages 0

@@ -311,7 +311,7 @@ class Program:
 
 
 _NCPU = os.cpu_count() or 1
-_from_buffer = ffi._backend.from_buffer  # cffi's own, without the Python wrapper's checks
+_from_buffer = ffi.from_buffer  # (cffi's C function: the out-of-line ffi has no Python wrapper)
 _empty = np.empty
 _getrefcount = sys.getrefcount
 _setflags = np.ndarray.setflags  # setflags(a, False): write=False

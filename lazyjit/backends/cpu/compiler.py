@@ -10,7 +10,9 @@ module may be compiled as several translation units at once, one per core, and l
 (:func:`load`).  The compilers run in their own process groups and end with the call
 (Ctrl-C, an exception, or even ``kill -9`` of this process).  BLAS is NumPy's own
 OpenBLAS, whose ``cblas_?gemm`` addresses are handed to each module at load time (no
-link-time dependency).
+link-time dependency); where NumPy has none, a module of GEMM loops serves instead
+(:data:`GEMM_LOOPS`).  The cffi declarations are :mod:`.cdefs`' (out of line: no C
+parser at run time).
 """
 from __future__ import annotations
 
@@ -26,11 +28,12 @@ import subprocess
 import tempfile
 import threading
 
-import cffi
 import numpy as np
 import xxhash
 
 from lazyjit.backends.cpu import codecache, fft
+from lazyjit.backends.cpu._ffi import ffi
+from lazyjit.backends.cpu.cdefs import GEMM_TYPES
 from lazyjit.backends.cpu.table import COMPLEX_GEMMS, LAPACK_NAMES, NAMES, SLOT
 from lazyjit.config import config
 from lazyjit.errors import op_error
@@ -41,15 +44,8 @@ NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(_HERE))), 
 if not os.path.isdir(NATIVE):  # installed without the source tree
     NATIVE = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "native")
 
-ffi = cffi.FFI()
-ffi.cdef("int lj_run(void** B, const int64_t* P); "
-         "void lj_set_blas(void* s, void* d, void* t, void** lapack);"
-         # an emulated CUDA module's launcher (lazyjit.backends.cuda.emulate)
-         "int lj_launch(int k, int64_t grid, int block, void** B, const int64_t* P, "
-         "int32_t* E);")
-
 _LOADED: dict[str, object] = {}
-_LOCK = threading.Lock()                      # guards _KEY_LOCKS and _BLAS
+_LOCK = threading.Lock()                      # guards _KEY_LOCKS
 _KEY_LOCKS: dict[str, threading.Lock] = {}    # one per module key: threads load it once
 
 
@@ -178,7 +174,8 @@ def _address(lib, name: str):
 def _blas_pointers():
     """Addresses of NumPy's OpenBLAS ``cblas_sgemm``/``cblas_dgemm`` (ILP64), of
     ``openblas_set_num_threads_local`` and a table of its LAPACKE functions
-    (:data:`LAPACK_NAMES`), or NULLs."""
+    (:data:`LAPACK_NAMES`), or NULLs where NumPy has no OpenBLAS of its own (the GEMMs
+    are then :data:`GEMM_LOOPS`', see :func:`_blas`)."""
     libdir = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
     lapack = ffi.new(f"void*[{len(NAMES)}]")  # (NULLs but the callback; kept by _BLAS)
     lapack[SLOT["fft"]] = ffi.cast("void*", fft.callback_address())
@@ -204,6 +201,50 @@ def _blas_pointers():
 
 
 _BLAS = None
+_BLAS_LOCK = threading.RLock()  # (reentrant: the GEMM loops' module is loaded within)
+
+# CBLAS's row-major ?gemm (C = alpha op(A) op(B) + beta C; beta 0 does not read C), as
+# loops: the GEMMs of every module where NumPy has no OpenBLAS (compiled once, cached as
+# any module), so that the kernels need no loop of their own (gcc's time per kernel)
+GEMM_LOOPS = "".join(f"""
+void lj_loop_{p}gemm(int order, int ta, int tb, int64_t M, int64_t N, int64_t K, {T} alpha,
+                     const {T}* A, int64_t lda, const {T}* B, int64_t ldb, {T} beta, {T}* C,
+                     int64_t ldc) {{
+  const int64_t ai = ta == 112 ? 1 : lda, al = ta == 112 ? lda : 1;
+  const int64_t bl = tb == 112 ? 1 : ldb, bj = tb == 112 ? ldb : 1;
+  (void)order;  /* (row-major: 101, what the kernels pass) */
+  #pragma omp parallel for if(M * N * K > 262144) schedule(static)
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {{
+      {T} acc = 0;
+      for (int64_t l = 0; l < K; l++) acc += A[i * ai + l * al] * B[l * bl + j * bj];
+      C[i * ldc + j] = beta == 0 ? alpha * acc : alpha * acc + beta * C[i * ldc + j];
+    }}
+}}""" for p, T in GEMM_TYPES)
+
+
+def _blas():
+    """The pointers every module is given (``lj_set_blas``'s arguments): NumPy's
+    OpenBLAS, or :data:`GEMM_LOOPS` (then compiled and loaded; the other entries stay
+    NULL).  Never a NULL GEMM: the kernels call them unchecked.
+
+    Raises
+    ------
+    LazyjitError, CompileError
+        The loops are needed and cannot be compiled (see :func:`load`)."""
+    global _BLAS
+    with _BLAS_LOCK:
+        if _BLAS is None:
+            _BLAS = _blas_pointers()  # (what the loops' module is given: it calls no GEMM)
+            if _BLAS[0] == ffi.NULL or _BLAS[1] == ffi.NULL:
+                try:
+                    loops = load(prelude() + GEMM_LOOPS + "\n")
+                except BaseException:
+                    _BLAS = None
+                    raise
+                _BLAS = (ffi.cast("void*", loops.lj_loop_sgemm),
+                         ffi.cast("void*", loops.lj_loop_dgemm), ffi.NULL, _BLAS[3])
+        return _BLAS
 
 
 def _header_text() -> str:
@@ -327,13 +368,9 @@ def _load_new(key: str, units, opts: tuple):
 
 
 def _dlopen(path: str):
-    global _BLAS
     # never unloaded: OpenMP worker threads may still sit in a module's code at exit
     lib = ffi.dlopen(path, ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0))
-    with _LOCK:
-        if _BLAS is None:
-            _BLAS = _blas_pointers()
-    lib.lj_set_blas(*_BLAS)
+    lib.lj_set_blas(*_blas())
     return lib
 
 

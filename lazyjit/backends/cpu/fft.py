@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import math
 
-import cffi
 import numpy as np
 
 from lazyjit.backends.cfamily import ctype
+from lazyjit.backends.cpu._ffi import ffi as _ffi
 from lazyjit.backends.cpu import kernels as K
 from lazyjit.backends.cpu.table import SLOT
 from lazyjit.ops import REGISTRY
 from lazyjit.ops.fft import FFT_KINDS, NORMS
 from lazyjit.schedule import ir
 
-_ffi = cffi.FFI()
 DTYPES = tuple(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 SIGNATURE = "int(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, " \
     "int64_t, void*, void*)"

@@ -388,8 +388,10 @@ def argreduce(mod: Module, k: ir.ArgReduce) -> None:
 
 def gemm(mod: Module, k: ir.Gemm) -> None:
     """Batched ``dst = alpha * (a @ b)`` (``+ dst`` with ``accumulate``: BLAS's beta = 1)
-    through BLAS (float32, float64; float16 through float copies: :func:`_half_blas`) or
-    a plain loop (ints, bool; float16 summed in float)."""
+    through BLAS (float32, float64, which every module has: NumPy's OpenBLAS or
+    :data:`~lazyjit.backends.cpu.compiler.GEMM_LOOPS`; complex where NumPy's OpenBLAS
+    has it; float16 through float copies: :func:`_half_blas`) or a plain loop (ints,
+    bool; float16 summed in float)."""
     dst, a, b, alpha, accumulate = k.dst, k.a, k.b, k.alpha, k.accumulate
     M, K = a.shape[-2:]
     N = b.shape[-1]
@@ -425,16 +427,17 @@ def gemm(mod: Module, k: ir.Gemm) -> None:
             lines += [f"    const {T} alpha_ = {scalars[0]}, beta_ = {scalars[1]};"]
             scalars = ["&alpha_", "&beta_"]
         call = fn if dst.dtype.kind == "f" else f"((lj_cgemm_t){fn})"
-        lines += ["    if (K == 0) {", *zero, "      continue;", "    }",
-                  f"    if ({fn}) {{",
-                  "      int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
-                  f"{BLAS_MT_MIN:.1f});",
-                  "      if (small) prev = lj_blas_threads(1);",
-                  f"      {call}(101, {trans[0]}, {trans[1]}, M, N, K, "
-                  f"{scalars[0]}, pa + oa, {mod.p(lda)}, pb + ob, "
-                  f"{mod.p(ldb)}, {scalars[1]}, pc + oc, N);",
-                  "      if (small) lj_blas_threads(prev);",
-                  "      continue;", "    }"]
+        blas = ["int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < "
+                f"{BLAS_MT_MIN:.1f});",
+                "if (small) prev = lj_blas_threads(1);",
+                f"{call}(101, {trans[0]}, {trans[1]}, M, N, K, {scalars[0]}, pa + oa, "
+                f"{mod.p(lda)}, pb + ob, {mod.p(ldb)}, {scalars[1]}, pc + oc, N);",
+                "if (small) lj_blas_threads(prev);"]
+        lines += ["    if (K == 0) {", *zero, "      continue;", "    }"]
+        if dst.dtype.kind == "f":  # (never NULL: NumPy's OpenBLAS or compiler.GEMM_LOOPS)
+            mod.add([*lines, *("    " + s for s in blas), "  }"])
+            return
+        lines += [f"    if ({fn}) {{", *("      " + s for s in blas), "      continue;", "    }"]
     if not half:
         sa = [mod.p(s) for s in a.strides[-2:]]
         sb = [mod.p(s) for s in b.strides[-2:]]
