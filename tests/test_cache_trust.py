@@ -294,6 +294,43 @@ def test_interrupted_compile_leaves_nothing(tmp_path, sig):
     assert [f for f in files_under(cache) if not f.endswith((".so", ".sum"))] == []
 
 
+FORK = textwrap.dedent("""
+    import os, sys, threading, time
+    import numpy as np
+    import lazyjit as lj
+    from lazyjit.backends.cpu import compiler
+    if sys.argv[1] == "no-openblas":  # (the GEMM loops' module, compiled by the thread)
+        found = compiler._blas_pointers
+        compiler._blas_pointers = lambda: (compiler.ffi.NULL,) * 3 + (found()[3],)
+    x = lj.tensor(np.arange(4.0))
+    work = threading.Thread(target=lambda: (x @ x).numpy())
+    work.start()
+    while not os.path.exists(sys.argv[2]):  # (the compiler runs: every lock is held)
+        time.sleep(0.001)
+    pid = os.fork()
+    if pid == 0:
+        print("child", float(x @ x), flush=True)
+        os._exit(0)
+    work.join()
+    print("parent", os.waitpid(pid, 0)[1], flush=True)
+""")
+
+
+@pytest.mark.parametrize("blas", ["openblas", "no-openblas"])
+def test_child_forked_during_a_compile_loads_that_module(tmp_path, blas):
+    """A process forked while another thread of its parent compiles a module (holding
+    that key's locks, in the process and on disk) loads the same module itself (as
+    multiprocessing's fork start method would), instead of waiting forever."""
+    slow, mark = tmp_path / "slowcc", tmp_path / "compiling"  # (long enough to fork in)
+    slow.write_text(f'#!/bin/sh\ntouch "{mark}"\nsleep 1\nexec {shutil.which("cc")} "$@"\n')
+    slow.chmod(0o755)
+    proc = subprocess.run([sys.executable, "-c", FORK, blas, str(mark)], capture_output=True,
+                          text=True, timeout=60,
+                          env=env_for(tmp_path / "cache", f"compiler={slow}"))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(proc.stdout.split("\n")[:2]) == ["child 14.0", "parent 0"], proc.stdout
+
+
 # -- clear errors ---------------------------------------------------------------------------
 
 def check_no_compiler_error(err: lj.LazyjitError, compiler: str) -> None:

@@ -464,8 +464,8 @@ def test_results_are_read_only_and_inputs_untouched(cpu):
 
 def test_gemms_without_openblas_are_the_loops_module(tmp_path):
     """Where NumPy has no OpenBLAS of its own, every module's GEMMs are the loops of
-    ``compiler.GEMM_LOOPS`` (one module): transposed operands, batches, alpha, beta = 1
-    and gradients checked against NumPy."""
+    ``compiler.GEMM_LOOPS`` (one module): transposed operands, slices, batches, alpha,
+    beta = 1 and gradients checked against NumPy."""
     script = textwrap.dedent("""
         import json, numpy as np, lazyjit as lj
         import lazyjit.backends.cpu.compiler as C
@@ -481,7 +481,9 @@ def test_gemms_without_openblas_are_the_loops_module(tmp_path):
             cases = {"batched": (la @ lb, a @ b),
                      "a.T": (lt.T @ lw, a[0] @ w),
                      "b.T": (la[1] @ lj.tensor(np.ascontiguousarray(w.T)).T, a[1] @ w),
-                     "alpha, beta": (la[2] @ lw * 2.5 + lc, a[2] @ w * 2.5 + c)}
+                     "alpha, beta": (la[2] @ lw * 2.5 + lc, a[2] @ w * 2.5 + c),
+                     # (views: lda, ldb above the columns used)
+                     "slices": (la[0][:, :3] @ lw[:3, :2], a[0][:, :3] @ w[:3, :2])}
             loss = lambda x, y: ((x @ y) ** 2).sum()
             ga, gw = lj.grad(loss, argnums=(0, 1))(la[0], lw)
             g = 2 * (a[0] @ w)
@@ -497,7 +499,7 @@ def test_gemms_without_openblas_are_the_loops_module(tmp_path):
     assert out.returncode == 0, out.stderr
     errors, loops, compiles = json.loads(out.stdout.splitlines()[-1])
     assert loops and compiles >= 2  # (the loops' module, then the programs')
-    assert len(errors) == 12
+    assert len(errors) == 14
     for name, err in errors.items():
         assert err < (1e-5 if name.startswith("float32") else 1e-13), (name, err)
 

@@ -73,6 +73,7 @@ class Untrusted(Exception):
 _LOCK = threading.Lock()
 _ROOTS: dict[str, tuple[str | None, str]] = {}  # cache_dir -> (resolved root, or None: why)
 _WORK: dict[str, tuple[str, int, int]] = {}     # base folder -> (work folder, its fd, pid)
+_KEY_FDS: set[int] = set()  # the descriptors of key_lock's lock files open now (see fork)
 _WARNED: set[str] = set()
 
 
@@ -296,7 +297,9 @@ def key_lock(root: str, key: str) -> Iterator[None]:
     """
     path = os.path.join(root, "tmp", key + ".lock")
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with _LOCK:  # (a fork copies _KEY_FDS with every descriptor it holds)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            _KEY_FDS.add(fd)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
@@ -304,16 +307,22 @@ def key_lock(root: str, key: str) -> Iterator[None]:
             except FileNotFoundError:
                 same = False
         except BaseException:
-            os.close(fd)
+            _close_key_fd(fd)
             raise
         if same:
             break
-        os.close(fd)
+        _close_key_fd(fd)
     try:
         yield
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
+        _close_key_fd(fd)
+
+
+def _close_key_fd(fd: int) -> None:
+    with _LOCK:
+        _KEY_FDS.discard(fd)
         os.close(fd)
 
 
@@ -465,13 +474,19 @@ def _remove_work_folders() -> None:
 
 
 def _forget_work_folders() -> None:
-    """In a forked child: the parent's work folders stay the parent's."""
+    """In a forked child: the parent's work folders and key locks stay the parent's.  A
+    ``flock`` belongs to the open file, which the child's copy of a descriptor shares:
+    kept, it would hold the lock after the parent's thread released it, and the child's
+    own wait for that key would never end."""
     global _LOCK
-    for _, fd, _ in _WORK.values():
+    for fd in [fd for _, fd, _ in _WORK.values()] + list(_KEY_FDS):
         with contextlib.suppress(OSError):
             os.close(fd)
     _WORK.clear()
+    _KEY_FDS.clear()
     _LOCK = threading.Lock()
 
 
-os.register_at_fork(after_in_child=_forget_work_folders)
+# (the lock held across the fork: no descriptor is opened or closed meanwhile)
+os.register_at_fork(before=lambda: _LOCK.acquire(), after_in_parent=lambda: _LOCK.release(),
+                    after_in_child=_forget_work_folders)

@@ -45,8 +45,20 @@ if not os.path.isdir(NATIVE):  # installed without the source tree
     NATIVE = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "native")
 
 _LOADED: dict[str, object] = {}
-_LOCK = threading.Lock()                      # guards _KEY_LOCKS
+_LOCK = threading.Lock()                      # guards _KEY_LOCKS and _BLAS's publication
 _KEY_LOCKS: dict[str, threading.Lock] = {}    # one per module key: threads load it once
+
+
+def _unlock_in_child() -> None:
+    """In a forked child: the locks of the modules other threads of the parent were
+    loading (held across their compiles) would stay held by threads the child has not,
+    and its own load of one of those modules would wait forever."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    _KEY_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_unlock_in_child)
 
 
 class CompileError(RuntimeError):
@@ -200,8 +212,7 @@ def _blas_pointers():
     return ffi.NULL, ffi.NULL, ffi.NULL, lapack
 
 
-_BLAS = None
-_BLAS_LOCK = threading.RLock()  # (reentrant: the GEMM loops' module is loaded within)
+_BLAS = None  # lj_set_blas's arguments, once known (see _blas)
 
 # CBLAS's row-major ?gemm (C = alpha op(A) op(B) + beta C; beta 0 does not read C), as
 # loops: the GEMMs of every module where NumPy has no OpenBLAS (compiled once, cached as
@@ -223,28 +234,30 @@ void lj_loop_{p}gemm(int order, int ta, int tb, int64_t M, int64_t N, int64_t K,
 }}""" for p, T in GEMM_TYPES)
 
 
-def _blas():
+def _blas(opts: tuple):
     """The pointers every module is given (``lj_set_blas``'s arguments): NumPy's
-    OpenBLAS, or :data:`GEMM_LOOPS` (then compiled and loaded; the other entries stay
-    NULL).  Never a NULL GEMM: the kernels call them unchecked.
+    OpenBLAS, or :data:`GEMM_LOOPS` (compiled and loaded with ``opts`` then, the
+    settings of the module that needs them; the other entries stay NULL).  Never a NULL
+    GEMM: the kernels call them unchecked.  No lock is held while the loops compile (a
+    process forked meanwhile would inherit it held: only ``load``'s lock of their key).
 
     Raises
     ------
     LazyjitError, CompileError
         The loops are needed and cannot be compiled (see :func:`load`)."""
     global _BLAS
-    with _BLAS_LOCK:
-        if _BLAS is None:
-            _BLAS = _blas_pointers()  # (what the loops' module is given: it calls no GEMM)
-            if _BLAS[0] == ffi.NULL or _BLAS[1] == ffi.NULL:
-                try:
-                    loops = load(prelude() + GEMM_LOOPS + "\n")
-                except BaseException:
-                    _BLAS = None
-                    raise
-                _BLAS = (ffi.cast("void*", loops.lj_loop_sgemm),
-                         ffi.cast("void*", loops.lj_loop_dgemm), ffi.NULL, _BLAS[3])
-        return _BLAS
+    blas = _BLAS
+    if blas is None:
+        blas = _blas_pointers()
+        if blas[0] == ffi.NULL or blas[1] == ffi.NULL:  # (the loops' module calls no GEMM)
+            loops = load(prelude() + GEMM_LOOPS + "\n", opts, blas=blas)
+            blas = (ffi.cast("void*", loops.lj_loop_sgemm),
+                    ffi.cast("void*", loops.lj_loop_dgemm), ffi.NULL, blas[3])
+        with _LOCK:
+            if _BLAS is None:
+                _BLAS = blas
+            blas = _BLAS
+    return blas
 
 
 def _header_text() -> str:
@@ -308,7 +321,7 @@ def _no_compiler(compiler: str, why: str) -> Exception:
                     f"without a compiler")
 
 
-def load(source: str, opts: tuple | None = None, parts=None):
+def load(source: str, opts: tuple | None = None, parts=None, blas: tuple | None = None):
     """Return the loaded cffi library for ``source``, compiling it only on a true miss
     (neither in memory nor verified on disk); ``opts`` are :func:`settings` (default:
     now).  Threads loading different modules compile concurrently; processes compiling
@@ -319,6 +332,7 @@ def load(source: str, opts: tuple | None = None, parts=None):
     compiled as one unit per core, in parallel, and linked (gcc's time grows with the
     module; the first call of a training step is mostly this compile).  The code cache
     key is ``source``'s either way, so the library does not depend on the core count.
+    ``blas``: the module's ``lj_set_blas`` arguments when not :func:`_blas`'s (its own).
 
     Raises
     ------
@@ -341,7 +355,7 @@ def load(source: str, opts: tuple | None = None, parts=None):
             n = min(_CPUS, len(source) // PART_CHARS) if parts is not None else 1
             # (rendered only when a compile needs them: a disk-cache hit does not)
             units = (lambda: parts(n)) if n > 1 else (lambda: [source])
-            lib = _LOADED[key] = _load_new(key, units, opts)
+            lib = _LOADED[key] = _load_new(key, units, opts, blas)
         return lib
 
 
@@ -349,7 +363,7 @@ PART_CHARS = 12000  # source characters per translation unit, at least, when spl
 _CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _load_new(key: str, units, opts: tuple):
+def _load_new(key: str, units, opts: tuple, blas: tuple | None):
     """Load module ``key`` from the disk cache, or compile ``units()`` (its translation
     units) and load that."""
     compiler, flags, disk_cache, cache_dir, strict = opts
@@ -358,19 +372,19 @@ def _load_new(key: str, units, opts: tuple):
     if root is not None:
         path = codecache.fetch(root, key, strict, lambda work: _build(units(), cmd, work))
         if path is not None:
-            return _dlopen(path)
+            return _dlopen(path, opts, blas)
     # a private module (no disk cache, or none that can be trusted): loaded, then unlinked
     path = _build(units(), cmd, codecache.private_folder(root))
     try:
-        return _dlopen(path)
+        return _dlopen(path, opts, blas)
     finally:
         os.unlink(path)
 
 
-def _dlopen(path: str):
+def _dlopen(path: str, opts: tuple, blas: tuple | None):
     # never unloaded: OpenMP worker threads may still sit in a module's code at exit
     lib = ffi.dlopen(path, ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0))
-    lib.lj_set_blas(*_blas())
+    lib.lj_set_blas(*(blas or _blas(opts)))
     return lib
 
 
