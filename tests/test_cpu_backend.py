@@ -302,6 +302,34 @@ def test_kernels_of_the_same_code_share_one_function(cpu, rng, monkeypatch):
     assert len(defined) == 1
 
 
+def test_loops_of_the_same_body_share_its_kernels(cpu, rng, monkeypatch):
+    # two layers of one recurrence (as an LSTM's): each loop's body kernels read the
+    # body's own buffer table and their sizes from their part of the parameter table, so
+    # the second loop's body is the first's functions
+    from lazyjit.backends.cpu import compiler
+    sources, build = [], compiler._build
+    monkeypatch.setattr(compiler, "_build", lambda u, cmd, folder: (sources.extend(u),
+                                                                    build(u, cmd, folder))[1])
+    xs, w1, w2 = rng.standard_normal((6, 3, 5)), rng.standard_normal(5), rng.standard_normal(5)
+
+    def layer(seq, w):
+        ys, _ = lj.scan(lambda x_t, h: lj.tanh(h * lj.tensor(w) + x_t), sequences=seq,
+                        outputs_info=lj.zeros((3, 5)))
+        return ys
+    got = layer(layer(lj.tensor(xs), w1), w2).numpy()
+
+    def ref(seq, w):
+        h, out = np.zeros((3, 5)), []
+        for x_t in seq:
+            h = np.tanh(h * w + x_t)
+            out.append(h)
+        return np.stack(out)
+    np.testing.assert_allclose(got, ref(ref(xs, w1), w2), rtol=1e-12)
+    calls = re.findall(r"\b(k\d+)\(Bi, P, P \+ (\d+)\)", "".join(sources))
+    assert len(calls) == 2  # (each loop calls its body's kernel, on its own parameters)
+    assert calls[0][0] == calls[1][0] and calls[0][1] != calls[1][1]
+
+
 def _in_parts(monkeypatch, units: list) -> None:
     """Make every module of more than about 400 characters compile in up to 4 units,
     recording the number of units of each build."""

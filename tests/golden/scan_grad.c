@@ -35,10 +35,10 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[1] + P[9];
-  const float* pb = (const float*)B[2] + P[10];
-  float* pc = (float*)B[3] + P[11];
-  const int64_t M = P[12], N = P[13], K = P[14];
+  const float* pa = (const float*)B[1] + Q[0];
+  const float* pb = (const float*)B[2] + Q[1];
+  float* pc = (float*)B[3] + Q[2];
+  const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -50,17 +50,17 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
     }
     int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
     if (small) prev = lj_blas_threads(1);
-    lj_sgemm(101, P[15], P[16], M, N, K, (float)lj_as_f64(P[17]), pa + oa, P[18], pb + ob, P[19], 0, pc + oc, N);
+    lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
     if (small) lj_blas_threads(prev);
   }
   return 0;
 }
 
 static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[22];
-  const float* p1 = (const float*)B[0] + P[24];
-  const float* p2 = (const float*)B[3] + P[26];
-  const int64_t nL = P[20], bs = P[27], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[0] + Q[4];
+  const float* p2 = (const float*)B[3] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -85,10 +85,10 @@ static __attribute__((noinline)) void k2_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[22];
-  const float* p1 = (const float*)B[0] + P[24];
-  const float* p2 = (const float*)B[3] + P[26];
-  const int64_t nL = P[20], bs = P[27], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[0] + Q[4];
+  const float* p2 = (const float*)B[3] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -208,10 +208,10 @@ LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[56];
-  const float* p1 = (const float*)B[1] + P[58];
-  const float* p2 = (const float*)B[2] + P[60];
-  const int64_t nL = P[54], bs = P[62], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[1] + Q[4];
+  const float* p2 = (const float*)B[2] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -229,7 +229,7 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
       const float v1 = (float)(L1);
       const float v2 = (float)((v1 + v1));
       const float v3 = (float)((v0 + v2));
-      const float v4 = (float)((float)lj_as_f64(P[61]));
+      const float v4 = (float)((float)lj_as_f64(Q[7]));
       const float v5 = (float)((v1 * v1));
       const float v6 = (float)((v4 - v5));
       const float v7 = (float)((v3 * v6));
@@ -240,10 +240,10 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[56];
-  const float* p1 = (const float*)B[1] + P[58];
-  const float* p2 = (const float*)B[2] + P[60];
-  const int64_t nL = P[54], bs = P[62], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[1] + Q[4];
+  const float* p2 = (const float*)B[2] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -264,7 +264,7 @@ LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* re
         const float v1 = (float)(L1);
         const float v2 = (float)((v1 + v1));
         const float v3 = (float)((v0 + v2));
-        const float v4 = (float)((float)lj_as_f64(P[61]));
+        const float v4 = (float)((float)lj_as_f64(Q[7]));
         const float v5 = (float)((v1 * v1));
         const float v6 = (float)((v4 - v5));
         const float v7 = (float)((v3 * v6));
@@ -278,10 +278,10 @@ LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[4] + P[63];
-  const float* pb = (const float*)B[3] + P[64];
-  float* pc = (float*)B[5] + P[65];
-  const int64_t M = P[66], N = P[67], K = P[68];
+  const float* pa = (const float*)B[4] + Q[0];
+  const float* pb = (const float*)B[3] + Q[1];
+  float* pc = (float*)B[5] + Q[2];
+  const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -293,16 +293,16 @@ LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* re
     }
     int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
     if (small) prev = lj_blas_threads(1);
-    lj_sgemm(101, P[69], P[70], M, N, K, (float)lj_as_f64(P[71]), pa + oa, P[72], pb + ob, P[73], 0, pc + oc, N);
+    lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
     if (small) lj_blas_threads(prev);
   }
   return 0;
 }
 
 static __attribute__((noinline)) void k8_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[6] + P[76];
-  const float* p1 = (const float*)B[4] + P[78];
-  const int64_t nL = P[74], bs = P[79], nO = 1;
+  float* p0 = (float*)B[6] + Q[2];
+  const float* p1 = (const float*)B[4] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -322,9 +322,9 @@ static __attribute__((noinline)) void k8_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[6] + P[76];
-  const float* p1 = (const float*)B[4] + P[78];
-  const int64_t nL = P[74], bs = P[79], nO = 1;
+  float* p0 = (float*)B[6] + Q[2];
+  const float* p1 = (const float*)B[4] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
@@ -350,9 +350,9 @@ LJ_KERNEL int k8(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[7] + P[82];
-  const float* p1 = (const float*)B[0] + P[84];
-  const int64_t nL = P[80], bs = P[85], nO = 1;
+  float* p0 = (float*)B[7] + Q[2];
+  const float* p1 = (const float*)B[0] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -372,9 +372,9 @@ static __attribute__((noinline)) void k9_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k9(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[7] + P[82];
-  const float* p1 = (const float*)B[0] + P[84];
-  const int64_t nL = P[80], bs = P[85], nO = 1;
+  float* p0 = (float*)B[7] + Q[2];
+  const float* p1 = (const float*)B[0] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {

@@ -110,10 +110,10 @@ LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[30];
-  const float* p1 = (const float*)B[2] + P[32];
-  const float* p2 = (const float*)B[0] + P[34];
-  const int64_t nL = P[28], bs = P[35], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[2] + Q[4];
+  const float* p2 = (const float*)B[0] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -137,10 +137,10 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[30];
-  const float* p1 = (const float*)B[2] + P[32];
-  const float* p2 = (const float*)B[0] + P[34];
-  const int64_t nL = P[28], bs = P[35], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[2] + Q[4];
+  const float* p2 = (const float*)B[0] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -170,9 +170,9 @@ LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[3] + P[38];
-  const float* p1 = (const float*)B[4] + P[40];
-  const int64_t nL = P[36], bs = P[41], nO = 1;
+  float* p0 = (float*)B[3] + Q[2];
+  const float* p1 = (const float*)B[4] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -192,9 +192,9 @@ static __attribute__((noinline)) void k4_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[3] + P[38];
-  const float* p1 = (const float*)B[4] + P[40];
-  const int64_t nL = P[36], bs = P[41], nO = 1;
+  float* p0 = (float*)B[3] + Q[2];
+  const float* p1 = (const float*)B[4] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
@@ -220,9 +220,9 @@ LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[5] + P[44];
-  const float* p1 = (const float*)B[2] + P[46];
-  const int64_t nL = P[42], bs = P[48], nO = 1;
+  float* p0 = (float*)B[5] + Q[2];
+  const float* p1 = (const float*)B[2] + Q[4];
+  const int64_t nL = Q[0], bs = Q[6], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -235,7 +235,7 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
     for (int64_t k = kb; k < ke; k++) {
       const float L1 = q1[k];
       const float v0 = (float)(L1);
-      const float v1 = (float)((float)lj_as_f64(P[47]));
+      const float v1 = (float)((float)lj_as_f64(Q[5]));
       const float v2 = (float)((v0 * v1));
       q0[k] = v2;
     }
@@ -244,9 +244,9 @@ static __attribute__((noinline)) void k5_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[5] + P[44];
-  const float* p1 = (const float*)B[2] + P[46];
-  const int64_t nL = P[42], bs = P[48], nO = 1;
+  float* p0 = (float*)B[5] + Q[2];
+  const float* p1 = (const float*)B[2] + Q[4];
+  const int64_t nL = Q[0], bs = Q[6], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -262,7 +262,7 @@ LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* re
       for (int64_t k = kb; k < ke; k++) {
         const float L1 = q1[k];
         const float v0 = (float)(L1);
-        const float v1 = (float)((float)lj_as_f64(P[47]));
+        const float v1 = (float)((float)lj_as_f64(Q[5]));
         const float v2 = (float)((v0 * v1));
         q0[k] = v2;
       }
@@ -274,9 +274,9 @@ LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[3] + P[51];
-  const float* p1 = (const float*)B[5] + P[53];
-  const int64_t nL = P[49], bs = P[54], nO = 1;
+  float* p0 = (float*)B[3] + Q[2];
+  const float* p1 = (const float*)B[5] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -296,9 +296,9 @@ static __attribute__((noinline)) void k6_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[3] + P[51];
-  const float* p1 = (const float*)B[5] + P[53];
-  const int64_t nL = P[49], bs = P[54], nO = 1;
+  float* p0 = (float*)B[3] + Q[2];
+  const float* p1 = (const float*)B[5] + Q[4];
+  const int64_t nL = Q[0], bs = Q[5], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = (p0 == p1 ? 0 : nO * nb);
   if (!P[0] && 1 && (p0 == p1 ? 0 : nO * nL) > 1048576) {
@@ -325,7 +325,7 @@ LJ_KERNEL int k6(void** restrict B, const int64_t* restrict P, const int64_t* re
 
 LJ_KERNEL int k7(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   int e = 0;
-  if (*((const uint8_t*)B[1] + P[55])) {
+  if (*((const uint8_t*)B[1] + Q[0])) {
     if ((e = k3(B, P, P + 28))) return e;
     if ((e = k4(B, P, P + 36))) return e;
   } else {

@@ -57,10 +57,10 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  const float* pa = (const float*)B[1] + P[23];
-  const float* pb = (const float*)B[2] + P[24];
-  float* pc = (float*)B[3] + P[25];
-  const int64_t M = P[26], N = P[27], K = P[28];
+  const float* pa = (const float*)B[1] + Q[0];
+  const float* pb = (const float*)B[2] + Q[1];
+  float* pc = (float*)B[3] + Q[2];
+  const int64_t M = Q[3], N = Q[4], K = Q[5];
   const int64_t nB = 1;
   for (int64_t w = 0; w < nB; w++) {
     const int64_t oa = 0;
@@ -72,17 +72,17 @@ LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* re
     }
     int prev = 0, small = lj_blas_threads && (P[0] || (double)M * N * K < 1048576.0);
     if (small) prev = lj_blas_threads(1);
-    lj_sgemm(101, P[29], P[30], M, N, K, (float)lj_as_f64(P[31]), pa + oa, P[32], pb + ob, P[33], 0, pc + oc, N);
+    lj_sgemm(101, Q[6], Q[7], M, N, K, (float)lj_as_f64(Q[8]), pa + oa, Q[9], pb + ob, Q[10], 0, pc + oc, N);
     if (small) lj_blas_threads(prev);
   }
   return 0;
 }
 
 static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[4] + P[36];
-  const float* p1 = (const float*)B[0] + P[38];
-  const float* p2 = (const float*)B[3] + P[40];
-  const int64_t nL = P[34], bs = P[41], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[0] + Q[4];
+  const float* p2 = (const float*)B[3] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -107,10 +107,10 @@ static __attribute__((noinline)) void k3_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[4] + P[36];
-  const float* p1 = (const float*)B[0] + P[38];
-  const float* p2 = (const float*)B[3] + P[40];
-  const int64_t nL = P[34], bs = P[41], nO = 1;
+  float* p0 = (float*)B[4] + Q[2];
+  const float* p1 = (const float*)B[0] + Q[4];
+  const float* p2 = (const float*)B[3] + Q[6];
+  const int64_t nL = Q[0], bs = Q[7], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {

@@ -35,10 +35,10 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q, int64_t w0, int64_t w1) {
-  float* p0 = (float*)B[2] + P[11];
-  const float* p1 = (const float*)B[1] + P[13];
-  const float* p2 = (const float*)B[0] + P[15];
-  const int64_t nL = P[9], bs = P[17], nO = 1;
+  float* p0 = (float*)B[2] + Q[2];
+  const float* p1 = (const float*)B[1] + Q[4];
+  const float* p2 = (const float*)B[0] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   int64_t o_ = 0, kb_ = 0;
   if (w0) { o_ = w0 / nb; kb_ = (w0 - o_ * nb) * bs; }
@@ -54,7 +54,7 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
       const float L2 = q2[k];
       const float v0 = (float)(L2);
       const float v1 = (float)(L1);
-      const float v2 = (float)((float)lj_as_f64(P[16]));
+      const float v2 = (float)((float)lj_as_f64(Q[7]));
       const float v3 = (float)((v1 * v2));
       const float v4 = (float)((v0 + v3));
       q0[k] = v4;
@@ -64,10 +64,10 @@ static __attribute__((noinline)) void k1_loop(void** restrict B, const int64_t* 
   }
 }
 LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[2] + P[11];
-  const float* p1 = (const float*)B[1] + P[13];
-  const float* p2 = (const float*)B[0] + P[15];
-  const int64_t nL = P[9], bs = P[17], nO = 1;
+  float* p0 = (float*)B[2] + Q[2];
+  const float* p1 = (const float*)B[1] + Q[4];
+  const float* p2 = (const float*)B[0] + Q[6];
+  const int64_t nL = Q[0], bs = Q[8], nO = 1;
   const int64_t nb = nL <= bs ? 1 : (nL + bs - 1) / bs;
   const int64_t count_ = nO * nb;
   if (!P[0] && 1 && nO * nL > 1048576) {
@@ -86,7 +86,7 @@ LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* re
         const float L2 = q2[k];
         const float v0 = (float)(L2);
         const float v1 = (float)(L1);
-        const float v2 = (float)((float)lj_as_f64(P[16]));
+        const float v2 = (float)((float)lj_as_f64(Q[7]));
         const float v3 = (float)((v1 * v2));
         const float v4 = (float)((v0 + v3));
         q0[k] = v4;

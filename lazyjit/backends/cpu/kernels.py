@@ -127,9 +127,12 @@ class Module:
                     "    lj_parallel(K@_loop, B, P, Q, count_);\n"
                     f"  }} else {{\n{serial}  }}\n  return 0;\n}}\n")
         base = self._base
-        if self.par_min == PAR_MIN:  # (a loop body's kernel reads B and P directly: an
-            code = self._relative(code)  # indirect buffer read per step cost 20% of a
-        self._base = len(self.params)  # scalar scan step; its code is rarely repeated)
+        # (a loop body's kernel reads its buffers B[slot] directly, slots of the body's
+        # own table: an indirect read per step cost 20% of a scalar scan step; its
+        # parameters as Q[n], as fast as P[n], so the kernels of two loops of the same
+        # body, as an LSTM's layers, are one function)
+        code = self._relative(code, buffers=self.par_min == PAR_MIN)
+        self._base = len(self.params)
         f = self._func_of.get(code)
         if f is None:
             f = self._func_of[code] = len(self.funcs)
@@ -137,9 +140,10 @@ class Module:
         self.calls.append((f, base))
         self.n_kernels += 1
 
-    def _relative(self, code: str) -> str:
-        """``code`` reading its parameters ``P[n]`` as ``Q[n - start]`` and its buffers
-        ``B[slot]`` as ``B[Q[m]]``, the slot numbers appended to its parameters."""
+    def _relative(self, code: str, buffers: bool) -> str:
+        """``code`` reading its parameters ``P[n]`` as ``Q[n - start]`` and, with
+        ``buffers``, its buffers ``B[slot]`` as ``B[Q[m]]``, the slot numbers appended
+        to its parameters."""
         base, end, slots = self._base, len(self.params), {}
 
         def param(m: re.Match) -> str:
@@ -157,7 +161,8 @@ class Module:
                 slots[slot] = len(self.params) - base
                 self.params.append(slot)
             return f"B[Q[{slots[slot]}]]"
-        return _BUFFER.sub(buffer, _PARAM.sub(param, code))
+        code = _PARAM.sub(param, code)
+        return _BUFFER.sub(buffer, code) if buffers else code
 
 
 _PARAM = re.compile(r"\bP\[(\d+)\]")
