@@ -69,11 +69,12 @@ class Module:
     A kernel's function reads its own parameters, and the numbers of the buffers it
     reads and writes, through ``Q``, a pointer to where they start in the table; the
     whole table ``P`` serves the busy flag ``P[0]``, the calls of nested kernels and the
-    window ops' geometry (``P + first``), and the kernels of a loop body, which read
-    ``P[n]`` and ``B[slot]`` directly.  Kernels of the same
-    code (a training step updates every parameter with one kernel, fusion makes the
-    same bias kernel per layer) are then one function, called with different ``Q``: a
-    module compiles once per distinct kernel, not once per kernel."""
+    window ops' geometry (``P + first``).  The kernels of a loop body read their buffers
+    ``B[slot]`` directly (slots of the body's own table).  Kernels of the same code (a
+    training step updates every parameter with one kernel, fusion makes the same bias
+    kernel per layer, an LSTM's layers run one scan body) are then one function, called
+    with different ``Q``: a module compiles once per distinct kernel, not once per
+    kernel."""
 
     def __init__(self):
         self.funcs: list[str] = []  # the distinct kernel functions
