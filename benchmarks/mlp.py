@@ -19,12 +19,14 @@ gradient, and a plain SGD update, float32, batch 128.  Implementations:
 * lazyjit eager: the same code on realized tensors, then ``lj.realize(*new_params, loss)``;
 * torch (eager autograd, in-place update) and ``jax.jit``, only if importable.
 
-Times are medians after warm-up.  The first call of the jitted step (trace, optimize,
-compile) is timed in a fresh subprocess, once with an empty compiled-code disk cache
-and once with the disk cache that run filled; ``jax.jit``'s first call too (its
-imports done before the clock starts, as lazyjit's are).  Finally, ``lj.stats()['compiles']`` is
-printed before and after running the steps at batch 64, to show that a new batch size
-does not compile again.
+Times are medians after warm-up, in 10 rounds where each implementation runs 30 steps
+in turn; ``NumPy/this`` is the median over rounds of NumPy's time over this one's in the
+same round (a shared host's drift over the minutes of a run cancels).  The first call of
+the jitted step (trace, optimize, compile) is timed in a fresh subprocess, once with an
+empty compiled-code disk cache and once with the disk cache that run filled;
+``jax.jit``'s first call too (its imports done before the clock starts, as lazyjit's
+are).  Finally, ``lj.stats()['compiles']`` is printed before and after running the steps
+at batch 64, to show that a new batch size does not compile again.
 """
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 import lazyjit as lj  # noqa: E402
-from timing import medians_ms  # noqa: E402
+from timing import paired_ms  # noqa: E402
 
 LAYERS = (64, 256, 256, 10)
 LR = 0.01
@@ -235,7 +237,7 @@ def main(argv=None) -> None:
         print(json.dumps(first_call(args.first_call, args.batch)))
         return
 
-    repeats, warmup = (20, 5) if args.quick else (300, 30)
+    repeats, warmup, rounds = (20, 5, 2) if args.quick else (300, 10, 10)
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if var in os.environ:
             print(f"note: {var} is set; NumPy timings are meant to be taken with it unset "
@@ -256,14 +258,13 @@ def main(argv=None) -> None:
             first.append(("jax.jit (imported already)", jax_first))
         # this process compiles into a cache of its own too, so its counts start at zero
         with lj.config(cache_dir=f"{cache_dir}/main"):
-            times = time_steps(args.batch, repeats, warmup)
+            times = time_steps(args.batch, repeats, warmup, rounds)
             compiles = batch_change(args.batch)
-    np_ms = times[0][1]
 
     print()
     print(f"{'train step, batch ' + str(args.batch):<28} {'ms/step':>10} {'NumPy/this':>11}")
-    for name, ms in times:
-        print(f"{name:<28} {ms:>10.3f} {np_ms / ms:>11.2f}")
+    for name, ms, ratio in times:
+        print(f"{name:<28} {ms:>10.3f} {ratio:>11.2f}")
 
     print()
     print(f"{'first call (fresh process)':<28} {'seconds':>10} {'compiles':>9} "
@@ -280,9 +281,10 @@ def main(argv=None) -> None:
     print(f"lj.stats(): {lj.stats()}")
 
 
-def time_steps(batch: int, repeats: int, warmup: int) -> list[tuple[str, float]]:
-    """Check lazyjit's steps against NumPy's, then time every implementation:
-    ``[(name, ms per step)]``, NumPy first."""
+def time_steps(batch: int, repeats: int, warmup: int,
+               rounds: int) -> list[tuple[str, float, float]]:
+    """Check lazyjit's steps against NumPy's, then time every implementation in
+    ``rounds`` rounds: ``[(name, ms per step, NumPy/this)]``, NumPy first."""
     np_params = make_params()
     x, onehot = make_batch(batch)
     lx, lt = lj.tensor(x), lj.tensor(onehot)
@@ -317,8 +319,8 @@ def time_steps(batch: int, repeats: int, warmup: int) -> list[tuple[str, float]]
             print(f"({name.split('.')[0]} not importable: skipped)")
         else:
             runners.append((name, fn))
-    times = medians_ms([fn for _, fn in runners], repeats, warmup)
-    return [(name, ms) for (name, _), ms in zip(runners, times)]
+    times, ratios = paired_ms([fn for _, fn in runners], repeats, warmup, rounds)
+    return [(name, ms, q) for (name, _), ms, q in zip(runners, times, ratios)]
 
 
 def batch_change(batch: int) -> tuple[int, int, int]:

@@ -28,7 +28,17 @@ IDLE_S = 0.3  # OpenBLAS's worker threads spin ~0.1 s after a call before sleepi
 
 
 def medians_ms(fns: list, repeats: int, warmup: int = 2, rounds: int = 3) -> list[float]:
-    """Median wall time in milliseconds of one call of each callable in ``fns``.
+    """Median wall time in milliseconds of one call of each callable in ``fns``
+    (:func:`paired_ms` without the ratios)."""
+    return paired_ms(fns, repeats, warmup, rounds)[0]
+
+
+def paired_ms(fns: list, repeats: int, warmup: int = 2,
+              rounds: int = 3) -> tuple[list[float], list[float]]:
+    """Median wall time in milliseconds of one call of each callable in ``fns``, and
+    for each the median over rounds of ``fns[0]``'s round median over its own (the
+    ratio of two implementations timed minutes apart follows the machine's drift;
+    within a round they run seconds apart).
 
     In each of ``rounds`` rounds every callable runs in turn: a pause of ``IDLE_S`` (so
     the previous library's worker threads, still spinning after its last call, have
@@ -57,7 +67,9 @@ def medians_ms(fns: list, repeats: int, warmup: int = 2, rounds: int = 3) -> lis
         print(f"warning: the timed rounds of one implementation differ {spread:.1f}x (other "
               "processes using the CPU?): rerun on a quiet machine before trusting these "
               "numbers", file=sys.stderr, flush=True)
-    return [statistics.median(ts) * 1e3 for ts in times]
+    ratios = [statistics.median(a / b for a, b in zip(rounds_of[0], rs, strict=True))
+              for rs in rounds_of]
+    return [statistics.median(ts) * 1e3 for ts in times], ratios
 
 
 UNSTABLE = 1.5  # largest ratio of one implementation's round medians taken as quiet
