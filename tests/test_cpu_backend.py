@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import lazyjit as lj
+from lazyjit.backends.cpu import cdefs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -533,7 +534,6 @@ def test_gemms_without_openblas_are_the_loops_module(tmp_path):
 
 
 def test_the_committed_ffi_module_is_what_cdefs_generates(tmp_path):
-    from lazyjit.backends.cpu import cdefs
     cdefs.emit(str(tmp_path / "_ffi.py"))
     with open(cdefs.PATH) as committed:
         assert (tmp_path / "_ffi.py").read_text() == committed.read(), \
