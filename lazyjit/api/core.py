@@ -18,6 +18,7 @@ from lazyjit.errors import (INT_OVERFLOW, DTypeError, ScalarOverflowError, descr
                             site_lines)
 from lazyjit.ops import REGISTRY, apply, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
+from lazyjit.api.nested import from_nested, holds_lazy
 from lazyjit.api.tensor import check_device, check_dtype, leaf_tensor, Tensor
 from lazyjit.api.weak import WeakScalar
 from lazyjit.trace.constraints import broadcast_size, discard, require
@@ -42,7 +43,9 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
 
     Parameters
     ----------
-    data : array-like (nested lists, scalars, NumPy arrays, tensors).
+    data : array-like (nested lists, scalars, NumPy arrays, tensors).  Nested lists that
+        hold tensors (or, under ``lj.jit``, traced scalars) are stacked in the graph, so
+        derivatives flow to those tensors (:mod:`lazyjit.api.nested`).
     dtype : optional dtype; default as NumPy infers it (Python floats give float64).
     device : ``None``, or the device the ``backend`` flag runs on (``"cuda"`` for the
         ``cuda`` backend, ``"cpu"`` for the others): tensors do not have devices of
@@ -62,6 +65,8 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     if type(data) is Dim:  # a symbolic size: a lazy int64 scalar, its value at each call
         out = Tensor(size_node(data))
         return out if dtype is None else astype(out, dtype)
+    if isinstance(data, (list, tuple)) and holds_lazy(data):  # (built in the graph)
+        return from_nested(data, dtype, tensor, "tensor")
     return leaf_tensor(data, dtype)
 
 

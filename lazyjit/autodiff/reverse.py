@@ -159,7 +159,11 @@ def wrt_leaves(wrt, op: str) -> tuple[list[Tensor], object, list[str]]:
     names = [f"wrt{p}" for p in leaf_paths(wrt)]
     for w, name in zip(leaves, names, strict=True):
         if not isinstance(w, Tensor):
-            raise op_error(op, f"{name}: wrt must be tensors, got {type(w).__name__}")
+            hint = ("; a number is a constant here (a NumPy scalar argument of lj.jit is a "
+                    "static value, part of the trace's key): make it a tensor to "
+                    "differentiate with respect to it (lj.asarray(v), or pass a 0-d array)"
+                    ) if isinstance(w, (int, float, complex, np.generic)) else ""
+            raise op_error(op, f"{name}: wrt must be tensors, got {type(w).__name__}{hint}")
     return leaves, tree, names
 
 
