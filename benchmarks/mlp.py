@@ -278,6 +278,9 @@ def main(argv=None) -> None:
     print(f"compiles at batch {args.batch}: {before}; after the @jit step at batch {half}: "
           f"{after_jit} (+{after_jit - before}); after the eager step at batch {half}: "
           f"{after_eager} (+{after_eager - after_jit})")
+    print("  (the @jit step's first new batch size traces it once more with that axis "
+          "symbolic, as torch.compile's automatic dynamic shapes; later sizes reuse that "
+          "code: see README, jit)")
     print(f"lj.stats(): {lj.stats()}")
 
 
