@@ -88,3 +88,11 @@ def test_plain_nested_numbers_stay_one_leaf():
     t = lj.asarray([[1, 2], [3, 4.5]])
     assert t.node.op == "buffer" and t.dtype == np.float64
     assert_same(t, np.array([[1, 2], [3, 4.5]]))
+
+
+def test_an_unknown_dtype_name_is_a_dtype_error_at_the_users_line():
+    with pytest.raises(lj.DTypeError, match=r"tensor: data type 'float33' not understood "
+                       r"\(at .*test_nested.py"):
+        lj.tensor([1.0], dtype="float33")
+    with pytest.raises(TypeError):  # (also NumPy's exception class)
+        lj.asarray([[1.0]], dtype="flaot32")

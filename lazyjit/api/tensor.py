@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from lazyjit.config import config
-from lazyjit.errors import LazyjitError, ScalarOverflowError, describe, op_error
+from lazyjit.errors import DTypeError, ScalarOverflowError, describe, op_error
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.trace.graph import collect
 from lazyjit.trace.node import Node
@@ -27,7 +27,7 @@ def check_dtype(dtype: Any, where: str = "tensor", data: Any = None) -> np.dtype
     try:
         dt = np.dtype(dtype)
     except TypeError as e:
-        raise LazyjitError(f"{where}: {e}") from None
+        raise op_error(where, f"{e}", cls=DTypeError) from None
     big = _big_int(data) if dt.kind == "O" else None
     if big is not None:  # (NumPy keeps such ints as objects)
         text = repr(big) if len(repr(big)) < 40 else f"{repr(big)[:12]}... (an int of " \
@@ -46,6 +46,8 @@ def owned_array(data: Any, dtype: Any, where: str) -> np.ndarray:
     """A read-only, C-contiguous, aligned copy of ``data`` (array-like) in native byte
     order (a big-endian ``>f8`` array gives float64, the values unchanged), of ``dtype``
     or the one NumPy infers; its dtype checked as :func:`check_dtype` checks it."""
+    if dtype is not None and not isinstance(dtype, np.dtype):  # (named at the user's line)
+        dtype = check_dtype(dtype, where)
     arr = np.array(data, dtype=dtype, order="C", copy=True)
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
