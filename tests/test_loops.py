@@ -292,7 +292,7 @@ def test_cond_branches_see_what_the_trace_assigned_before():
     @lj.jit
     def h(p, q):
         v.assign(v + 100)
-        lj.cond(p, lambda: lj.cond(q, lambda: (v.assign(v * 0 + 7), ())[1], lambda: ()),
+        lj.cond(p, lambda: lj.cond(q, lambda: (v.assign(lj.asarray(7.0)), ())[1], lambda: ()),
                 lambda: ())
         return v * 1
     for p, q, want in ((True, True, 7.0), (True, False, 100.0), (False, False, 100.0)):

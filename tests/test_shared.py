@@ -232,3 +232,37 @@ def test_function_refuses_a_pending_assignment_it_reads(backend):
     f = lj.function([x], v * x, updates=[(v, v + 1)])
     for k in range(3):
         np.testing.assert_array_equal(f(np.ones(2)), np.array([3.0, 5.0]) + k)
+
+
+def test_a_second_assign_that_would_drop_the_first_raises(backend):
+    """In a trace, reads give the value from before the call, so ``b.assign(b * 10)``
+    after ``b.assign(b + 1)`` would drop the first assign (eager code chains them: 20);
+    it raises, in jit and in a scan step.  Chaining through the first value, and a
+    random stream's draws (each reads the counter the last advanced), compute as
+    eager code does."""
+    b = lj.shared(np.array(1.0), "b")
+
+    def twice():
+        b.assign(b + 1)
+        b.assign(b * 10)
+        return b + 0
+
+    assert float(twice()) == 20.0  # eagerly: chained
+    b.set_value(np.array(1.0))
+    with pytest.raises(lj.LazyjitError, match="assigned twice in one trace"):
+        lj.jit(twice)()
+    with pytest.raises(lj.LazyjitError, match="assigned twice in one trace"):
+        lj.scan(lambda h: (twice(), h + 1)[1], outputs_info=lj.tensor(0.0), n_steps=2)
+
+    def chained(x):
+        first = b + x
+        b.assign(first)
+        b.assign(first * 10)
+        return first
+
+    b.set_value(np.array(1.0))
+    assert float(lj.jit(chained)(1.0)) == 2.0
+    assert float(b.get_value()) == 20.0
+    rs = lj.random.RandomStream(3)
+    draws = lj.jit(lambda: lj.stack([rs.uniform(()), rs.uniform(())]))().numpy()
+    assert draws[0] != draws[1]

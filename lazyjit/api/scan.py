@@ -41,6 +41,7 @@ from lazyjit.trace.node import Node, _leaf_ids
 from lazyjit.trace.constraints import require, same_shape, value_symbol
 from lazyjit.trace.dims import Dim, dmax, dmin, exact_key
 from lazyjit.trace.state import STATE, UPDATING
+from lazyjit.trace.updates import UpdateFrame
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
 
@@ -618,7 +619,7 @@ def scan_unapplied(fn, sequences, outputs_info, non_sequences, n_steps, go_backw
         plain = [r for r, (kind, _) in zip(res, roles) if kind == "plain"]
         return fed + plain + [C.astype(c, np.bool_) for c in stop]
 
-    frame: dict = {}
+    frame = UpdateFrame()
     STATE.scan_recording.append(frame)
     try:
         outs = build_scan(body, seqs, states, nonseqs, steps, strict=strict, name=name)
@@ -655,7 +656,7 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
     def step(*args):
         rows = args[n_args:n_args + len(updated)]
         saved = [(sv.node, sv._origin) for sv in updated]
-        frame: dict = {}
+        frame = UpdateFrame()
         STATE.scan_recording.append(frame)
         try:  # (scan holds UPDATING: no other thread sees the variables hold the rows)
             for sv, row in zip(updated, rows):

@@ -27,6 +27,7 @@ from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
+from lazyjit.trace.updates import check_second_assign
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
@@ -244,6 +245,7 @@ class SharedVariable(Tensor):
             if v.shape != self.shape:
                 raise op_error("assign", f"inside jit or a scan step the new value must keep "
                                f"the shape {self.shape}, got {v.shape}", (self.node, v.node))
+            check_second_assign(frame, self, v.node)
             frame[self] = v
             return
         phs: list = []

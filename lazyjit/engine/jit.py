@@ -54,6 +54,7 @@ from lazyjit.engine.dynamic import Dynamic
 from lazyjit.engine.symbolic import recompute_stateful
 from lazyjit.trace.constraints import discard
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
+from lazyjit.trace.updates import UpdateFrame
 from lazyjit.trace.through import JITTED
 
 _jit_args = NATIVE.jit_args if NATIVE is not None else None
@@ -496,7 +497,7 @@ class Jitted:
         for i in range(len(args)):
             full.append(static_map[i] if i in static_map else next(it))
         kwargs.update((k, v) for k, v in static_map.items() if isinstance(k, str))
-        STATE.recording.append({})
+        STATE.recording.append(UpdateFrame())
         try:
             out = self.fn(*full, **kwargs)
             out_leaves, out_tree = flatten(out, lambda x: isinstance(x, (Tensor, WeakScalar)))

@@ -1,0 +1,48 @@
+"""The updates of shared variables a trace records (a ``@lj.jit`` function's, a scan
+step's).  In a trace, reading a variable gives its value from before the call (the
+step), also after an ``assign``, whose new value applies after the call (Theano's
+updates); eagerly, ``v.assign(x)`` changes what later reads of ``v`` give at once.  A
+second assign of one variable computed from such a read would silently drop the first
+(``v.assign(v + 1); v.assign(v * 10)`` gives ``v * 10``, where eager code gives
+``(v + 1) * 10``): it raises (:func:`check_second_assign`).
+"""
+from __future__ import annotations
+
+from lazyjit.errors import op_error
+from lazyjit.trace.graph import reachable
+from lazyjit.trace.node import Node, next_seq
+
+
+class UpdateFrame(dict):
+    """The updates one trace records, ``{variable: new value}``; ``marks`` keeps, for
+    each variable, the creation number at its first assign and the node that reading
+    the variable gives in this trace."""
+
+    __slots__ = ("marks",)
+
+    def __init__(self):
+        super().__init__()
+        self.marks: dict = {}
+
+
+def check_second_assign(frame: dict, sv, value: Node) -> None:
+    """Record ``sv``'s assign of ``value`` in ``frame`` (an :class:`UpdateFrame`; other
+    frames are not checked); raise if an earlier assign of ``sv`` in this trace would be
+    lost to a value computed from a read of ``sv`` made after it.  (A node that
+    hash-consing finds again, made before that assign, is not seen.)"""
+    if type(frame) is not UpdateFrame:
+        return
+    mark = frame.marks.get(sv)
+    if mark is None:
+        frame.marks[sv] = (next_seq(), sv.node)
+        return
+    seq, read = mark
+    late = reachable([value], lambda n: n.src if n.seq > seq else ())
+    if any(n.seq > seq and read in n.src for n in late):
+        raise op_error("assign", f"shared variable {sv.name or ''} is assigned twice in "
+                       "one trace (lj.jit, a scan step), the second time a value computed "
+                       "from a read of it made after the first assign: in a trace that read "
+                       "gives the value from before the call (the assigns apply after it), "
+                       "so the first assign would be lost, where eager code chains them; "
+                       "compute the final value in one expression, or from the first value "
+                       "kept in a local", (sv.node, value))
