@@ -366,9 +366,11 @@ def test_fast_compile_recovers_when_the_compiler_is_fixed(tmp_path):
         return pytest.approx(float((np.sin(np.arange(6.0) + k) * 3).sum()))
 
     broken = tmp_path / "broken"
-    fickle = tmp_path / "fickle-cc"  # fails while `broken` exists
-    fickle.write_text(f'#!/bin/sh\nif [ -e "{broken}" ]; then echo "cc is broken" >&2; '
-                      f'exit 1; fi\nexec cc "$@"\n')
+    # fails while `broken` exists, after a while: the failure must not come before the
+    # first call has run on the interpreter (on a loaded machine it could, in a blink)
+    fickle = tmp_path / "fickle-cc"
+    fickle.write_text(f'#!/bin/sh\nif [ -e "{broken}" ]; then sleep 1; echo "cc is broken" '
+                      f'>&2; exit 1; fi\nexec cc "$@"\n')
     fickle.chmod(0o755)
     with lj.config(backend="cpu", optimizer="o1", cache_dir=str(tmp_path / "cache")):
         with lj.config(compiler="/nonexistent/cc"):
