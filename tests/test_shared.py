@@ -266,3 +266,18 @@ def test_a_second_assign_that_would_drop_the_first_raises(backend):
     rs = lj.random.RandomStream(3)
     draws = lj.jit(lambda: lj.stack([rs.uniform(()), rs.uniform(())]))().numpy()
     assert draws[0] != draws[1]
+
+
+def test_a_value_taken_from_a_variable_never_follows_its_updates(backend):
+    """A function of a shared variable is a value: also where it changes nothing (a
+    reshape to its own shape, ``.T`` of a vector, ``asarray``), where it returned the
+    variable itself, whose later updates it then showed."""
+    w = lj.shared(np.arange(4.0), "w")
+    step = lj.function([], [], updates=[(w, w * 10)])
+    taken = [w.reshape(-1), w.reshape(4), w.T, w.transpose(), w.flatten(), w.ravel(),
+             w.squeeze(), lj.asarray(w), lj.array(w), lj.broadcast_to(w, (4,)), w[:]]
+    assert not any(isinstance(t, lj.SharedVariable) for t in taken)
+    step()
+    for t in taken:
+        np.testing.assert_array_equal(t.numpy(), np.arange(4.0))
+    np.testing.assert_array_equal(w.get_value(), np.arange(4.0) * 10)
