@@ -3,6 +3,8 @@ updates of shared variables are never lost.  Every test switches threads as ofte
 interpreter allows (``sys.setswitchinterval(1e-5)``), so that races show."""
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 
@@ -259,3 +261,36 @@ def test_replayed_api_functions_in_threads():
                                        rtol=1e-5, atol=1e-6)
     with lj.config(backend="numpy"):
         run_threads(work, 4)
+
+
+FORK_DURING_UPDATES = """
+import faulthandler, os, sys, threading, time
+import numpy as np, lazyjit as lj
+W = lj.shared(np.zeros((300, 300)), "W")
+x = lj.matrix("x")
+step = lj.function([x], [], updates=[(W, W * 0.5 + lj.exp(x))])
+a = np.random.default_rng(0).random((300, 300))
+step(a)
+threading.Thread(target=lambda: [step(a) for _ in iter(int, 1)], daemon=True).start()
+time.sleep(0.2)
+for _ in range(5):
+    pid = os.fork()
+    if pid == 0:
+        faulthandler.dump_traceback_later(20, exit=True)  # (a hang: exit 1 with its stack)
+        print("child", float(lj.tensor(np.arange(5.0)).sum()), flush=True)
+        os._exit(0)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code:
+        sys.exit(f"child exit code {code}")
+"""
+
+
+def test_a_child_forked_during_another_threads_update_computes(tmp_path):
+    """A fork while another thread runs a function with updates (holding the update lock
+    for the whole call) waits for that call, so the child's own realizes do not wait
+    forever for a lock held by a thread it does not have."""
+    env = dict(os.environ, LAZYJIT_FLAGS=f"openmp=false,cache_dir={tmp_path}")
+    proc = subprocess.run([sys.executable, "-c", FORK_DURING_UPDATES], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split("\n")[:5] == ["child 10.0"] * 5, proc.stdout

@@ -11,6 +11,7 @@ the engine's entry points that the layers below it call (computing a value).
 """
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter
 from typing import Any, Callable
@@ -20,6 +21,12 @@ from typing import Any, Callable
 # never seen half done), and held while any computation takes the arrays of the values
 # it reads (then it holds them: an update sees that and does not write over them).
 UPDATING = threading.RLock()
+# A fork waits for the update another thread is making: the child never starts with the
+# lock held by a thread it does not have (its first realize would wait forever) nor with
+# variables half updated.  (Any other lock a fork holds is taken after this one, in the
+# order every thread takes them: lazyjit.backends.cpu.codecache.)
+os.register_at_fork(before=UPDATING.acquire, after_in_parent=UPDATING.release,
+                    after_in_child=UPDATING.release)
 
 
 class BranchFrame(dict):

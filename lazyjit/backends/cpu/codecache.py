@@ -53,6 +53,7 @@ import xxhash
 
 from lazyjit.errors import op_error
 from lazyjit.stats import count
+from lazyjit.trace.state import UPDATING
 
 # the layout of an entry (a library and its sidecar), part of every key: entries of
 # another layout are never looked up (no warning about them after an upgrade)
@@ -487,6 +488,21 @@ def _forget_work_folders() -> None:
     _LOCK = threading.Lock()
 
 
+def _before_fork() -> None:
+    UPDATING.acquire()  # (first, as threads holding it take _LOCK: see trace/state.py)
+    _LOCK.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    _LOCK.release()
+    UPDATING.release()
+
+
+def _after_fork_in_child() -> None:
+    _forget_work_folders()
+    UPDATING.release()
+
+
 # (the lock held across the fork: no descriptor is opened or closed meanwhile)
-os.register_at_fork(before=lambda: _LOCK.acquire(), after_in_parent=lambda: _LOCK.release(),
-                    after_in_child=_forget_work_folders)
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                    after_in_child=_after_fork_in_child)
