@@ -264,8 +264,10 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
     if copy is False and not same:
         raise ValueError("lazyjit.asarray: copy=False, but making a tensor of this input "
                          "needs a copy (only a tensor of the requested dtype is not copied)")
-    if isinstance(x, Tensor):  # (a shared variable's value now: never the variable,
-        return _snapshot(x) if same else x.astype(dtype)  # which later updates change)
+    if isinstance(x, Tensor):  # (a shared variable's value now, _snapshot's: never the
+        if same:  # variable, which later updates change)
+            return x if type(x) is Tensor else Tensor(x.node)
+        return x.astype(dtype)
     return tensor(x, dtype)
 
 
