@@ -96,3 +96,15 @@ def test_an_unknown_dtype_name_is_a_dtype_error_at_the_users_line():
         lj.tensor([1.0], dtype="float33")
     with pytest.raises(TypeError):  # (also NumPy's exception class)
         lj.asarray([[1.0]], dtype="flaot32")
+
+
+def test_a_given_dtype_reads_numbers_as_numpy_does():
+    t = lj.tensor(np.array([1, 2], np.int8))
+    with pytest.raises(OverflowError):  # (np.array([[1, 2], [300, 1]], np.int8) raises)
+        lj.asarray([t, [300, 1]], dtype=np.int8)
+    with pytest.raises(ValueError):
+        lj.asarray([t, [np.nan, 1]], dtype=np.int64)
+    with pytest.raises(lj.DTypeError, match="float33"):
+        lj.asarray([t], dtype="float33")
+    out = lj.asarray([lj.tensor(np.array([300, 1], np.int16)), [3, 4]], dtype=np.int8)
+    assert_same(out, np.array([np.array([300, 1], np.int16), [3, 4]], dtype=np.int8))

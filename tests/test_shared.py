@@ -263,9 +263,18 @@ def test_a_second_assign_that_would_drop_the_first_raises(backend):
     b.set_value(np.array(1.0))
     assert float(lj.jit(chained)(1.0)) == 2.0
     assert float(b.get_value()) == 20.0
-    rs = lj.random.RandomStream(3)
+    rs, ref = lj.random.RandomStream(3), lj.random.RandomStream(3)
     draws = lj.jit(lambda: lj.stack([rs.uniform(()), rs.uniform(())]))().numpy()
-    assert draws[0] != draws[1]
+    np.testing.assert_array_equal(draws, [float(ref.uniform(())), float(ref.uniform(()))])
+
+    @lj.jit
+    def before_and_in_a_loop():  # (the loop continues the stream the trace advanced)
+        x = rs.uniform(())
+        return x, lj.fori_loop(0, 2, lambda i, s: s + rs.uniform(()), lj.tensor(0.0))
+
+    x, s = before_and_in_a_loop()
+    want = [float(ref.uniform(())) for _ in range(3)]
+    np.testing.assert_allclose([float(x), float(s)], [want[0], want[1] + want[2]])
 
 
 def test_a_value_taken_from_a_variable_never_follows_its_updates(backend):

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lazyjit.api.tensor import Tensor
+from lazyjit.api.tensor import Tensor, check_dtype
 from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import describe, op_error
 from lazyjit.ops import apply
@@ -50,19 +50,25 @@ def from_nested(data: list | tuple, dtype: Any, item: Callable[[Any], Tensor],
     ------
     LazyjitError
         Where the nesting is not rectangular (items of one level of different shapes,
-        NumPy's "inhomogeneous shape"), naming ``where``.
+        NumPy's "inhomogeneous shape"), naming ``where``; :class:`DTypeError` for an
+        unknown ``dtype``; NumPy's errors for a number that ``dtype`` cannot hold.
     """
     items: list[Tensor] = []
+
+    given = check_dtype(dtype, where) if dtype is not None else None
 
     def read(d):
         if isinstance(d, (list, tuple)):
             return [read(x) for x in d]
-        t = item(d)
+        lazy = isinstance(d, (Tensor, WeakScalar)) or type(d) is Dim
+        # (a number or array made in the given dtype, as np.array makes it: 300 for int8
+        # raises; a tensor is cast, as np.array casts an array)
+        t = item(d) if given is None or lazy else item(d, given)
         items.append(t)
         return t
 
     tree = read(data)
-    dt = np.dtype(dtype) if dtype is not None else np.result_type(*[t.dtype for t in items])
+    dt = given if given is not None else np.result_type(*[t.dtype for t in items])
 
     def build(d) -> Tensor:
         if not isinstance(d, list):

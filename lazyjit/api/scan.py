@@ -41,7 +41,7 @@ from lazyjit.trace.node import Node, _leaf_ids
 from lazyjit.trace.constraints import require, same_shape, value_symbol
 from lazyjit.trace.dims import Dim, dmax, dmin, exact_key
 from lazyjit.trace.state import STATE, UPDATING
-from lazyjit.trace.updates import UpdateFrame
+from lazyjit.trace.updates import UpdateFrame, pending
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
 
@@ -651,7 +651,9 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
     variable gives its value at that step, and assigning it gives the next one (Theano's
     scan updates)."""
     n_args = len(seqs) + sum(len(taps) for _, taps in states)
-    extra = [(S.reshape(sv, (1, *sv.shape)), (-1,)) for sv in updated]
+    # (from the value the enclosing trace gives it so far: a random stream drawn before
+    # the loop in one jit function continues there, not from its value before the call)
+    extra = [(S.reshape(pending(sv), (1, *sv.shape)), (-1,)) for sv in updated]
 
     def step(*args):
         rows = args[n_args:n_args + len(updated)]

@@ -27,7 +27,7 @@ from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
-from lazyjit.trace.updates import check_second_assign
+from lazyjit.trace.updates import check_second_assign, pending
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
@@ -70,8 +70,7 @@ def current(sv: "SharedVariable") -> Tensor:
     """``sv``'s value as the code being traced sees it: its update recorded so far in
     this trace (two random draws in one step read the counter the first advanced), else
     the variable itself."""
-    frame = recording()
-    return frame.get(sv, sv) if frame is not None else sv
+    return pending(sv)
 
 
 READS = itertools.count(1)  # the clock of shape reads (SharedVariable.shape_read)

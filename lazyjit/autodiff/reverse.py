@@ -18,6 +18,7 @@ from lazyjit.ops import REGISTRY, kind_of
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.api.tensor import Tensor
+from lazyjit.api.weak import WeakScalar
 from lazyjit.trace.graph import rebuild, toposort
 from lazyjit.trace.node import Node, make_group
 from lazyjit.trace.state import STATE
@@ -159,10 +160,11 @@ def wrt_leaves(wrt, op: str) -> tuple[list[Tensor], object, list[str]]:
     names = [f"wrt{p}" for p in leaf_paths(wrt)]
     for w, name in zip(leaves, names, strict=True):
         if not isinstance(w, Tensor):
-            hint = ("; a number is a constant here (a NumPy scalar argument of lj.jit is a "
-                    "static value, part of the trace's key): make it a tensor to "
-                    "differentiate with respect to it (lj.asarray(v), or pass a 0-d array)"
-                    ) if isinstance(w, (int, float, complex, np.generic)) else ""
+            hint = ("; a number is not a tensor here (an argument of lj.jit that is a "
+                    "Python number is a traced scalar, a NumPy scalar a static value): pass "
+                    "a 0-d array, or compute the cost from lj.asarray(v), to differentiate "
+                    "with respect to it"
+                    ) if isinstance(w, (int, float, complex, np.generic, WeakScalar)) else ""
             raise op_error(op, f"{name}: wrt must be tensors, got {type(w).__name__}{hint}")
     return leaves, tree, names
 

@@ -4,13 +4,18 @@ step), also after an ``assign``, whose new value applies after the call (Theano'
 updates); eagerly, ``v.assign(x)`` changes what later reads of ``v`` give at once.  A
 second assign of one variable computed from such a read would silently drop the first
 (``v.assign(v + 1); v.assign(v * 10)`` gives ``v * 10``, where eager code gives
-``(v + 1) * 10``): it raises (:func:`check_second_assign`).
+``(v + 1) * 10``): it raises where the read is a node made after the first assign
+(:func:`check_second_assign`); a read that hash-consing finds among the nodes made
+before (``v.assign(v + 1); v.assign(v + 1)``) is not told apart from a value kept in a
+local, which chains rightly, so that case still drops the first assign.  A loop in a
+trace starts its variables from the values the trace gave them so far (:func:`pending`).
 """
 from __future__ import annotations
 
 from lazyjit.errors import op_error
 from lazyjit.trace.graph import reachable
 from lazyjit.trace.node import Node, next_seq
+from lazyjit.trace.state import STATE
 
 
 class UpdateFrame(dict):
@@ -23,6 +28,15 @@ class UpdateFrame(dict):
     def __init__(self):
         super().__init__()
         self.marks: dict = {}
+
+
+def pending(sv):
+    """``sv``'s value as the code being traced sees it: its update recorded so far in the
+    innermost trace (two random draws in one step read the counter the first advanced),
+    else the variable itself."""
+    state = STATE
+    stack = state.scan_recording if state.scan_depth else state.recording
+    return stack[-1].get(sv, sv) if stack else sv
 
 
 def check_second_assign(frame: dict, sv, value: Node) -> None:
