@@ -34,9 +34,15 @@ def holds_lazy(data: list | tuple) -> bool:
         if isinstance(d, (list, tuple)):
             if holds_lazy(d):
                 return True
-        elif isinstance(d, (Tensor, WeakScalar)) or type(d) is Dim:
+        elif _lazy(d):
             return True
     return False
+
+
+def _lazy(d) -> bool:
+    """Whether ``d`` is a value NumPy cannot read: a tensor, a traced Python scalar or a
+    symbolic size."""
+    return isinstance(d, (Tensor, WeakScalar)) or type(d) is Dim
 
 
 def from_nested(data: list | tuple, dtype: Any, item: Callable[[Any], Tensor],
@@ -60,10 +66,9 @@ def from_nested(data: list | tuple, dtype: Any, item: Callable[[Any], Tensor],
     def read(d):
         if isinstance(d, (list, tuple)):
             return [read(x) for x in d]
-        lazy = isinstance(d, (Tensor, WeakScalar)) or type(d) is Dim
         # (a number or array made in the given dtype, as np.array makes it: 300 for int8
         # raises; a tensor is cast, as np.array casts an array)
-        t = item(d) if given is None or lazy else item(d, given)
+        t = item(d) if given is None or _lazy(d) else item(d, given)
         items.append(t)
         return t
 

@@ -27,7 +27,7 @@ from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING
-from lazyjit.trace.updates import check_second_assign, pending
+from lazyjit.trace.updates import check_second_assign, pending, recording
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
@@ -57,20 +57,7 @@ def _leaf_text(p: Node) -> str:
     return f"the size {p.arg[1] if p.arg[0] == 'size' else describe(p.shape)}"
 
 
-def recording() -> "dict | None":
-    """The innermost record of updates being traced in this thread (a scan step's, else
-    a jit function's: :class:`lazyjit.trace.state.TraceState`), or None in eager code."""
-    state = STATE
-    if state.scan_depth:
-        return state.scan_recording[-1] if state.scan_recording else None
-    return state.recording[-1] if state.recording else None
-
-
-def current(sv: "SharedVariable") -> Tensor:
-    """``sv``'s value as the code being traced sees it: its update recorded so far in
-    this trace (two random draws in one step read the counter the first advanced), else
-    the variable itself."""
-    return pending(sv)
+current = pending  # (the name random streams and lj.cond read it by)
 
 
 READS = itertools.count(1)  # the clock of shape reads (SharedVariable.shape_read)

@@ -30,13 +30,20 @@ class UpdateFrame(dict):
         self.marks: dict = {}
 
 
+def recording() -> "dict | None":
+    """The innermost record of updates being traced in this thread (a scan step's, else
+    a jit function's: :class:`lazyjit.trace.state.TraceState`), or None in eager code."""
+    state = STATE
+    stack = state.scan_recording if state.scan_depth else state.recording
+    return stack[-1] if stack else None
+
+
 def pending(sv):
     """``sv``'s value as the code being traced sees it: its update recorded so far in the
     innermost trace (two random draws in one step read the counter the first advanced),
     else the variable itself."""
-    state = STATE
-    stack = state.scan_recording if state.scan_depth else state.recording
-    return stack[-1].get(sv, sv) if stack else sv
+    frame = recording()
+    return frame.get(sv, sv) if frame is not None else sv
 
 
 def check_second_assign(frame: dict, sv, value: Node) -> None:
