@@ -416,8 +416,8 @@ def test_found_by_the_second_review(backend):
     f = lj.function([], loss + reg, updates=[(W, W - 0.1 * lj.grad(loss, W))])
     np.testing.assert_allclose([f() for _ in range(3)], [7.0, 5.2, 4.048])
     step = lj.jit(lambda: (W.assign(W * 2), (W ** 2).sum())[1])
-    W.set_value(np.array([1.0, 1.0]))
-    np.testing.assert_allclose([float(step()) for _ in range(2)], [2.0, 8.0])
+    W.set_value(np.array([1.0, 1.0]))  # (the read after the assign: its value, as eagerly)
+    np.testing.assert_allclose([float(step()) for _ in range(2)], [8.0, 32.0])
 
     x, y = lj.matrix("x", shape=(None, 3)), lj.vector("y")
     P = lj.shared(np.zeros(3), "P")

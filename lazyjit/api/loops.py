@@ -195,9 +195,14 @@ def _branch(fn, operands) -> tuple:
     enclosing = stack[-1] if stack else {}
     frame = BranchFrame(enclosing)
     stack.append(frame)
+    # (outside a scan step, a read after the branch's assign gives the value assigned:
+    # the program order of eager code; in a step, reads give the step's start values)
+    views = [] if STATE.scan_depth else STATE.views
+    views.append(frame)
     try:
         out = fn(*operands)
     finally:
+        views.pop()
         stack.pop()
     return out, {sv: v for sv, v in frame.items() if enclosing.get(sv) is not v}
 

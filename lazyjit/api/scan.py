@@ -657,17 +657,17 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
 
     def step(*args):
         rows = args[n_args:n_args + len(updated)]
-        saved = [(sv.node, sv._origin) for sv in updated]
         frame = UpdateFrame()
         STATE.scan_recording.append(frame)
-        try:  # (scan holds UPDATING: no other thread sees the variables hold the rows)
-            for sv, row in zip(updated, rows):
-                sv.node, sv._origin = row.node, None
+        # reading a variable the step assigns gives its row (its value at that step);
+        # another, what the enclosing trace gives
+        views = STATE.views
+        views.append({**(views[-1] if views else {}), **dict(zip(updated, rows))})
+        try:
             res = body(*args[:n_args], *args[n_args + len(updated):])
         finally:
+            views.pop()
             STATE.scan_recording.pop()
-            for sv, (node, origin) in zip(updated, saved):
-                sv.node, sv._origin = node, origin
         for sv in frame:
             if all(sv is not u for u in updated):
                 raise op_error(name, "the step function assigns a shared variable only on "

@@ -6,7 +6,8 @@ from it read its current value; ``set_value`` replaces it (the shape may change,
 dtype may not); ``assign`` gives it a new value computed lazily.  Inside ``@lj.jit`` a
 shared variable is an implicit input read at every call (not a constant of the trace),
 and ``assign`` records an update: the function's plan computes the new value with its
-outputs, and the variable takes it after the call.  Outside jit, assigning a value that
+outputs, and the variable takes it after the call (reads after the ``assign`` in the
+function give the new value, as in eager code).  Outside jit, assigning a value that
 depends on ``lj.function`` placeholders (an optimizer step while a training graph is
 built) makes the variable *symbolic*: later graphs read the new expression, its value
 cannot be read, and the next ``lj.function`` over those placeholders takes the
@@ -86,10 +87,31 @@ def changed(reads: list, resolve=None) -> "SharedVariable | None":
     return None
 
 
+_SLOT = Tensor.node  # (the slot a tensor's node is kept in)
+
+
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
     __slots__ = ("name", "counter", "_concrete", "own", "shape_read")
+
+    @property
+    def node(self) -> Node:
+        """The node reading the variable gives: in code being traced, the value assigned
+        to it earlier in the same trace (a jit function's, an ``lj.cond`` branch's: the
+        program order of eager code) or its row in a scan step (``STATE.views``), else
+        the node holding its value (its leaf, or an assigned expression not computed
+        yet)."""
+        views = STATE.views
+        if views:
+            v = views[-1].get(self)
+            if v is not None:
+                return v.node
+        return _SLOT.__get__(self)
+
+    @node.setter
+    def node(self, node: Node) -> None:
+        _SLOT.__set__(self, node)
 
     def __reduce__(self):
         """Pickled (and copied by ``copy``) as a new shared variable of its current value,
@@ -231,7 +253,8 @@ class SharedVariable(Tensor):
             if v.shape != self.shape:
                 raise op_error("assign", f"inside jit or a scan step the new value must keep "
                                f"the shape {self.shape}, got {v.shape}", (self.node, v.node))
-            check_second_assign(frame, self, v.node)
+            if STATE.scan_depth:  # (in jit, a read after an assign gives its value)
+                check_second_assign(frame, self, v.node)
             frame[self] = v
             return
         phs: list = []

@@ -321,6 +321,20 @@ class _Entry:
         return out
 
 
+def _outputs(out) -> tuple[list, Any]:
+    """``(leaves as tensors, tree)`` of what a jit function returned.
+
+    Raises
+    ------
+    LazyjitError
+        If a leaf is not a tensor (nor a traced Python number)."""
+    leaves, tree = flatten(out, lambda x: isinstance(x, (Tensor, WeakScalar)))
+    for x in leaves:
+        if not isinstance(x, (Tensor, WeakScalar)):
+            raise LazyjitError(f"lj.jit: outputs must be tensors, got {type(x).__name__}")
+    return [F.asarray(x) for x in leaves], tree
+
+
 class Jitted:
     """A jit-compiled function; call it like the original."""
 
@@ -365,6 +379,8 @@ class Jitted:
         return dyn, kwargs, static
 
     def __call__(self, *args, **kwargs):
+        if STATE.recording or STATE.scan_depth:  # called while a trace is recorded
+            return self._inline(args, kwargs)
         if _PENDING:  # shared variables assigned outside: computed before the call
             realize_pending()
         if not kwargs and not self.static_argnums:  # (_lookup's steps, inlined: hot path)
@@ -377,6 +393,15 @@ class Jitted:
                         COUNTS.of["trace_cache_hits"] += 1  # (count(), inlined)
                         return out
         return self._call(args, kwargs)
+
+    def _inline(self, args, kwargs):
+        """The call made inside a trace (another jit function's, a scan step's, an
+        ``lj.cond`` branch's): the function's graph becomes part of that trace, as
+        ``jax.jit`` inside ``jax.jit`` (its reads and assigns of shared variables in
+        program order with the enclosing code's; its own optimizer level is not
+        applied: the enclosing function's is)."""
+        leaves, tree = _outputs(self.fn(*args, **kwargs))
+        return unflatten(tree, leaves)
 
     def outputs(self, args: tuple) -> list | None:
         """The output arrays (flat, in the order of the output tree; read-only) of a call
@@ -497,16 +522,14 @@ class Jitted:
         for i in range(len(args)):
             full.append(static_map[i] if i in static_map else next(it))
         kwargs.update((k, v) for k, v in static_map.items() if isinstance(k, str))
-        STATE.recording.append(UpdateFrame())
+        frame = UpdateFrame()
+        STATE.recording.append(frame)
+        STATE.views.append(frame)  # (a read after an assign gives the value assigned)
         try:
-            out = self.fn(*full, **kwargs)
-            out_leaves, out_tree = flatten(out, lambda x: isinstance(x, (Tensor, WeakScalar)))
-            for x in out_leaves:
-                if not isinstance(x, (Tensor, WeakScalar)):
-                    raise LazyjitError(f"lj.jit: outputs must be tensors, got "
-                                       f"{type(x).__name__}")
-            nodes = [F.asarray(x).node for x in out_leaves]
+            out_leaves, out_tree = _outputs(self.fn(*full, **kwargs))
+            nodes = [x.node for x in out_leaves]
         finally:
+            STATE.views.pop()
             updates = STATE.recording.pop()
             discard()  # (requirements on sizes this trace left unattached go with it)
         return (tid, nodes_in, nodes, [v.node for v in updates.values()], list(updates),

@@ -48,6 +48,11 @@ class TraceState(threading.local):
     recording : stack of ``{shared variable: new value}``, one per ``@lj.jit`` trace in
         progress (the innermost last).
     scan_recording : the same for the ``lj.scan`` step functions being traced.
+    views : stack of ``{shared variable: tensor}``, the values reading a shared variable
+        gives in the code being traced (the innermost last; one absent reads its own
+        value): a jit trace's and an ``lj.cond`` branch's records, so that a read after
+        an ``assign`` gives the assigned value, as in eager code; a scan step's rows of
+        the variables it assigns (their values at that step).
     scan_depth : nesting depth of the scan step being traced (0 outside any).
     generic_sizes : plans are being built for sizes that vary from call to call
         (``lj.function`` over placeholders of unknown sizes): a backend then makes no
@@ -66,6 +71,7 @@ class TraceState(threading.local):
     def __init__(self) -> None:
         self.recording: list[dict] = []
         self.scan_recording: list[dict] = []
+        self.views: list[dict] = []
         self.scan_depth = 0
         self.generic_sizes = False
         self.rewrite_keep: tuple = (frozenset(), False)

@@ -1,14 +1,16 @@
 """The updates of shared variables a trace records (a ``@lj.jit`` function's, a scan
-step's).  In a trace, reading a variable gives its value from before the call (the
-step), also after an ``assign``, whose new value applies after the call (Theano's
-updates); eagerly, ``v.assign(x)`` changes what later reads of ``v`` give at once.  A
-second assign of one variable computed from such a read would silently drop the first
-(``v.assign(v + 1); v.assign(v * 10)`` gives ``v * 10``, where eager code gives
-``(v + 1) * 10``): it raises where the read is a node made after the first assign
-(:func:`check_second_assign`); a read that hash-consing finds among the nodes made
-before (``v.assign(v + 1); v.assign(v + 1)``) is not told apart from a value kept in a
-local, which chains rightly, so that case still drops the first assign.  A loop in a
-trace starts its variables from the values the trace gave them so far (:func:`pending`).
+step's, an ``lj.cond`` branch's), applied after the call (the step, the branch taken).
+In a jit trace, reading a variable after an ``assign`` gives the value assigned, as in
+eager code (:attr:`lazyjit.trace.state.TraceState.views`).  In a scan step, a read
+gives the variable's value at the step's start, also after an ``assign`` (Theano's scan
+updates): a second assign of one variable computed from such a read would silently drop
+the first (``v.assign(v + 1); v.assign(v * 10)`` gives ``v * 10``, where eager code
+gives ``(v + 1) * 10``): it raises where the read is a node made after the first
+assign (:func:`check_second_assign`); a read that hash-consing finds among the nodes
+made before (``v.assign(v + 1); v.assign(v + 1)``) is not told apart from a value kept
+in a local, which chains rightly, so that case still drops the first assign.  A loop in
+a trace starts its variables from the values the trace gave them so far
+(:func:`pending`).
 """
 from __future__ import annotations
 
@@ -61,9 +63,9 @@ def check_second_assign(frame: dict, sv, value: Node) -> None:
     late = reachable([value], lambda n: n.src if n.seq > seq else ())
     if any(n.seq > seq and read in n.src for n in late):
         raise op_error("assign", f"shared variable {sv.name or ''} is assigned twice in "
-                       "one trace (lj.jit, a scan step), the second time a value computed "
-                       "from a read of it made after the first assign: in a trace that read "
-                       "gives the value from before the call (the assigns apply after it), "
+                       "one scan step, the second time a value computed from a read of it "
+                       "made after the first assign: in a step that read gives the value "
+                       "from the step's start (the assigns apply after it), "
                        "so the first assign would be lost, where eager code chains them; "
                        "compute the final value in one expression, or from the first value "
                        "kept in a local", (sv.node, value))
