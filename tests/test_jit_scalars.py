@@ -256,3 +256,56 @@ def test_python_ints_beyond_int64_mean_what_they_mean_to_numpy(backend):
     assert_same(g(np.array([1.5]), 2 ** 70), np.array([1.5]) * 2 ** 70)
     with pytest.raises(OverflowError):  # (as NumPy: int64 + 2**63)
         lj.jit(lambda x, s: x + s)(np.array([1], np.int64), 2 ** 63)
+
+
+@pytest.mark.parametrize("dtype, value, error", [
+    ("int8", 300, OverflowError), ("uint8", -1, OverflowError), ("uint8", -1.5, OverflowError),
+    ("int8", 1e10, OverflowError), ("int8", float("inf"), OverflowError),
+    ("int64", float("nan"), ValueError), ("int8", -128.9, None), ("int8", 127.9, None),
+    ("uint8", 255, None), ("int64", 2.5, None), ("bool", 300, None)])
+def test_python_numbers_written_into_integers_as_numpy(backend, dtype, value, error):
+    """``x[i] = v`` of a Python number converts it as NumPy does (``int8[0] = 300``
+    raises OverflowError, a NaN into integers ValueError, a float is truncated), eagerly
+    and for a traced argument at each call (the value wrapped, or a NaN gave 0)."""
+    x = np.arange(4).astype(dtype)
+    jitted = lj.jit(lambda v: lj.set_subtensor(lj.tensor(x)[0], v))
+    as_dtype = lj.jit(lambda v: lj.asarray(v, dtype=dtype))
+    if error is not None:
+        with pytest.raises(error):
+            x.copy()[0] = value
+        for call in (lambda: lj.set_subtensor(lj.tensor(x)[0], value), lambda: jitted(value),
+                     lambda: lj.tensor(x).at[x > 2].set(value), lambda: as_dtype(value)):
+            with pytest.raises(error):
+                call()
+        return
+    want = x.copy()
+    want[0] = value
+    assert_same(lj.set_subtensor(lj.tensor(x)[0], value), want)
+    assert_same(jitted(value), want)
+    assert_same(as_dtype(value), np.array(value, dtype))
+
+
+def test_traced_numbers_keep_numpys_dtypes_and_truth(backend):
+    """A traced Python number in logical ops is read by its truth (1e-300 is true: it
+    was cast to float32 first, giving false), in ``select``, ``trapezoid``,
+    ``float_power``, ``heaviside`` weakly as the literal (they gave float64, int64, or
+    raised a TypeError); ``bool ** n`` raises (NumPy's dtype depends on n's value)."""
+    x32 = np.array([0.0, 1.0, 3.0, 5.0], np.float32)
+    i8 = np.array([0, 1, 3, 5], np.int8)
+    cases = [
+        (lambda x, s: lj.logical_and(x, s), lambda x, s: np.logical_and(x, s), x32, 1e-300),
+        (lambda x, s: lj.logical_or(x * 0, s), lambda x, s: np.logical_or(x * 0, s), x32, 1e-300),
+        (lambda x, s: lj.logical_xor(x, s), lambda x, s: np.logical_xor(x, s), i8, 256),
+        (lambda x, s: lj.select([x > 2], [x], s), lambda x, s: np.select([x > 2], [x], s),
+         x32, 7.5),
+        (lambda x, s: lj.select([x > 2], [x], s), lambda x, s: np.select([x > 2], [x], s),
+         i8, 7),
+        (lambda x, s: lj.trapezoid(x, dx=s), lambda x, s: np.trapezoid(x, dx=s), x32, 0.5),
+        (lambda x, s: lj.float_power(x, s), lambda x, s: np.float_power(x, s), x32, 2.0),
+        (lambda x, s: lj.heaviside(x, s), lambda x, s: np.heaviside(x, s), x32, 0.5)]
+    for fn, ref, x, s in cases:
+        want = ref(x, s)
+        assert_same(fn(lj.tensor(x), s), want)
+        assert_same(lj.jit(fn)(x, s), want)
+    with pytest.raises(lj.LazyjitError, match="depends on its value"):
+        lj.jit(lambda x, n: x ** n)(np.array([True, False]), 2)

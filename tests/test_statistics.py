@@ -184,3 +184,24 @@ def test_quantile_derivative_with_respect_to_q(backend):
     assert_same(lj.quantile(lj.tensor(x), q), np.quantile(x, [0.1, 0.6]))
     np.testing.assert_allclose(lj.grad(lj.percentile(lj.tensor(x), q * 100).sum(), q).numpy(),
                                [2.0, 4.0])
+
+
+@pytest.mark.parametrize("xd", ["int8", "uint8", "int16", "int64", "float16", "float32"])
+def test_quantile_dtypes_are_numpys(backend, xd):
+    """The quantiles' dtype is NumPy's: ``x``'s for integer quantiles (0, 1, lists of
+    them), ``x``'s promoted with a NumPy float ``q`` (int8 with float16 is float16: it
+    gave float64), with a Python float weakly."""
+    x = np.array([0, 1, 3, 5, 7], xd)
+    for q in (0.5, np.float16(0.5), np.float32(0.25), np.array([0.5, 0.1], np.float32),
+              0, 1, np.int8(0), [0, 1], [0.2, 0.7]):
+        for name in ("quantile", "nanquantile"):
+            want = getattr(np, name)(x, q)
+            got = getattr(lj, name)(lj.tensor(x), q)
+            assert got.dtype == np.asarray(want).dtype, (name, q)
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-3)
+    for q in (50, [0, 50, 100], 0, np.int64(50), np.float16(50), [20.0, 70.0]):
+        for name in ("percentile", "nanpercentile"):
+            want = getattr(np, name)(x, q)
+            got = getattr(lj, name)(lj.tensor(x), q)
+            assert got.dtype == np.asarray(want).dtype, (name, q)
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-3)

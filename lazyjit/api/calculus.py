@@ -26,6 +26,7 @@ from lazyjit.api.sorting import argsort, cumsum
 from lazyjit.api.statistics import _guard
 from lazyjit.api.tensor import Tensor
 from lazyjit.api.ufuncs import conj, isfinite
+from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import op_error
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap", "polyval", "interp",
@@ -125,7 +126,7 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1) -> Tensor:
     y = asarray(y)
     (ax,) = _axes(operator.index(axis), y.ndim, "trapezoid")
     if x is None:
-        d = dx if isinstance(dx, (int, float)) else asarray(dx)
+        d = dx if isinstance(dx, (int, float, WeakScalar)) else asarray(dx)  # (weak)
     else:
         x = asarray(x)
         if x.ndim == 1:

@@ -14,8 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lazyjit.errors import (INT_OVERFLOW, DTypeError, ScalarOverflowError, describe, op_error,
-                            site_lines)
+from lazyjit.errors import INT_OVERFLOW, DTypeError, ScalarOverflowError, describe, op_error
 from lazyjit.ops import REGISTRY, apply, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
 from lazyjit.api.nested import from_nested, holds_lazy
@@ -61,7 +60,7 @@ def tensor(data: Any, dtype: Any = None, device: str | None = None) -> Tensor:
     if isinstance(data, Tensor):
         return data.astype(dtype) if dtype is not None else _snapshot(data)
     if isinstance(data, WeakScalar):  # a traced Python scalar: its 0-d tensor
-        return astype(data.tensor, dtype) if dtype is not None else data.tensor
+        return data.tensor if dtype is None else _weak_node(data, check_dtype(dtype, "tensor"))
     if type(data) is Dim:  # a symbolic size: a lazy int64 scalar, its value at each call
         out = Tensor(size_node(data))
         return out if dtype is None else astype(out, dtype)
@@ -330,15 +329,24 @@ def _weak(x):
 
 def _weak_node(x: WeakScalar, dtype: np.dtype) -> Tensor:
     """The traced Python scalar ``x`` as a 0-d tensor of ``dtype``: a cast of its float64,
-    int64 or bool value; an int cast to another integer dtype is checked at each call to
-    fit it, as NumPy refuses a Python int out of a dtype's range (``int8 + 300``)."""
+    int64 or bool value; to an integer dtype, checked at each call as NumPy converts a
+    Python number (``int8 + 300``, ``np.array(x, dtype)``, ``a[i] = x``): an int, or a
+    float's integer part, out of the dtype's range raises ``OverflowError``, a NaN
+    ``ValueError``."""
     t = x.tensor
     if t.dtype == dtype:
         return t
     out = astype(t, dtype)
-    if dtype.kind in "iu" and t.dtype.kind in "iu":
+    if dtype.kind in "iu" and t.dtype.kind in "iuf":
         info = np.iinfo(dtype)
-        ok = (t >= int(info.min)) & (t <= int(info.max))
+        if t.dtype.kind == "f":  # int(t) fits when min - 1 < t < max + 1 (exact floats;
+            low, high = info.min - 1, info.max + 1  # for int64, t >= min: none between)
+            ok = ((t > float(low)) if float(low) == low else (t >= float(info.min))) & \
+                (t < float(high)) | (t != t)
+            out = Tensor(apply("check", (out.node, (t == t).node),
+                               f"cannot convert float NaN to integer: lj.jit's {x.origin}"))
+        else:
+            ok = (t >= int(info.min)) & (t <= int(info.max))
         out = Tensor(apply("check", (out.node, ok.node),
                            f"{INT_OVERFLOW} {dtype}: lj.jit's {x.origin}"))
     return out
@@ -619,8 +627,10 @@ less_equal = _binary("le")
 greater = _binary("gt")
 greater_equal = _binary("ge")
 def _logical(name):
-    def fn(a, b):  # (a Python number read by its truth, as NumPy's: 1e-300 is true)
-        return elementwise(name, *[bool(x) if type(x) in (int, float, complex) else x
+    def fn(a, b):  # (a Python number read by its truth, as NumPy's: 1e-300 is true;
+        # a traced one, at each call: never first cast to the other operand's dtype)
+        return elementwise(name, *[bool(x) if type(x) in (int, float, complex) else
+                                   x.tensor != 0 if isinstance(x, WeakScalar) else x
                                    for x in (a, b)])
     fn.__name__, fn.__doc__ = name, _binary(name).__doc__
     return fn
@@ -630,43 +640,6 @@ logical_and, logical_or, logical_xor = (_logical(f"logical_{k}") for k in ("and"
 bitwise_and = _binary("bitwise_and")
 bitwise_or = _binary("bitwise_or")
 bitwise_xor = _binary("bitwise_xor")
-_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
-
-
-def power(a, b) -> Tensor:
-    """``a ** b`` elementwise with NumPy broadcasting and type promotion (``np.power``).
-    A tensor exponent is C's ``pow`` on every backend: NumPy takes ``sqrt`` for a
-    stride-0 exponent of 0.5, so there ``(-0.0, -inf) ** 0.5`` give ``(-0.0, nan)``
-    where this gives ``(0.0, inf)`` (a Python 0.5, and ``x ** 0.5``, are NumPy's).
-
-    Raises
-    ------
-    ValueError
-        For an integer result with a negative exponent, as NumPy: at once (a
-        ``LazyjitError`` at this line) for a Python or NumPy integer exponent or a
-        computed tensor, else when the value is computed (a run-time check).
-    """
-    if type(a) is Tensor and type(b) is float and b == 0.5 and a.dtype.kind == "f":
-        return sqrt(a)  # (NumPy's float loop with this scalar: sqrt(-0.) is -0., not 0.)
-    out = elementwise("pow", a, b)
-    if out.dtype.kind not in "iu":
-        return out
-    if isinstance(b, WeakScalar):  # a traced Python int: checked at each computation
-        b = b.tensor
-    if type(b) is Dim:  # a size: never negative
-        return out
-    if not isinstance(b, Tensor):
-        if np.any(np.asarray(b) < 0):
-            raise op_error("pow", _NEGATIVE_POWER, (out.node,))
-        return out
-    if b.dtype.kind != "i":
-        return out
-    if b.node.buffer is not None and (b.node.buffer < 0).any():  # known now: say so now
-        raise op_error("pow", _NEGATIVE_POWER, (b.node,))
-    # and at each computation (a shared variable's value may change between calls)
-    site = site_lines(out.node.site)
-    where = f" (the power was taken at {site[0][0]}:{site[0][1]})" if site else ""
-    return Tensor(apply("check", (out.node, (b >= 0).node), _NEGATIVE_POWER + where))
 
 
 floor_divide.__doc__ = ("Floor division ``a // b`` with NumPy semantics (rounds toward -inf; "

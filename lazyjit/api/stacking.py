@@ -22,7 +22,7 @@ import numpy as np
 
 from lazyjit.api.arrays import _concrete, diag, flip
 from lazyjit.api.core import (_axes, asarray, astype, broadcast_shapes, broadcast_to,
-                              elementwise, eye, ones, where, zeros)
+                              elementwise, eye, ones, tensor, where, zeros)
 from lazyjit.api.indexing import take_along_axis
 from lazyjit.api.reductions import any as _any
 from lazyjit.api.shape_ops import concatenate, matmul, moveaxis, ravel, reshape, take, transpose
@@ -31,6 +31,7 @@ from lazyjit.api.stacking_steps import (_3d, _along_axis, _block, _block_depths,
                                       _check_order, _constant, _core, _insert_at, _kth, _lazy,
                                       _linspace, _matrix_shape, _slab, _split, _static)
 from lazyjit.api.tensor import Tensor
+from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import op_error
 from lazyjit.ops import apply
 
@@ -437,10 +438,12 @@ def select(condlist, choicelist, default=0) -> Tensor:
         raise op_error("select", "list of cases must be same length as list of conditions")
     if len(condlist) == 0:
         raise op_error("select", "select with an empty condition list is not possible")
-    weak = (int, float, complex)
-    choices = [c if type(c) in weak else asarray(c) for c in list(choicelist) + [default]]
+    weak = (int, float, complex)  # (and a Python number traced by lj.jit: its type's)
+    choices = [c if type(c) in weak or isinstance(c, WeakScalar) else asarray(c)
+               for c in list(choicelist) + [default]]
     try:
-        dt = np.result_type(*[c.dtype if isinstance(c, Tensor) else c for c in choices])
+        dt = np.result_type(*[c.dtype if isinstance(c, Tensor) else
+                              c.weak if isinstance(c, WeakScalar) else c for c in choices])
     except TypeError as e:
         raise op_error("select", f"Choicelist and default value do not have a common "
                        f"dtype: {e}", cls=TypeError) from None
@@ -449,8 +452,8 @@ def select(condlist, choicelist, default=0) -> Tensor:
         if c.dtype != np.bool_:
             raise op_error("select", f"invalid entry {i} in condlist: should be boolean "
                            "ndarray", (c.node,), cls=TypeError)
-    choices = [_constant(np.asarray(c, dt)) if type(c) in weak else astype(c, dt)
-               for c in choices]
+    choices = [_constant(np.asarray(c, dt)) if type(c) in weak else
+               tensor(c, dt) if isinstance(c, WeakScalar) else astype(c, dt) for c in choices]
     shape = broadcast_shapes(*[t.shape for t in conds + choices], op="select")
     out = broadcast_to(choices[-1], shape)
     for c, v in zip(conds[::-1], choices[-2::-1]):

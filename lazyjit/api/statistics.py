@@ -90,6 +90,8 @@ def _sorted(x, axis, name: str) -> tuple[Tensor, tuple]:
 
 
 def _nan_if_any(out: Tensor, srt: Tensor) -> Tensor:
+    if out.dtype.kind not in "fc":  # (integer quantiles of integers: x's dtype, no NaN)
+        return out
     return where(any(isnan(srt), axis=0), np.nan, out)  # (NaN sorts last)
 
 
@@ -100,7 +102,8 @@ def quantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
     interpolated as NumPy interpolates (so an infinity next to the position gives NaN,
     as NumPy's; in float16 the weights are float16 and a result can differ from NumPy's
     by an ulp); a slice with a NaN gives NaN.  ``axis`` may be a tuple.  The output's
-    shape is ``q``'s followed by the reduced shape.  Integers give float64.
+    shape is ``q``'s followed by the reduced shape; the dtype NumPy's (integers give
+    float64 for float quantiles; integer quantiles, 0 or 1, keep ``x``'s dtype).
 
     Raises
     ------
@@ -114,17 +117,20 @@ def quantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
 
 def _q_and_dtype(x: Tensor, q, scale: float, name: str) -> tuple[np.ndarray, np.dtype]:
     """The quantiles ``q * scale`` as a float64 array (checked in ``[0, 1]``), and the
-    result's dtype: ``x``'s float dtype for a Python number ``q`` (a weak scalar),
-    promoted with ``q``'s dtype otherwise (integers give float64)."""
+    result's dtype, NumPy's: ``x``'s for integer quantiles (0 and 1, Python or NumPy
+    ints), else ``x``'s promoted with ``q``'s (a Python float weakly, as NEP 50: float64
+    for an integer ``x``; float16 for int8 and a NumPy float16)."""
     given = q.numpy() if isinstance(q, Tensor) else q
     qs = np.asarray(given, dtype=np.float64) * scale
     if qs.ndim > 1 or ((qs < 0) | (qs > 1) | np.isnan(qs)).any():
         raise op_error(name, f"q must be a number or 1-D sequence in [0, {1 / scale:g}], "
                        f"not {q!r}")
-    dt = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
-    if not isinstance(given, (int, float)) or isinstance(given, np.generic):
-        dt = np.result_type(dt, np.asarray(given).dtype)
-    return qs, dt
+    if scale != 1.0:  # (a percentile: NumPy divides q by 100 first, in x's float type)
+        given = np.true_divide(given, x.dtype.type(100) if x.dtype.kind == "f" else 100)
+    q_dtype = np.asarray(given).dtype
+    if q_dtype.kind in "iub":
+        return qs, x.dtype
+    return qs, np.result_type(x.dtype, given if type(given) is float else q_dtype)
 
 
 def _quantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
@@ -195,7 +201,9 @@ def _nanquantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
     a, b = _at(srt, lo), _at(srt, hi)
     diff = astype(b - a, dt)  # (in x's dtype, the rest in the result's: NumPy's lerp)
     a, b = astype(a, dt), astype(b, dt)
-    out = where(count == 0, np.nan, where(t >= 0.5, b - diff * (1 - t), a + diff * t))
+    out = where(t >= 0.5, b - diff * (1 - t), a + diff * t)
+    if dt.kind in "fc":  # (a slice of NaN only; integer quantiles keep x's integer dtype)
+        out = where(count == 0, np.nan, out)
     if keepdims:
         out = reshape(out, (out.shape[0],) + kept)
     return out if qs.ndim else out[0]

@@ -16,10 +16,12 @@ import math
 import numpy as np
 
 from lazyjit.api.core import (_binary, _unary, asarray, astype, elementwise, floor_divide, invert,
-                              isinf, isnan, power, remainder, sin, sqrt, _snapshot,
+                              isinf, isnan, remainder, sin, sqrt, _snapshot,
                               stop_gradient, where, zeros_like)
 from lazyjit.api.tensor import Tensor
-from lazyjit.errors import op_error
+from lazyjit.api.weak import WeakScalar
+from lazyjit.errors import op_error, site_lines
+from lazyjit.trace.dims import Dim
 from lazyjit.ops import apply
 
 arcsin = _unary("arcsin")
@@ -84,7 +86,6 @@ asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 bitwise_invert = bitwise_not = invert
-pow = power  # noqa: A001 - the Array API's name
 
 
 def positive(x) -> Tensor:
@@ -238,9 +239,10 @@ def _power_of_ten(n: int) -> float:
 
 def _loop_dtype(ufunc: np.ufunc, *operands) -> np.dtype:
     """The dtype of ``ufunc``'s result for these operands (tensors by their dtype, Python
-    scalars as NumPy takes them, weakly): NumPy's choice of loop, asked of NumPy itself
-    on empty arrays."""
-    probes = [np.empty(0, x.dtype) if isinstance(x, Tensor) else x for x in operands]
+    scalars as NumPy takes them, weakly, traced ones too): NumPy's choice of loop, asked
+    of NumPy itself on empty arrays."""
+    probes = [np.empty(0, x.dtype) if isinstance(x, Tensor) else
+              x.weak if isinstance(x, WeakScalar) else x for x in operands]
     out = ufunc(*probes)
     return (out[0] if isinstance(out, tuple) else out).dtype
 
@@ -415,12 +417,62 @@ def isrealobj(x) -> bool:
     return not iscomplexobj(x)
 
 
+_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+
+
+def power(a, b) -> Tensor:
+    """``a ** b`` elementwise with NumPy broadcasting and type promotion (``np.power``).
+    A tensor exponent is C's ``pow`` on every backend: NumPy takes ``sqrt`` for a
+    stride-0 exponent of 0.5, so there ``(-0.0, -inf) ** 0.5`` give ``(-0.0, nan)``
+    where this gives ``(0.0, inf)`` (a Python 0.5, and ``x ** 0.5``, are NumPy's; a
+    Python number traced by ``lj.jit``, whose value is known only at each call, is a
+    tensor exponent).
+
+    Raises
+    ------
+    ValueError
+        For an integer result with a negative exponent, as NumPy: at once (a
+        ``LazyjitError`` at this line) for a Python or NumPy integer exponent or a
+        computed tensor, else when the value is computed (a run-time check).
+    """
+    if type(a) is Tensor and type(b) is float and b == 0.5 and a.dtype.kind == "f":
+        return sqrt(a)  # (NumPy's float loop with this scalar: sqrt(-0.) is -0., not 0.)
+    out = elementwise("pow", a, b)
+    if out.dtype.kind not in "iu":
+        return out
+    if isinstance(b, WeakScalar):  # a traced Python int: checked at each computation
+        b = b.tensor
+    if type(b) is Dim:  # a size: never negative
+        return out
+    if not isinstance(b, Tensor):
+        if np.any(np.asarray(b) < 0):
+            raise op_error("pow", _NEGATIVE_POWER, (out.node,))
+        return out
+    if b.dtype.kind != "i":
+        return out
+    if b.node.buffer is not None and (b.node.buffer < 0).any():  # known now: say so now
+        raise op_error("pow", _NEGATIVE_POWER, (b.node,))
+    # and at each computation (a shared variable's value may change between calls)
+    site = site_lines(out.node.site)
+    where = f" (the power was taken at {site[0][0]}:{site[0][1]})" if site else ""
+    return Tensor(apply("check", (out.node, (b >= 0).node), _NEGATIVE_POWER + where))
+
+
+pow = power  # noqa: A001 - the Array API's name
+
+
 def power_operator(a, b) -> Tensor:
     """``a ** b`` for a tensor ``a``: :func:`power`, except that a float ``a`` to a
     Python number ``b`` of 2 or 0.5 is :func:`square` or :func:`sqrt`, a complex or bool
     ``a`` to the int 2 :func:`square`, a complex one to the float 0.5 or the int -1
     :func:`sqrt` or :func:`reciprocal`, as NumPy 2's ``ndarray.__pow__`` does (values
-    unlike ``np.power``'s: complex products, ``(-0.) ** 0.5`` is -0.; bool: int8)."""
+    unlike ``np.power``'s: complex products, ``(-0.) ** 0.5`` is -0.; bool: int8).  A
+    Python number traced by ``lj.jit`` is :func:`power`'s (a bool ``a`` to a traced int
+    raises ``LazyjitError``: NumPy's dtype depends on the value, int8 for 2)."""
+    if isinstance(b, WeakScalar) and b.py is int and type(a) is Tensor and a.dtype.kind == "b":
+        raise op_error("**", f"bool ** {b.origin} (a traced Python int): NumPy's dtype "
+                       "depends on its value (int8 for 2, else int64); pass it in "
+                       "static_argnums, or cast the base first", (a.node,))
     if type(a) is Tensor and type(b) in (int, float) and a.dtype.kind in "fcb":
         # (complex, bool: only the int exponents 2 and -1 take the fast path, as NumPy 2)
         if b == 2 and (type(b) is int or a.dtype.kind == "f"):
