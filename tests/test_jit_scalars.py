@@ -289,7 +289,8 @@ def test_traced_numbers_keep_numpys_dtypes_and_truth(backend):
     """A traced Python number in logical ops is read by its truth (1e-300 is true: it
     was cast to float32 first, giving false), in ``select``, ``trapezoid``,
     ``float_power``, ``heaviside`` weakly as the literal (they gave float64, int64, or
-    raised a TypeError); ``bool ** n`` raises (NumPy's dtype depends on n's value)."""
+    raised a TypeError), in ``clip`` of integers beyond their range bounding nothing
+    (it raised); ``bool ** n`` raises (NumPy's dtype depends on n's value)."""
     x32 = np.array([0.0, 1.0, 3.0, 5.0], np.float32)
     i8 = np.array([0, 1, 3, 5], np.int8)
     cases = [
@@ -302,7 +303,8 @@ def test_traced_numbers_keep_numpys_dtypes_and_truth(backend):
          i8, 7),
         (lambda x, s: lj.trapezoid(x, dx=s), lambda x, s: np.trapezoid(x, dx=s), x32, 0.5),
         (lambda x, s: lj.float_power(x, s), lambda x, s: np.float_power(x, s), x32, 2.0),
-        (lambda x, s: lj.heaviside(x, s), lambda x, s: np.heaviside(x, s), x32, 0.5)]
+        (lambda x, s: lj.heaviside(x, s), lambda x, s: np.heaviside(x, s), x32, 0.5),
+        (lambda x, s: lj.clip(x, -s, s), lambda x, s: np.clip(x, -s, s), i8, 300)]
     for fn, ref, x, s in cases:
         want = ref(x, s)
         assert_same(fn(lj.tensor(x), s), want)

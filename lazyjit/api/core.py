@@ -19,7 +19,7 @@ from lazyjit.ops import REGISTRY, apply, ref_dtype
 from lazyjit.ops.registry import COMPLEX_OPS
 from lazyjit.api.nested import from_nested, holds_lazy
 from lazyjit.api.tensor import check_device, check_dtype, leaf_tensor, Tensor
-from lazyjit.api.weak import WeakScalar
+from lazyjit.api.weak import WeakInt, WeakScalar
 from lazyjit.trace.constraints import broadcast_size, discard, require
 from lazyjit.trace.dims import Dim, ceildiv, dmax, is_symbolic
 from lazyjit.trace.node import Node
@@ -715,6 +715,10 @@ def clip(x, a_min=None, a_max=None, *, min=None, max=None) -> Tensor:  # noqa: A
         info = np.iinfo(out.dtype)
         a_min = None if type(a_min) is int and a_min < info.min else a_min
         a_max = None if type(a_max) is int and a_max > info.max else a_max
+        if isinstance(a_min, WeakInt):  # (traced: the same, at each call)
+            a_min = WeakInt(maximum(a_min.tensor, int(info.min)), a_min.origin)
+        if isinstance(a_max, WeakInt):
+            a_max = WeakInt(minimum(a_max.tensor, int(info.max)), a_max.origin)
     if a_min is not None:
         out = maximum(out, a_min)
     if a_max is not None:
