@@ -363,3 +363,54 @@ def test_jit_reads_and_assigns_in_program_order(backend, body, first):
     np.testing.assert_allclose(got["eager"][0][0], first)
     np.testing.assert_allclose(got["jit"][0], got["eager"][0])
     np.testing.assert_allclose(got["jit"][1], got["eager"][1])
+
+
+def test_reads_inside_traces_are_of_that_trace_only(backend):
+    """Found by review of the program order: an inlined jitted function takes a shared
+    variable argument's value at the call (it read the variable, so it saw assigns made
+    after it), and NumPy arguments as tensors (it got the array: ``.exp()`` failed,
+    ``x += 1`` changed the caller's); a value read in an ``lj.cond`` branch being
+    traced is never kept as the variable's (the untaken branch's assign was); a branch
+    returning the variable gives the value it assigned; an ``lj.function`` called
+    while a trace is recorded raises (it returned None)."""
+    v = lj.shared(np.array([1.0, 2.0]), "v")
+
+    @lj.jit
+    def bump_then(x):
+        v.assign(v + 1)
+        return x * 1
+
+    def outer():
+        return bump_then(v)
+    eager = [outer().numpy().tolist() for _ in range(2)]
+    v.set_value(np.array([1.0, 2.0]))
+    jitted = lj.jit(outer)
+    assert [jitted().numpy().tolist() for _ in range(2)] == eager == [[1.0, 2.0], [2.0, 3.0]]
+
+    arr = np.ones(2)
+
+    @lj.jit
+    def inner(x):
+        x += 1
+        return lj.exp(x * 0).sum() + x
+    np.testing.assert_allclose(lj.jit(lambda: inner(arr) + arr)().numpy(), [5.0, 5.0])
+    np.testing.assert_array_equal(arr, [1.0, 1.0])
+
+    v.set_value(np.array([1.0, 2.0]))
+    seen = []
+
+    def untaken():
+        v.assign(v + 1)
+        seen.append(v.get_value())
+        return v * 1
+    lj.cond(lj.tensor(False), untaken, lambda: v * 0)
+    np.testing.assert_array_equal(seen[0], [2.0, 3.0])
+    np.testing.assert_array_equal(v.get_value(), [1.0, 2.0])
+    got = lj.cond(lj.tensor(True), lambda: (v.assign(v + 10), v)[1], lambda: v * 0)
+    np.testing.assert_array_equal(got.numpy(), [11.0, 12.0])
+
+    np.testing.assert_array_equal(v.get_value(), [11.0, 12.0])
+    x = lj.vector("x")
+    fn = lj.function([x], (x * v).sum(), updates=[(v, v + x)])
+    with pytest.raises(lj.LazyjitError, match="called while a trace is recorded"):
+        lj.jit(lambda: lj.tensor(fn(np.ones(2))))()

@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 import lazyjit.api.core as C
-from lazyjit.api.shared import current
+from lazyjit.api.shared import SharedVariable, current
 from lazyjit.api.ifelse import ifelse
 from lazyjit.api.scan import (NotComputableHere, build_scan, data_dependent, scan,
                               scan_unapplied)
@@ -199,8 +199,10 @@ def _branch(fn, operands) -> tuple:
     # the program order of eager code; in a step, reads give the step's start values)
     views = [] if STATE.scan_depth else STATE.views
     views.append(frame)
-    try:
-        out = fn(*operands)
+    try:  # (a shared variable returned: its value as the branch reads it, at its end)
+        leaves, tree = flatten(fn(*operands), lambda x: isinstance(x, Tensor))
+        out = unflatten(tree, [Tensor(x.node) if isinstance(x, SharedVariable) else x
+                               for x in leaves])
     finally:
         views.pop()
         stack.pop()

@@ -663,8 +663,9 @@ def _with_shared_states(body, updated, seqs, states, nonseqs, steps, strict, nam
         # another, what the enclosing trace gives
         views = STATE.views
         views.append({**(views[-1] if views else {}), **dict(zip(updated, rows))})
-        try:
-            res = body(*args[:n_args], *args[n_args + len(updated):])
+        try:  # (a variable returned: its value as the step reads it, its row)
+            res = [Tensor(r.node) if any(r is sv for sv in updated) else r
+                   for r in body(*args[:n_args], *args[n_args + len(updated):])]
         finally:
             views.pop()
             STATE.scan_recording.pop()

@@ -69,7 +69,7 @@ def shapes_read_since(start: int) -> list[tuple]:
     """``(variable, shape, dtype)`` of each shared variable whose shape was read after the
     clock value ``start`` (a trace that used it as a Python number baked it in: a
     change makes that trace stale)."""
-    return [(sv, sv.node.shape, sv.node.dtype) for sv in list(ALL)
+    return [(sv, stored(sv).shape, stored(sv).dtype) for sv in list(ALL)
             if sv.shape_read > start]
 
 
@@ -81,13 +81,16 @@ def changed(reads: list, resolve=None) -> "SharedVariable | None":
     for sv, shape, dtype in reads:
         if resolve is not None:
             sv = resolve(sv)
-        node = sv.node
+        node = stored(sv)
         if node.shape != shape or node.dtype != dtype:
             return sv
     return None
 
 
 _SLOT = Tensor.node  # (the slot a tensor's node is kept in)
+# a shared variable's own node (its leaf, or an assigned expression not computed yet),
+# whatever the code being traced assigned to it (``SharedVariable.node``'s view)
+stored = _SLOT.__get__
 
 
 class SharedVariable(Tensor):
@@ -181,12 +184,16 @@ class SharedVariable(Tensor):
                            f"value that depends on the placeholders {names}: it has no value "
                            "until an lj.function over them takes the assignment as an "
                            "update (or call .restore())", (self.node,))
+        node = self.node
+        if node is not stored(self):  # the value the code being traced assigned (an
+            out = Tensor(node).numpy()  # lj.cond branch's: computed, never kept; in
+            return out if borrow else out.copy()  # jit, an error saying why)
         if id(self) in _PENDING:
             realize_pending()
-        if self.node.buffer is None:  # (its assignment taken by another thread's realize)
+        if stored(self).buffer is None:  # (its assignment taken by another thread's realize)
             settle([self])
         with UPDATING:  # (not half updated by a call in another thread)
-            arr = self.node.buffer
+            arr = stored(self).buffer
             if borrow:
                 self.own = False  # handed out: never overwritten in place
             return arr if borrow else arr.copy()
@@ -267,7 +274,7 @@ class SharedVariable(Tensor):
             if id(self) in _PENDING:
                 realize_pending()
             if not self.symbolic:
-                self._concrete = self.node
+                self._concrete = stored(self)
             SYMBOLIC[id(self)] = (weakref.ref(self), frozenset(phs))
             self.node, self._origin = v.node, None
             return
@@ -320,8 +327,8 @@ def pending_nodes() -> list[Node]:
     out = []
     for ref in list(_PENDING.values()):
         s = ref()
-        if s is not None and s.node.buffer is None:
-            out.append(s.node)
+        if s is not None and stored(s).buffer is None:
+            out.append(stored(s))
     return out
 
 
@@ -341,7 +348,7 @@ def settle(variables: list) -> None:
     """Compute the pending values of ``variables`` (in one trace) and make them their
     leaves: each the value its variable held when this began (another thread may assign
     it meanwhile: that newer value is left pending, not overwritten)."""
-    nodes = [(s, s.node) for s in variables]
+    nodes = [(s, stored(s)) for s in variables]
     todo = {n: Tensor(n) for _, n in nodes if n.buffer is None}
     if todo:
         CONTEXT.realize(*todo.values())
@@ -349,7 +356,7 @@ def settle(variables: list) -> None:
         # (a value made of literals alone, lj.zeros(n), never holds it in its node: its
         # tensor's new leaf does)
         value = n.buffer if n not in todo else todo[n].node.buffer
-        if s.node is n and value is not None:
+        if stored(s) is n and value is not None:
             s._set_leaf(value)
 
 

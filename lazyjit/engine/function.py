@@ -30,7 +30,7 @@ from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
 from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check, discard
 from lazyjit.trace.dims import Dim, axis_symbol, evaluate, ident, is_symbolic, sym
-from lazyjit.trace.state import CONTEXT
+from lazyjit.trace.state import CONTEXT, STATE
 
 _ids = itertools.count()
 
@@ -423,7 +423,20 @@ class Function:
     def __call__(self, *args):
         """Run on ``args`` (arrays, one per input); returns the outputs as NumPy arrays
         (one array when ``outputs`` was one tensor, else a list), after applying the
-        updates."""
+        updates.
+
+        Raises
+        ------
+        LazyjitError
+            Called while a trace is recorded (inside ``lj.jit``, a scan step, an
+            ``lj.cond`` branch): it would run once, then, not at each call."""
+        if STATE.recording or STATE.scan_depth:
+            raise LazyjitError("lj.function: called while a trace is recorded (inside "
+                               "lj.jit, a scan step or an lj.cond branch), it would run "
+                               "once, as the trace is built, and apply its updates then, "
+                               "not at each call: call it outside, or write the computation "
+                               "with tensors (a jitted function called there becomes part "
+                               "of the trace)")
         if self._probed and self._backend is None and len(args) == len(self.inputs):
             # fast path: arrays passed as they are, to a plan of their shapes and dtypes
             # (one an earlier call made, after checking arguments of that signature)

@@ -42,7 +42,7 @@ from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import constant_kind, flatten, unflatten
 from lazyjit.engine.realize import backend_key, plan_for
-from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed,
+from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed, stored,
                                 realize_pending, shapes_read_since)
 from lazyjit.speedups import NATIVE
 from lazyjit.stats import COUNTS, count
@@ -104,7 +104,7 @@ _IN_CALL = _in_call()
 def _current(leaf: Node) -> "Node | None":
     """The current value of the shared variable whose value ``leaf`` is or was."""
     sv = OWNER.get(leaf)
-    return None if sv is None or sv.node.buffer is None else sv.node
+    return None if sv is None or stored(sv).buffer is None else stored(sv)
 
 
 def _is_array(x) -> bool:
@@ -299,7 +299,7 @@ class _Entry:
                 continue
             v = self.captured[-s - 1]
             if type(v) is not np.ndarray:
-                v = v.node.buffer
+                v = stored(v).buffer
                 if v is None or (v.shape, v.dtype) != self.shared[-s - 1]:
                     return None
             ins.append(v)
@@ -312,13 +312,21 @@ class _Entry:
         graph reads, and which no other input of this call shares."""
         out = {}
         for j, a, sv in self.in_place:
-            node = sv.node
+            node = stored(sv)
             if not sv.own or node.buffer is None or sys.getrefcount(node) > _HELD_ONCE:
                 continue
             arr = ins[a]  # (a view of it handed out would have cleared sv.own)
             if sum(b is arr for b in ins) == 1 and sys.getrefcount(arr) <= _IN_CALL:
                 out[j] = a  # not also an argument, and no other computation holds it
         return out
+
+
+def _as_argument(x):
+    """A call's argument ``x`` (a pytree) as an inlined function sees it: each array (a
+    tensor, a shared variable, a NumPy array) as a tensor of its value now."""
+    leaves, tree = flatten(x, _is_leaf)
+    return unflatten(tree, [F.asarray(a) if isinstance(a, (Tensor, np.ndarray)) else a
+                            for a in leaves])
 
 
 def _outputs(out) -> tuple[list, Any]:
@@ -399,7 +407,13 @@ class Jitted:
         ``lj.cond`` branch's): the function's graph becomes part of that trace, as
         ``jax.jit`` inside ``jax.jit`` (its reads and assigns of shared variables in
         program order with the enclosing code's; its own optimizer level is not
-        applied: the enclosing function's is)."""
+        applied: the enclosing function's is).  Its array arguments are tensors, as at
+        a call: a shared variable's value now (never the variable, which the function
+        may assign), a NumPy array's copy (never the caller's, which it may change)."""
+        static = set(self.static_argnums)
+        args = [a if i in static else _as_argument(a) for i, a in enumerate(args)]
+        kwargs = {k: v if k in self.static_argnames else _as_argument(v)
+                  for k, v in kwargs.items()}
         leaves, tree = _outputs(self.fn(*args, **kwargs))
         return unflatten(tree, leaves)
 
@@ -588,7 +602,7 @@ class Jitted:
                 # another thread's call replaced while this trace was built is the
                 # variable all the same, unless it has no value now: symbolic)
                 sv = OWNER.get(n)
-                if sv is not None and sv.node.buffer is None:
+                if sv is not None and stored(sv).buffer is None:
                     sv = None
                 entry.captured.append(n.buffer if sv is None else sv)
                 slots.append(-len(entry.captured))
