@@ -414,3 +414,5 @@ def test_reads_inside_traces_are_of_that_trace_only(backend):
     fn = lj.function([x], (x * v).sum(), updates=[(v, v + x)])
     with pytest.raises(lj.LazyjitError, match="called while a trace is recorded"):
         lj.jit(lambda: lj.tensor(fn(np.ones(2))))()
+    with pytest.raises(lj.LazyjitError, match="set_value while a trace is recorded"):
+        lj.jit(lambda: (v.set_value(np.zeros(2)), v * 1)[1])()

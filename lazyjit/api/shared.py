@@ -215,8 +215,16 @@ class SharedVariable(Tensor):
         Raises
         ------
         LazyjitError
-            If the value's dtype differs from the variable's.
+            If the value's dtype differs from the variable's; while a trace is recorded
+            (inside ``lj.jit``, a scan step, an ``lj.cond`` branch), where it would take
+            effect once, as the trace is built (``assign`` records an update there).
         """
+        if STATE.recording or STATE.scan_depth:
+            raise op_error("set_value", f"shared variable {self.name or ''}: set_value while "
+                           "a trace is recorded (inside lj.jit, a scan step or an lj.cond "
+                           "branch) would take effect once, as the trace is built, not at "
+                           "each call or only in the branch taken: use .assign(value)",
+                           (self.node,))
         arr = np.asarray(value)
         if arr.dtype.newbyteorder("=") != self.dtype:  # (the byte order is no cast)
             raise op_error("set_value", f"shared variable {self.name or ''} has dtype "
