@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 
-from lazyjit.api.shared import OWNER, changed
+from lazyjit.api.shared import OWNER, changed, stored
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
 from lazyjit.errors import LazyjitError
 from lazyjit.trace.constraints import check
@@ -62,7 +62,7 @@ class Symbolic:
     def current(self) -> bool:
         """Whether every shared variable the graph reads has the shape and dtype it had."""
         return changed(self.shared + self.shapes_read) is None and \
-            all(sv.node.buffer is not None for sv, _, _ in self.shared)
+            all(stored(sv).buffer is not None for sv, _, _ in self.shared)
 
     def entry(self, jitted, arrays: list):
         """The jit entry at the sizes of ``arrays``; None (automatic mode) when the
