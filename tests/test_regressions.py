@@ -488,3 +488,24 @@ def test_unary_plus_of_bools_is_numpys_type_error():
     assert_same(+lj.tensor([1.5, -2.0]), np.array([1.5, -2.0]))
     with pytest.raises(TypeError):
         +lj.tensor([True, False])  # noqa: B018
+
+
+def test_a_value_computed_with_libm_is_computed_once(backend, rng):
+    """Found by a bug hunt: ``sin(x)`` read by a max over axis 0 and by the mask of its
+    derivative (``x == max``) was computed again in each kernel (a large value, or any
+    with sizes known only at a call), once in a vectorized loop (libmvec) and once in a
+    scalar one (libm), whose last bits differ: no element equalled the max, and the
+    gradient was 0/0 (62,100 NaNs of 90,000)."""
+    x = rng.standard_normal((300, 300))
+    s = np.sin(x)
+    want = np.where(s == s.max(axis=0, keepdims=True), np.cos(x), 0.0)
+    got = lj.grad(lambda t: lj.sum(lj.max(lj.sin(t), axis=0)))(lj.tensor(x))
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-12)
+    t = lj.sin(lj.tensor(x))
+    assert ((t == lj.max(t, axis=0, keepdims=True)).numpy().sum(axis=0) == 1).all()
+    p = lj.matrix("p", shape=(None, None))
+    f = lj.function([p], lj.grad(lj.sum(lj.min(lj.sin(p), axis=0)), p))
+    small = x[:4, :3]
+    s = np.sin(small)
+    np.testing.assert_allclose(f(small), np.where(s == s.min(axis=0), np.cos(small), 0.0),
+                               atol=1e-12)

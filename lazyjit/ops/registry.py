@@ -51,6 +51,20 @@ SUPPORTED_DTYPES = tuple(np.dtype(d) for d in
 # derivative rules follow JAX's convention: :mod:`lazyjit.ops.complex_ops`); the others
 # (orderings, max and min, integer and bitwise ops, sorting, convolution, LAPACK, ...)
 # raise a TypeError naming the op
+# elementwise ops computed by exact (correctly rounded) arithmetic, comparisons, casts
+# and selections, with no libm approximation (libmvec's vector exp or sin, which the cpu
+# backend calls in vectorized loops, differs in the last bits from libm's scalar one in
+# the other loops): the same operands give the same bits in every kernel, so that a
+# schedule may compute such a node again in each kernel that reads it
+# (:mod:`lazyjit.schedule.fusion`); recomputing another could make ``x == max(x)``
+# false everywhere along an axis
+EXACT_OPS = frozenset((
+    "abs", "add", "sub", "mul", "div", "neg", "reciprocal", "sqrt", "maximum", "minimum",
+    "relu", "floor", "ceil", "rint", "trunc", "sign", "signbit", "copysign", "fmod",
+    "floordiv", "mod", "cast", "where", "stop_gradient", "eq", "ne", "lt", "le", "gt",
+    "ge", "isnan", "isinf", "logical_not", "logical_and", "logical_or", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
+    "real", "imag", "conj", "philox"))
 COMPLEX_OPS = frozenset((
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "sin", "cos", "tan",
     "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",

@@ -3,13 +3,15 @@
 An elementwise node joins the kernel of its consumers when all of them are elementwise
 nodes or a reduction of that one kernel and it is not an output; a reduction ends its
 kernel (elementwise chains with a trailing reduction become one loop).  A large value
-read by a few kernels is recomputed in each of them (inlined) instead of stored.
+read by a few kernels is recomputed in each of them (inlined) instead of stored, when
+its computation gives the same bits in any kernel (``EXACT_OPS``: not ``exp``, ``sin``).
 Elementwise kernels of one shape that read a common elementwise node become one loop
 with several results (multi-output fusion).
 """
 from __future__ import annotations
 
 from lazyjit.ops import REGISTRY
+from lazyjit.ops.registry import EXACT_OPS
 from lazyjit.trace.graph import Trace
 from lazyjit.trace.node import Node
 
@@ -142,4 +144,7 @@ def _roots(trace: Trace, users: dict, generic_sizes: bool) -> tuple[dict, set]:
         elif (generic_sizes or n.size >= INLINE_MIN) and len(roots) <= INLINE_MAX_USERS and \
                 all(size[r] < MAX_FUSED for r in roots):
             inline.add(n)
+    # (a value computed with a libm approximation is stored, never computed again: two
+    # kernels, one vectorized, could give it different last bits)
+    inline -= {root_of[m] for m in root_of if root_of[m] in inline and m.op not in EXACT_OPS}
     return root_of, inline
