@@ -495,3 +495,14 @@ def test_cuda_forms_are_accurate(dtype):
             assert _ulps(g, want).max() <= limits[f], f
         e = _ulps(got[-1].numpy(), np.power(z[small], b[small]))
         assert np.percentile(e, 99) <= 2 and e.max() <= 300, ("power", e.max())
+
+
+def test_times_one_is_a_complex_product(backend):
+    """``x * 1`` and ``x / 1`` of complex values are products and quotients, as NumPy
+    computes them (``(nan+1j) * 1`` is nan+nanj, ``(inf+0j) * 1`` inf+nanj): the
+    rewrites that drop them are for real dtypes only (found by a bug hunt)."""
+    x = np.array([complex(np.nan, 1), complex(np.inf, 0), 1 + 2j], np.complex128)
+    for f in (lambda x: x * 1 + 0j, lambda x: x / 1 + 0j, lambda x: 1.0 * x):
+        with np.errstate(all="ignore"):
+            want = f(x)
+        np.testing.assert_array_equal(f(lj.tensor(x)).numpy(), want)

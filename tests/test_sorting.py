@@ -73,3 +73,22 @@ def test_sort_flattened_ties_and_signed_zeros(backend):
     g = lj.grad(lambda t: (lj.sort(t) * lj.tensor([1.0, 2.0, 3.0])).sum())(
         lj.tensor(np.ones(3))).numpy()
     np.testing.assert_array_equal(g, [1.0, 2.0, 3.0])
+
+
+def test_cumulative_ops_start_from_the_first_element_at_any_size(backend):
+    """With sizes known only at a call (``lj.function``, ``jit(dynamic=True)``), cumsum
+    and cumprod start from the first element as NumPy's accumulate does (``-0.`` stays
+    ``-0.``, ``nan+0j`` is not multiplied by ``1+0j``): they started from 0 or 1."""
+    x = np.array([-0.0, 1.0, -0.0])
+    z = np.array([complex(np.nan, 0), 1 + 1j], np.complex64)
+    p, q = lj.placeholder("x", "float64", (None,)), lj.placeholder("z", "complex64", (None,))
+    sums, prods = lj.function([p], lj.cumsum(p)), lj.function([q], lj.cumprod(q))
+    dynamic = lj.jit(lambda t: lj.cumsum(t), dynamic=True)
+    with np.errstate(all="ignore"):
+        want_z = np.cumprod(z)
+    for got in (sums(x), dynamic(x).numpy()):
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(np.cumsum(x)))
+    np.testing.assert_array_equal(prods(z), want_z)
+    g = lj.function([p], lj.grad(lj.sum(lj.cumprod(p)), p))
+    v = np.array([2.0, 3.0, 4.0])
+    np.testing.assert_allclose(g(v), [1 + 3 + 12, 2 + 8, 6])

@@ -14,7 +14,7 @@ import numpy as np
 import lazyjit.api.core as C
 import lazyjit.api.shape_ops as S
 from lazyjit.api.indexing import take_along_axis
-from lazyjit.api.scan import scan
+from lazyjit.api.scan import scan, size_range
 from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
 from lazyjit.errors import op_error
@@ -51,9 +51,10 @@ def _scan_along(x, axis, dtype, combine, name: str) -> Tensor:
                        outputs_info=rows[0], name=name)
         return S.moveaxis(S.concatenate([rows[:1], rest]), 0, axis)
     start = C.zeros(rows.shape[1:], x.dtype) if combine is C.add else \
-        C.ones(rows.shape[1:], x.dtype)  # (an empty or symbolic axis)
-    out, _ = scan(lambda row, acc: combine(acc, row), sequences=rows, outputs_info=start,
-                  name=name)
+        C.ones(rows.shape[1:], x.dtype)  # (an empty or symbolic axis: the first row is
+    first = size_range(n) == 0  # still taken as it is, where the step is the first)
+    out, _ = scan(lambda row, f, acc: C.where(f, row, combine(acc, row)),
+                  sequences=[rows, first], outputs_info=start, name=name)
     return S.moveaxis(out, 0, axis)
 
 

@@ -20,7 +20,10 @@ def neg_neg(n: Node) -> Node | None:
 
 @rule(RULES, "mul_one", "mul")
 def mul_one(n: Node) -> Node | None:
-    # x * 1 -> x ; 1 * x -> x
+    # x * 1 -> x ; 1 * x -> x  (not complex: (nan+1j) * (1+0j) is nan+nanj, the
+    # product's 0 times an infinite or NaN part, as NumPy computes it)
+    if n.dtype.kind == "c":
+        return None
     a, b = n.src
     return a if is_const(b, 1) else b if is_const(a, 1) else None
 
@@ -44,7 +47,9 @@ def sub_zero(n: Node) -> Node | None:
 
 @rule(RULES, "div_one", "div")
 def div_one(n: Node) -> Node | None:
-    # x / 1 -> x
+    # x / 1 -> x  (not complex, as mul_one)
+    if n.dtype.kind == "c":
+        return None
     return n.src[0] if is_const(n.src[1], 1) else None
 
 

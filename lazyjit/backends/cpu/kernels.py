@@ -308,15 +308,18 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
 def _reduce_inner(mod, op, dt, dims, sizes, st, kept, red, inner, res, ptrs,
                   out_cls) -> tuple[list[str], Parallel | None]:
     T, init = compute_ctype(dt), reduce_init(op, dt)  # (a float16 sum accumulates in float)
-    simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" else None
+    # a float product in NumPy's order, left to right: a 0 before an overflow gives 0,
+    # one after it NaN (products of blocks or of SIMD lanes gave NaN for both)
+    ordered = op == "prod" and dt.kind in "fc"
+    simd = {"sum": "+", "prod": "*"}.get(op) if dt.kind != "b" and not ordered else None
     opened, closed = loops(red[:-1], sizes)
     blocks = [f"for (int64_t kb = 0; kb < nL; kb += {RED_BLOCK}) {{",
               f"  const int64_t ke = kb + {RED_BLOCK} < nL ? kb + {RED_BLOCK} : nL;",
-              f"  {T} part = {init};",
+              f"  {T} part = {'acc' if ordered else init};",
               *([f"  #pragma omp simd reduction({simd}:part)"] if simd else []),
               "  for (int64_t k = kb; k < ke; k++) {", *("    " + s for s in inner),
               f"    part = {combine(op, dt, 'part', res)};", "  }",
-              f"  acc = {combine(op, dt, 'acc', 'part')};", "}"]
+              f"  acc = {'part' if ordered else combine(op, dt, 'acc', 'part')};", "}"]
     if not kept and simd and len(red) == 1:
         # one output element: spread the blocks of the single reduced dim over threads
         return [f"  const int64_t nL = {sizes[-1]};", f"  {T} acc = {init};",

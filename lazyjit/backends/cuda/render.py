@@ -141,7 +141,8 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
 
 def reduce(mod: Module, k: ir.Reduce) -> None:
     """``dst = op over axes of root``: a block per output element when the innermost
-    dim is reduced, else a thread per output element."""
+    dim is reduced (not for a float product, in order), else a thread per output
+    element."""
     op, dt = k.op, k.dtype
     sp = k.space()
     loads = list(sp.views[1:])
@@ -160,7 +161,9 @@ def reduce(mod: Module, k: ir.Reduce) -> None:
              *body.stmts, f"acc = {combine(op, dt, 'acc', f'({A})({res})')};"]
     lines = ["  " + d for d in decls] + [f"  const int64_t nK = {' * '.join(nK)}, "
                                           f"nR = {nR};"]
-    if red and red[-1] == D - 1:
+    # (a float product in NumPy's order, left to right, by one thread: a 0 before an
+    # overflow gives 0, one after it NaN; a block's lanes gave NaN for both)
+    if red and red[-1] == D - 1 and not (op == "prod" and dt.kind in "fc"):
         lines += [f"  __shared__ {A} part[32];",
                   "  for (int64_t o = blockIdx.x; o < nK; o += gridDim.x) {",
                   *("    " + s for s in decode(kept, sizes, "o", "o_")),
