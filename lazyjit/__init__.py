@@ -5,6 +5,8 @@
 >>> y = (x * 2).exp().sum()      # nothing computed yet
 >>> float(y)                      # compiled (once) and run
 """
+from numpy import e, inf, nan, newaxis, pi  # noqa: F401  (NumPy's constants, as lj.numpy's)
+
 from lazyjit.config import config
 from lazyjit.errors import DTypeError, IndexBoundsError, LazyjitError, ScalarOverflowError
 from lazyjit.stats import reset_stats, stats

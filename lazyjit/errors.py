@@ -120,6 +120,11 @@ class IndexBoundsError(LazyjitError, IndexError):
     ``IndexError`` as NumPy's, and a :class:`LazyjitError`."""
 
 
+class LinAlgShapeError(LazyjitError, np.linalg.LinAlgError):
+    """A matrix of the wrong shape for a ``linalg`` function (not square, not 2-D):
+    NumPy's ``LinAlgError``, and a :class:`LazyjitError`."""
+
+
 class ScalarOverflowError(LazyjitError, OverflowError):
     """A Python int that the dtype of the operation cannot hold (``int8 + 300``): an
     ``OverflowError`` as NumPy's, and a :class:`LazyjitError`."""

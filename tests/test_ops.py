@@ -327,7 +327,8 @@ for _name in REDUCTIONS:
     OPS.setdefault(PRIMITIVE[_name], []).extend(cases)
 OPS["max"] += [Case("max-nan", lambda x: x.max(axis=1), lambda x: x.max(axis=1),
                     values=(np.array([[1.0, nan, 3.0], [-inf, 2.0, 1.0]]),))]
-OPS["argsort"] = [Case(f"argsort-{dt}-{axis}-{d}", lambda x, a=axis, d=d: lj.argsort(x, a, d),
+OPS["argsort"] = [Case(f"argsort-{dt}-{axis}-{d}",
+                       lambda x, a=axis, d=d: lj.argsort(x, a, descending=d),
                        lambda x, a=axis, d=d: np.argsort(-x if d else x, a, kind="stable"),
                        ((6, 9),), dt)
                   for dt in ("float32", "int32", "float64") for axis in (0, 1)

@@ -509,3 +509,30 @@ def test_a_value_computed_with_libm_is_computed_once(backend, rng):
     s = np.sin(small)
     np.testing.assert_allclose(f(small), np.where(s == s.min(axis=0), np.cos(small), 0.0),
                                atol=1e-12)
+
+
+def test_numpy_signatures_found_by_a_bug_hunt(backend, rng):
+    """``lj.sort(x, axis, kind)`` as NumPy's positional ``kind`` (it was ``descending``:
+    ``'stable'`` sorted in descending order); ``fftn`` with more lengths than axes
+    raises (it returned a shape of its own); shape errors of ``linalg`` are NumPy's
+    ``LinAlgError``; ``lj.cross`` is ``np.cross``; ``conj`` of bools is int8 (the method
+    keeps bool); NumPy's constants are lj's."""
+    x = np.array([3.0, 1.0, 2.0, 1.0])
+    assert_same(lj.sort(lj.tensor(x), 0, "stable"), np.sort(x, 0, "stable"))
+    assert_same(lj.argsort(lj.tensor(x), -1, "quicksort"), np.argsort(x, -1, "stable"))
+    with pytest.raises(ValueError, match="sort kind"):
+        lj.sort(lj.tensor(x), 0, True)
+    with pytest.raises(ValueError, match="out of bounds"):
+        lj.fft.fftn(lj.tensor(x), s=(2, 3))
+    with pytest.raises(np.linalg.LinAlgError):
+        lj.linalg.inv(lj.tensor(np.ones((2, 3))))
+    with pytest.raises(np.linalg.LinAlgError):
+        lj.linalg.det(lj.tensor(x))
+    for sa, sb, kw in (((4, 3), (4, 3), {}), ((4, 2), (4, 3), {}), ((3, 4), (3, 4), {"axis": 0})):
+        a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+        assert_same(lj.cross(lj.tensor(a), lj.tensor(b), **kw), np.cross(a, b, **kw),
+                    rtol=1e-12)
+    flags = np.array([True, False])
+    assert_same(lj.conj(lj.tensor(flags)), np.conj(flags))
+    assert_same(lj.tensor(flags).conj(), flags.conj())
+    assert (lj.pi, lj.e, lj.inf, lj.newaxis) == (np.pi, np.e, np.inf, None) and np.isnan(lj.nan)

@@ -25,7 +25,7 @@ from lazyjit.api.shape_ops import concatenate, ravel, reshape, take
 from lazyjit.api.sorting import argsort, cumsum
 from lazyjit.api.statistics import _guard
 from lazyjit.api.tensor import Tensor
-from lazyjit.api.ufuncs import conj, isfinite
+from lazyjit.api.ufuncs import conj_method as conj, isfinite  # (bool stays bool)
 from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import op_error
 

@@ -151,7 +151,8 @@ def _axes_of(x: Tensor, s, axes, name: str) -> tuple[list, list]:
     """NumPy's ``s`` and ``axes`` of an n-dimensional transform: by default the last
     ``len(s)`` axes, or all of them; each length default the axis's size."""
     if axes is None:
-        axes = list(range(x.ndim)) if s is None else list(range(x.ndim - len(s), x.ndim))
+        axes = list(range(x.ndim)) if s is None else list(range(-len(s), 0))  # (more
+        # lengths than axes: an axis out of bounds, as NumPy's error)
     axes = [_axis(x, a, name) for a in axes]
     if s is None:
         s = [x.shape[a] for a in axes]

@@ -27,6 +27,7 @@ from lazyjit.api.statistics import *  # noqa: F401,F403
 from lazyjit.api.ufuncs import *  # noqa: F401,F403
 from lazyjit.api.scan import size_range  # noqa: F401  (arange, also of an unknown size)
 from lazyjit.api.linalg import matrix_transpose, vecdot  # noqa: F401  (NumPy 2's names)
+from lazyjit.api.linalg import numpy_cross as cross  # noqa: F401  (np.cross's signature)
 from lazyjit.api.memo import memoize
 
 _MODULES = ("lazyjit.api.core", "lazyjit.api.dtypes", "lazyjit.api.reductions",
@@ -37,7 +38,7 @@ _MODULES = ("lazyjit.api.core", "lazyjit.api.dtypes", "lazyjit.api.reductions",
 __all__ = sorted([name for name, value in globals().items()
                   if not name.startswith("_") and callable(value)
                   and getattr(value, "__module__", None) in _MODULES] +
-                 ["size_range", "matrix_transpose", "vecdot"])
+                 ["size_range", "matrix_transpose", "vecdot", "cross"])
 
 # composites and broadcasting ops whose graphs depend only on their arguments' shapes,
 # dtypes and other arguments (audited: no value read, no random key, no warning):

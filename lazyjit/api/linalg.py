@@ -26,15 +26,15 @@ import numpy as np
 
 from lazyjit.api.arrays import _concrete, diagonal as _diagonal
 from lazyjit.api.core import (_axes, asarray, astype, broadcast_to, elementwise, sign as _sign,
-                              stop_gradient, where, zeros)
+                              stop_gradient, where, zeros, zeros_like)
 from lazyjit.api.ifelse import ifelse
 from lazyjit.api.indexing import take_along_axis
 from lazyjit.api.reductions import all as _all, max as _max, min as _min, sum as _sum
-from lazyjit.api.shape_ops import matmul, moveaxis, stack, swapaxes, tensordot
+from lazyjit.api.shape_ops import concatenate, matmul, moveaxis, stack, swapaxes, tensordot
 from lazyjit.api.shape_ops import outer as _outer
 from lazyjit.api.sorting import argsort, sort
 from lazyjit.api.tensor import Tensor
-from lazyjit.errors import op_error
+from lazyjit.errors import LinAlgShapeError, op_error
 from lazyjit.ops import apply
 from lazyjit.ops.linalg import unpack
 
@@ -84,11 +84,12 @@ def _float(x, name: str, square: bool = True) -> Tensor:
     numbers become float64; float16 is a ``TypeError``, as in NumPy)."""
     x = asarray(x)
     if x.ndim < 2:
-        raise op_error(name, f"needs at least 2 dimensions, got {x.ndim}", (x.node,))
+        raise op_error(name, f"needs at least 2 dimensions, got {x.ndim}", (x.node,),
+                       cls=LinAlgShapeError)
     shape = _concrete(x, name)
     if square and shape[-1] != shape[-2]:
         raise op_error(name, f"last 2 dimensions of the array must be square, got {shape}",
-                       (x.node,))
+                       (x.node,), cls=LinAlgShapeError)
     _no_half(x, name)
     if x.dtype.kind not in "fc":
         x = astype(x, np.float64)
@@ -357,7 +358,8 @@ def lstsq(a, b, rcond=None) -> tuple:
     ``lj.jit``)."""
     a = _float(a, "lstsq", square=False)
     if a.ndim != 2:
-        raise op_error("lstsq", f"a must be 2-dimensional, got shape {a.shape}", (a.node,))
+        raise op_error("lstsq", f"a must be 2-dimensional, got shape {a.shape}", (a.node,),
+                       cls=LinAlgShapeError)
     b = asarray(b)
     _no_half(b, "lstsq")
     dtype = np.result_type(a.dtype, b.dtype if b.dtype.kind in "fc" else np.float64)
@@ -387,7 +389,8 @@ def matrix_power(a, n: int) -> Tensor:
     n = operator.index(n)
     shape = _concrete(a, "matrix_power")
     if a.ndim < 2 or shape[-1] != shape[-2]:
-        raise op_error("matrix_power", f"needs square matrices, got shape {shape}", (a.node,))
+        raise op_error("matrix_power", f"needs square matrices, got shape {shape}", (a.node,),
+                       cls=LinAlgShapeError)
     if n == 0:
         return broadcast_to(asarray(np.eye(shape[-1], dtype=a.dtype)), shape)
     if n < 0:
@@ -551,6 +554,31 @@ def cross(x1, x2, /, *, axis: int = -1) -> Tensor:
     return moveaxis(c, -1, axis)
 
 
+def numpy_cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+                axis: int | None = None) -> Tensor:
+    """NumPy's ``cross`` (``lj.cross``): the cross product of 3- or 2-element vectors
+    along ``axisa`` of ``a`` and ``axisb`` of ``b`` (``axis``, when given, for all three),
+    broadcast over the other axes, the result's vectors along ``axisc``; a 2-element
+    vector has a third component 0, and two of them give the ``z`` component alone (a
+    scalar per pair), as NumPy.
+
+    Raises
+    ------
+    ValueError
+        For vectors of another length (a ``LazyjitError``)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(asarray(a), axisa, -1), moveaxis(asarray(b), axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise op_error("cross", "incompatible dimensions for cross product (dimension must "
+                       f"be 2 or 3), got shapes {a.shape} and {b.shape}", (a.node, b.node))
+    if a.shape[-1] == b.shape[-1] == 2:
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    a, b = (v if v.shape[-1] == 3 else concatenate([v, zeros_like(v[..., :1])], axis=-1)
+            for v in (a, b))
+    return moveaxis(cross(a, b), -1, axisc)
+
+
 def cond(x, p=None) -> Tensor:
     """The condition number of each matrix of ``x`` ``(..., m, n)``, as
     ``np.linalg.cond``: ``p`` None or 2 (``s_max / s_min`` of the SVD), -2 (``s_min /
@@ -589,7 +617,7 @@ def multi_dot(arrays) -> Tensor:
     for a in arrays:
         if a.ndim != 2:
             raise op_error("multi_dot", f"{a.ndim}-dimensional array given. Array must be "
-                           "two-dimensional", (a.node,))
+                           "two-dimensional", (a.node,), cls=LinAlgShapeError)
     dims = [_concrete(a, "multi_dot")[0] for a in arrays] + [arrays[-1].shape[1]]
     n = len(arrays)
     cost = [[0] * n for _ in range(n)]

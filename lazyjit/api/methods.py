@@ -12,6 +12,7 @@ import lazyjit.api.core as core
 import lazyjit.api.functions as F
 import lazyjit.api.indexing as indexing
 import lazyjit.api.sorting as sorting
+import lazyjit.api.ufuncs as ufuncs
 from lazyjit.api.tensor import Tensor, check_device
 from lazyjit.api.weak import WeakScalar, derived, weak_of
 from lazyjit.speedups import NATIVE
@@ -118,7 +119,8 @@ _METHODS = {
     "flatten": F.ravel, "ravel": F.ravel, "clip": F.clip, "exp": F.exp, "log": F.log,
     "sqrt": F.sqrt, "tanh": F.tanh, "sigmoid": F.sigmoid, "relu": F.relu, "abs": F.absolute,
     "take": F.take, "dot": F.dot, "expand_dims": F.expand_dims, "sin": F.sin, "cos": F.cos,
-    "broadcast_to": F.broadcast_to, "conj": F.conj, "conjugate": F.conj,
+    "broadcast_to": F.broadcast_to, "conj": ufuncs.conj_method,
+    "conjugate": ufuncs.conj_method,
     "trace": F.trace, "diagonal": F.diagonal, "cumsum": sorting.cumsum,
     "cumprod": sorting.cumprod, "argsort": sorting.argsort, "copy": F.copy,
     "nonzero": F.nonzero, "repeat": F.repeat,

@@ -146,17 +146,36 @@ def _sort(x, axis, descending: bool, with_index: bool, name: str):
     return order if with_index else take_along_axis(x, order, axis)
 
 
-def sort(x, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
-    """The values of ``x`` sorted along ``axis`` (``np.sort``; the Array API's
-    ``descending``; ``axis=None`` sorts the flattened array): NaN last.  Differentiable:
-    the gradient goes back to each value's original position (ties by position, as a
-    stable sort).  ``stable`` is accepted (the sort is always stable).  Raises
-    ``LazyjitError`` for a 0-d input or a bad axis."""
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sort_args(kind, order, name: str) -> None:
+    """NumPy's ``kind`` (any: the sort is always stable, which every kind's result is
+    for values) and ``order`` (fields of structured arrays: none here)."""
+    if kind not in _KINDS:
+        raise op_error(name, f"sort kind must be one of {list(_KINDS[1:])}, got {kind!r}",
+                       cls=ValueError)
+    if order is not None:
+        raise op_error(name, "order= names the fields of a structured array; tensors have "
+                       "none", cls=ValueError)
+
+
+def sort(x, axis: int = -1, kind=None, order=None, *, descending: bool = False,
+         stable=None) -> Tensor:
+    """The values of ``x`` sorted along ``axis`` (``np.sort``'s signature, with the Array
+    API's ``descending``; ``axis=None`` sorts the flattened array): NaN last.
+    Differentiable: the gradient goes back to each value's original position (ties by
+    position, as a stable sort).  ``kind`` and ``stable`` are accepted (the sort is
+    always stable).  Raises ``LazyjitError`` for a 0-d input or a bad axis, a
+    ``ValueError`` for an unknown ``kind`` or an ``order``."""
+    _sort_args(kind, order, "sort")
     return _sort(x, axis, descending, False, "sort")
 
 
-def argsort(x, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
-    """Indices (int64) that sort ``x`` along ``axis`` (``np.argsort(kind='stable')``):
-    always stable, ties in their original order, NaN last.  Raises ``LazyjitError`` for
-    a 0-d input or a bad axis."""
+def argsort(x, axis: int = -1, kind=None, order=None, *, descending: bool = False,
+            stable=None) -> Tensor:
+    """Indices (int64) that sort ``x`` along ``axis`` (``np.argsort``'s signature, as
+    ``kind='stable'`` whatever ``kind``): ties in their original order, NaN last.
+    Raises as :func:`sort`."""
+    _sort_args(kind, order, "argsort")
     return _sort(x, axis, descending, True, "argsort")

@@ -99,9 +99,15 @@ def positive(x) -> Tensor:
 
 
 def conj(x) -> Tensor:
-    """The complex conjugate, as ``np.conj``: same shape and dtype; ``x`` itself for real
-    tensors.  Its cotangent is the conjugate of the output's (JAX's convention)."""
+    """The complex conjugate, as ``np.conj``: same shape and dtype (int8 for bools, as
+    NumPy's loops); ``x`` itself for real tensors.  Its cotangent is the conjugate of
+    the output's (JAX's convention)."""
     x = asarray(x)
+    return astype(x, np.int8) if x.dtype == np.bool_ else conj_method(x)
+
+
+def conj_method(x: Tensor) -> Tensor:
+    """``x.conj()``: as :func:`conj`, but a bool tensor stays bool (``ndarray.conj``)."""
     return elementwise("conj", x) if x.dtype.kind == "c" else _snapshot(x)
 
 
