@@ -24,7 +24,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.errors import LazyjitError, op_error
 from lazyjit.pytree import flatten, unflatten
 from lazyjit.trace.dims import Dim
-from lazyjit.trace.state import CONTEXT, STATE, BranchFrame, tracing_jit
+from lazyjit.trace.state import CONTEXT, STATE, BranchFrame, recording_trace, tracing_jit
 
 
 def _leaf(x) -> bool:
@@ -200,7 +200,8 @@ def _branch(fn, operands) -> tuple:
     views = [] if STATE.scan_depth else STATE.views
     views.append(frame)
     try:  # (a shared variable returned: its value as the branch reads it, at its end)
-        leaves, tree = flatten(fn(*operands), lambda x: isinstance(x, Tensor))
+        with recording_trace():
+            leaves, tree = flatten(fn(*operands), lambda x: isinstance(x, Tensor))
         out = unflatten(tree, [Tensor(x.node) if isinstance(x, SharedVariable) else x
                                for x in leaves])
     finally:

@@ -40,7 +40,7 @@ from lazyjit.trace.graph import Trace, collect, reachable, substitute, toposort
 from lazyjit.trace.node import Node, _leaf_ids
 from lazyjit.trace.constraints import require, same_shape, value_symbol
 from lazyjit.trace.dims import Dim, dmax, dmin, exact_key
-from lazyjit.trace.state import STATE, UPDATING
+from lazyjit.trace.state import STATE, UPDATING, recording_trace
 from lazyjit.trace.updates import UpdateFrame, pending
 
 PUSH_OUT = True  # move step-independent sequence computations out of bodies (tests switch it)
@@ -268,7 +268,8 @@ def build_scan(body_fn: Callable, seqs: list[Tensor], states: list[tuple[Tensor,
     ns_ph = [placeholder(depth, ("ns", i), t.shape, t.dtype) for i, t in enumerate(nonseqs)]
     STATE.scan_depth = depth
     try:
-        res = body_fn(*args, *([Tensor(p) for p in ns_ph] if strict else nonseqs))
+        with recording_trace():
+            res = body_fn(*args, *([Tensor(p) for p in ns_ph] if strict else nonseqs))
     finally:
         STATE.scan_depth = depth - 1
     res = list(res) if isinstance(res, (list, tuple)) else [res]

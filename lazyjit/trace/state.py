@@ -11,6 +11,7 @@ the engine's entry points that the layers below it call (computing a value).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections import Counter
@@ -27,6 +28,25 @@ UPDATING = threading.RLock()
 # order every thread takes them: lazyjit.backends.cpu.codecache.)
 os.register_at_fork(before=UPDATING.acquire, after_in_parent=UPDATING.release,
                     after_in_child=UPDATING.release)
+
+
+# traces being recorded now in all threads (a jit function's, a scan step's, an lj.cond
+# branch's): while it is 0, a jitted call needs not read its thread's TraceState to know
+# that it is not inside one (lazyjit.engine.jit's fast path)
+ACTIVE = [0]
+_ACTIVE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def recording_trace():
+    """Count a trace being recorded in this thread for as long as the block runs."""
+    with _ACTIVE_LOCK:
+        ACTIVE[0] += 1
+    try:
+        yield
+    finally:
+        with _ACTIVE_LOCK:
+            ACTIVE[0] -= 1
 
 
 class BranchFrame(dict):
