@@ -503,3 +503,20 @@ def test_float32_gradients_keep_dtype(backend):
     g = lj.grad(lj.sum(lj.exp(x) * 2.0 + x.astype("float64")), x)
     assert g.dtype == np.float32
     np.testing.assert_allclose(g.numpy(), np.exp([0.5, -1.0]) * 2 + 1, rtol=1e-6)
+
+
+def test_a_constant_argument_is_a_variable_of_its_own(backend):
+    """Found by a new-user trial: ``lj.grad(fn)(lj.ones(3))`` differentiated the node
+    that hash-consing shares with every equal constant, ``fn``'s own ``lj.ones(3)``
+    included (d/dx sum(x * ones(3)) gave 2), and a jitted function of it gave zeros
+    where it must raise (derivatives do not go through a jit call)."""
+    np.testing.assert_array_equal(
+        lj.grad(lambda x: (x * lj.ones(3)).sum())(lj.ones(3)).numpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(
+        lj.jacobian(lambda x: x * lj.zeros(3) + x)(lj.zeros(3)).numpy(), np.eye(3))
+    _, tangent = lj.jvp(lambda x: (x * lj.ones(3)).sum(), (lj.ones(3),), (lj.ones(3),))
+    assert float(tangent) == 3.0
+    squares = lj.jit(lambda y: (y * y).sum())
+    with pytest.raises(lj.LazyjitError, match="jit"):
+        lj.grad(lambda x: squares(x))(lj.zeros(3))
+    np.testing.assert_array_equal(lj.jit(lj.grad(squares))(lj.ones(3)).numpy(), [2.0] * 3)

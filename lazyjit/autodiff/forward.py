@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 import lazyjit.api.functions as F
-from lazyjit.autodiff.reverse import (add_seed, as_tensors, backprop, differentiable,
+from lazyjit.autodiff.reverse import (add_seed, as_tensors, as_variable, backprop, differentiable,
                                       disconnected_zeros, expand_grads, grad, has_deferred,
                                       is_argnums, leaf_paths, mapped, reached_targets,
                                       reverse, split_aux, wrt_leaves)
@@ -444,7 +444,7 @@ def _of_function(fn: Callable, argnums, op: str, build: Callable, scalar: bool =
             if i >= len(args):
                 raise op_error(op, f"argnums {argnums}: the function got only {len(args)} "
                                "positional arguments")
-            args[i] = F.asarray(args[i])
+            args[i] = as_variable(args[i])
         with keeping_read_values():  # (fn may print an intermediate it then drops)
             value = fn(*args, **kwargs)
             if not isinstance(value, Tensor) or (scalar and value.ndim):

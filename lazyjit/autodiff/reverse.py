@@ -7,6 +7,7 @@ be realized, jitted, or differentiated again.  Semantics follow Theano's
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -232,7 +233,9 @@ def reverse(seeds: dict[Node, Tensor], wrt, consider_constant, disconnected_inpu
 
 def disconnected_zeros(w: Tensor, name: str, policy: str, op: str, source: str) -> Tensor:
     msg = (f"{name} (shape {w.shape}, {w.dtype}) is not part of the graph of {source} "
-           "(disconnected input); pass disconnected_inputs='ignore' to get zeros")
+           "(disconnected input); pass disconnected_inputs='ignore' to get zeros, if the "
+           "derivative is zero indeed (derivatives do not go through a jitted function's "
+           "outputs: take lj.grad inside the jitted function)")
     if policy == "raise":
         raise op_error(op, msg, (w.node,), cls=DisconnectedInputError)
     if policy == "warn":
@@ -415,9 +418,24 @@ def _is_value(x) -> bool:
 
 def as_tensors(tree) -> tuple[list[Tensor], object]:
     """The leaves of ``tree`` (tensors, arrays, numbers, in nested lists, tuples and
-    dicts) as tensors, and its structure for :func:`lazyjit.pytree.unflatten`."""
+    dicts) as tensors to differentiate (:func:`as_variable`), and its structure for
+    :func:`lazyjit.pytree.unflatten`."""
     leaves, treedef = flatten(tree, _is_value)
-    return [F.asarray(x) for x in leaves], treedef
+    return [as_variable(x) for x in leaves], treedef
+
+
+def as_variable(x) -> Tensor:
+    """An argument of a function being differentiated (``lj.grad(fn)(x)``) as the
+    variable to differentiate: a tensor as the graph variable it is, except one made of
+    constants alone (``lj.ones(3)``, whose node hash-consing shares with every equal
+    constant, ``fn``'s own ``lj.ones(3)`` included: d/dx sum(x * ones(3)) gave 2), which
+    becomes a leaf of its own holding its value; an array or a number, a new leaf."""
+    t = F.asarray(x)
+    node = t.node
+    if node.low == sys.maxsize and node.op != "buffer":  # (no leaf below: constants)
+        t.realize()
+        t = Tensor(Node.leaf(t.node.buffer, site=False))
+    return t
 
 
 def split_aux(out, has_aux: bool, who: str):
