@@ -273,6 +273,9 @@ def test_python_numbers_written_into_integers_as_numpy(backend, dtype, value, er
     if error is not None:
         with pytest.raises(error):
             x.copy()[0] = value
+        if type(value) is not bool:  # (a NumPy number: as the Python one)
+            with pytest.raises(error):
+                lj.set_subtensor(lj.tensor(x)[0], np.float64(value))
         for call in (lambda: lj.set_subtensor(lj.tensor(x)[0], value), lambda: jitted(value),
                      lambda: lj.tensor(x).at[x > 2].set(value), lambda: as_dtype(value)):
             with pytest.raises(error):
@@ -304,7 +307,9 @@ def test_traced_numbers_keep_numpys_dtypes_and_truth(backend):
         (lambda x, s: lj.trapezoid(x, dx=s), lambda x, s: np.trapezoid(x, dx=s), x32, 0.5),
         (lambda x, s: lj.float_power(x, s), lambda x, s: np.float_power(x, s), x32, 2.0),
         (lambda x, s: lj.heaviside(x, s), lambda x, s: np.heaviside(x, s), x32, 0.5),
-        (lambda x, s: lj.clip(x, -s, s), lambda x, s: np.clip(x, -s, s), i8, 300)]
+        (lambda x, s: lj.clip(x, -s, s), lambda x, s: np.clip(x, -s, s), i8, 300),
+        (lambda x, s: lj.clip(x, None, s), lambda x, s: np.clip(x, None, s),
+         np.array([1, 10], np.uint64), 5)]
     for fn, ref, x, s in cases:
         want = ref(x, s)
         assert_same(fn(lj.tensor(x), s), want)

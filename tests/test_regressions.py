@@ -528,10 +528,22 @@ def test_numpy_signatures_found_by_a_bug_hunt(backend, rng):
         lj.linalg.inv(lj.tensor(np.ones((2, 3))))
     with pytest.raises(np.linalg.LinAlgError):
         lj.linalg.det(lj.tensor(x))
-    for sa, sb, kw in (((4, 3), (4, 3), {}), ((4, 2), (4, 3), {}), ((3, 4), (3, 4), {"axis": 0})):
-        a, b = rng.standard_normal(sa), rng.standard_normal(sb)
-        assert_same(lj.cross(lj.tensor(a), lj.tensor(b), **kw), np.cross(a, b, **kw),
-                    rtol=1e-12)
+    for k in ("q", "heap", "M"):
+        assert_same(lj.sort(lj.tensor(x), kind=k), np.sort(x, kind=k))
+    with pytest.raises(ValueError, match="at the same time"):
+        lj.sort(lj.tensor(x), kind="stable", stable=True)
+    with warnings.catch_warnings():  # (2-vectors: deprecated, as NumPy 2 warns)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for sa, sb, kw in (((4, 3), (4, 3), {}), ((4, 2), (4, 3), {}), ((4, 3), (4, 2), {}),
+                           ((3, 4), (3, 4), {"axis": 0})):
+            a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+            assert_same(lj.cross(lj.tensor(a), lj.tensor(b), **kw), np.cross(a, b, **kw),
+                        rtol=1e-12)
+        for a, b in (([1.0, 2.0], [np.inf, 1.0, 1.0]), ([1.0, 0.0], [1.0, 1.0, 0.0])):
+            got = lj.cross(lj.tensor(a), lj.tensor(b)).numpy()  # (no 0 * inf, nor 0 - 0.)
+            want = np.cross(a, b)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
     flags = np.array([True, False])
     assert_same(lj.conj(lj.tensor(flags)), np.conj(flags))
     assert_same(lj.tensor(flags).conj(), flags.conj())

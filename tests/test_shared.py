@@ -416,3 +416,5 @@ def test_reads_inside_traces_are_of_that_trace_only(backend):
         lj.jit(lambda: lj.tensor(fn(np.ones(2))))()
     with pytest.raises(lj.LazyjitError, match="set_value while a trace is recorded"):
         lj.jit(lambda: (v.set_value(np.zeros(2)), v * 1)[1])()
+    with pytest.raises(lj.LazyjitError, match="would be baked into the trace"):
+        lj.jit(lambda: v * float(v.get_value()[0]))()

@@ -715,9 +715,9 @@ def clip(x, a_min=None, a_max=None, *, min=None, max=None) -> Tensor:  # noqa: A
         info = np.iinfo(out.dtype)
         a_min = None if type(a_min) is int and a_min < info.min else a_min
         a_max = None if type(a_max) is int and a_max > info.max else a_max
-        if isinstance(a_min, WeakInt):  # (traced: the same, at each call)
-            a_min = WeakInt(maximum(a_min.tensor, int(info.min)), a_min.origin)
-        if isinstance(a_max, WeakInt):
+        if isinstance(a_min, WeakInt) and info.min > -2 ** 63:  # (traced, an int64: the
+            a_min = WeakInt(maximum(a_min.tensor, int(info.min)), a_min.origin)  # same,
+        if isinstance(a_max, WeakInt) and info.max < 2 ** 63 - 1:  # at each call)
             a_max = WeakInt(minimum(a_max.tensor, int(info.max)), a_max.origin)
     if a_min is not None:
         out = maximum(out, a_min)

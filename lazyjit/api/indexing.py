@@ -284,6 +284,8 @@ def _update(sub: Tensor, value, add: bool) -> Tensor:
     if not isinstance(sub, Tensor) or sub._index is None:
         raise op_error("set_subtensor" if not add else "inc_subtensor",
                        "the first argument must be an indexed tensor x[idx]")
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        value = value.item()  # (NumPy converts a NumPy number as the Python one)
     if type(value) in (bool, int, float) or isinstance(value, WeakScalar):
         # (a Python number is converted as NumPy's a[i] = 300 does: OverflowError for
         # int8, ValueError for a NaN into an integer dtype; a traced one, at each call)

@@ -20,17 +20,18 @@ singular matrix raises ``LinAlgError``.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from lazyjit.api.arrays import _concrete, diagonal as _diagonal
 from lazyjit.api.core import (_axes, asarray, astype, broadcast_to, elementwise, sign as _sign,
-                              stop_gradient, where, zeros, zeros_like)
+                              stop_gradient, where, zeros)
 from lazyjit.api.ifelse import ifelse
 from lazyjit.api.indexing import take_along_axis
 from lazyjit.api.reductions import all as _all, max as _max, min as _min, sum as _sum
-from lazyjit.api.shape_ops import concatenate, matmul, moveaxis, stack, swapaxes, tensordot
+from lazyjit.api.shape_ops import matmul, moveaxis, stack, swapaxes, tensordot
 from lazyjit.api.shape_ops import outer as _outer
 from lazyjit.api.sorting import argsort, sort
 from lazyjit.api.tensor import Tensor
@@ -572,11 +573,22 @@ def numpy_cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise op_error("cross", "incompatible dimensions for cross product (dimension must "
                        f"be 2 or 3), got shapes {a.shape} and {b.shape}", (a.node, b.node))
+    if 2 in (a.shape[-1], b.shape[-1]):
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
+                      "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=2)
     if a.shape[-1] == b.shape[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-    a, b = (v if v.shape[-1] == 3 else concatenate([v, zeros_like(v[..., :1])], axis=-1)
-            for v in (a, b))
-    return moveaxis(cross(a, b), -1, axisc)
+    if a.shape[-1] == b.shape[-1] == 3:
+        return moveaxis(cross(a, b), -1, axisc)
+    # NumPy's products with the missing component left out, not times 0 (0 * inf is NaN,
+    # 0 - x differs from -x at 0)
+    third = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    if a.shape[-1] == 2:
+        c = stack([a[..., 1] * b[..., 2], -(a[..., 0] * b[..., 2]), third], axis=-1)
+    else:
+        c = stack([-(a[..., 2] * b[..., 1]), a[..., 2] * b[..., 0], third], axis=-1)
+    return moveaxis(c, -1, axisc)
 
 
 def cond(x, p=None) -> Tensor:

@@ -27,7 +27,7 @@ from lazyjit.api.tensor import Tensor, owned_array
 from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
-from lazyjit.trace.state import CONTEXT, STATE, UPDATING
+from lazyjit.trace.state import CONTEXT, STATE, UPDATING, tracing_jit
 from lazyjit.trace.updates import check_second_assign, pending, recording
 
 # the leaf node holding each shared variable's current value -> the variable
@@ -176,7 +176,8 @@ class SharedVariable(Tensor):
         Raises
         ------
         LazyjitError
-            If the variable is symbolic (assigned a value depending on placeholders).
+            If the variable is symbolic (assigned a value depending on placeholders);
+            inside ``lj.jit`` or a scan step (the value would go stale).
         """
         if self.symbolic:
             names = ", ".join(sorted({_leaf_text(p) for p in SYMBOLIC[id(self)][1]}))
@@ -184,6 +185,11 @@ class SharedVariable(Tensor):
                            f"value that depends on the placeholders {names}: it has no value "
                            "until an lj.function over them takes the assignment as an "
                            "update (or call .restore())", (self.node,))
+        if STATE.scan_depth or STATE.recording and tracing_jit(STATE.recording):
+            raise op_error("get_value", f"shared variable {self.name or ''}: its value read "
+                           "while lj.jit or a scan step is traced would be baked into the "
+                           "trace and go stale at later calls (steps): use the variable "
+                           "itself, as a tensor, or read it outside", (self.node,))
         node = self.node
         if node is not stored(self):  # the value the code being traced assigned (an
             out = Tensor(node).numpy()  # lj.cond branch's: computed, never kept; in

@@ -146,15 +146,17 @@ def _sort(x, axis, descending: bool, with_index: bool, name: str):
     return order if with_index else take_along_axis(x, order, axis)
 
 
-_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
-
-
-def _sort_args(kind, order, name: str) -> None:
+def _sort_args(kind, order, stable, name: str) -> None:
     """NumPy's ``kind`` (any: the sort is always stable, which every kind's result is
-    for values) and ``order`` (fields of structured arrays: none here)."""
-    if kind not in _KINDS:
-        raise op_error(name, f"sort kind must be one of {list(_KINDS[1:])}, got {kind!r}",
-                       cls=ValueError)
+    for values; read by its first letter, as NumPy's) and ``order`` (fields of
+    structured arrays: none here)."""
+    if kind is not None and (not isinstance(kind, str) or kind[:1].lower() not in "qmhs"
+                             or not kind):
+        raise op_error(name, "sort kind must be one of 'quick', 'heap', or 'stable' (got "
+                       f"{kind!r})", cls=ValueError)
+    if kind is not None and stable is not None:
+        raise op_error(name, "`kind` and keyword parameters can't be provided at the same "
+                       "time. Use only one of them.", cls=ValueError)
     if order is not None:
         raise op_error(name, "order= names the fields of a structured array; tensors have "
                        "none", cls=ValueError)
@@ -168,7 +170,7 @@ def sort(x, axis: int = -1, kind=None, order=None, *, descending: bool = False,
     position, as a stable sort).  ``kind`` and ``stable`` are accepted (the sort is
     always stable).  Raises ``LazyjitError`` for a 0-d input or a bad axis, a
     ``ValueError`` for an unknown ``kind`` or an ``order``."""
-    _sort_args(kind, order, "sort")
+    _sort_args(kind, order, stable, "sort")
     return _sort(x, axis, descending, False, "sort")
 
 
@@ -177,5 +179,5 @@ def argsort(x, axis: int = -1, kind=None, order=None, *, descending: bool = Fals
     """Indices (int64) that sort ``x`` along ``axis`` (``np.argsort``'s signature, as
     ``kind='stable'`` whatever ``kind``): ties in their original order, NaN last.
     Raises as :func:`sort`."""
-    _sort_args(kind, order, "argsort")
+    _sort_args(kind, order, stable, "argsort")
     return _sort(x, axis, descending, True, "argsort")
