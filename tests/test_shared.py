@@ -418,3 +418,13 @@ def test_reads_inside_traces_are_of_that_trace_only(backend):
         lj.jit(lambda: (v.set_value(np.zeros(2)), v * 1)[1])()
     with pytest.raises(lj.LazyjitError, match="would be baked into the trace"):
         lj.jit(lambda: v * float(v.get_value()[0]))()
+
+
+def test_augmented_assignment_of_a_variable_raises(backend):
+    """``v += 1`` would rebind the name to a new tensor and leave the variable as it was
+    (a training loop's update silently lost): it raises, naming ``assign``."""
+    v = lj.shared(np.array([1.0, 2.0]), "v")
+    w = v
+    with pytest.raises(TypeError, match="assign"):
+        w += 1
+    np.testing.assert_array_equal(v.get_value(), [1.0, 2.0])

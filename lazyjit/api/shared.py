@@ -146,6 +146,15 @@ class SharedVariable(Tensor):
         OWNER[self.node] = self
         ALL.add(self)
 
+    def _in_place(self, other):
+        raise TypeError(f"shared variable {self.name or ''}: an augmented assignment (v += "
+                        "x) would bind the name to a new tensor and leave the variable "
+                        "unchanged: use v.assign(v + x)")
+
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ifloordiv__ = __imod__ = \
+        __ipow__ = __imatmul__ = __iand__ = __ior__ = __ixor__ = __ilshift__ = \
+        __irshift__ = _in_place
+
     @property
     def symbolic(self) -> bool:
         """Whether the variable was assigned a value that depends on placeholders (not
