@@ -199,7 +199,8 @@ def test_quantile_dtypes_are_numpys(backend, xd):
             got = getattr(lj, name)(lj.tensor(x), q)
             assert got.dtype == np.asarray(want).dtype, (name, q)
             np.testing.assert_allclose(got.numpy(), want, rtol=1e-3)
-    for q in (50, [0, 50, 100], 0, np.int64(50), np.float16(50), [20.0, 70.0]):
+    for q in (50, [0, 50, 100], 0, np.int64(50), np.int8(50), True, np.float16(50),
+              np.array([100], np.uint8), [20.0, 70.0]):
         for name in ("percentile", "nanpercentile"):
             want = getattr(np, name)(x, q)
             got = getattr(lj, name)(lj.tensor(x), q)

@@ -118,19 +118,21 @@ def quantile(x, q, axis=None, keepdims: bool = False) -> Tensor:
 def _q_and_dtype(x: Tensor, q, scale: float, name: str) -> tuple[np.ndarray, np.dtype]:
     """The quantiles ``q * scale`` as a float64 array (checked in ``[0, 1]``), and the
     result's dtype, NumPy's: ``x``'s for integer quantiles (0 and 1, Python or NumPy
-    ints), else ``x``'s promoted with ``q``'s (a Python float weakly, as NEP 50: float64
-    for an integer ``x``; float16 for int8 and a NumPy float16)."""
+    ints: NumPy takes the elements), else ``x``'s promoted with ``q``'s (a percentile's
+    ``q / 100``; a Python number weakly, as NEP 50: float64 for an integer ``x``;
+    float16 for int8 and a NumPy float16)."""
     given = q.numpy() if isinstance(q, Tensor) else q
     qs = np.asarray(given, dtype=np.float64) * scale
     if qs.ndim > 1 or ((qs < 0) | (qs > 1) | np.isnan(qs)).any():
         raise op_error(name, f"q must be a number or 1-D sequence in [0, {1 / scale:g}], "
                        f"not {q!r}")
-    if scale != 1.0:  # (a percentile: NumPy divides q by 100 first, in x's float type)
-        given = np.true_divide(given, x.dtype.type(100) if x.dtype.kind == "f" else 100)
+    weak = type(given) in (int, float)  # (a Python number: NumPy's weak_q)
+    if scale != 1.0:  # (a percentile: NumPy divides q by 100 first)
+        given = np.true_divide(given, 100)
     q_dtype = np.asarray(given).dtype
     if q_dtype.kind in "iub":
         return qs, x.dtype
-    return qs, np.result_type(x.dtype, given if type(given) is float else q_dtype)
+    return qs, np.result_type(x.dtype, 1.0 if weak else q_dtype)
 
 
 def _quantile(x, q, scale: float, axis, keepdims: bool, name: str) -> Tensor:
