@@ -520,3 +520,9 @@ def test_a_constant_argument_is_a_variable_of_its_own(backend):
     with pytest.raises(lj.LazyjitError, match="jit"):
         lj.grad(lambda x: squares(x))(lj.zeros(3))
     np.testing.assert_array_equal(lj.jit(lj.grad(squares))(lj.ones(3)).numpy(), [2.0] * 3)
+    p = lj.vector("p")  # (sizes known only at a call: no value to hold, a node of its own)
+    f = lj.function([p], lj.grad(lambda w: (w * lj.ones(p.shape) * p).sum())(lj.ones(p.shape)))
+    np.testing.assert_array_equal(f(np.arange(4.0)), np.arange(4.0))
+    g = lj.jit(lambda x: lj.grad(lambda w: (w * x).sum())(lj.zeros(x.shape)), dynamic=True)
+    for n in (3, 5):
+        np.testing.assert_array_equal(g(np.arange(float(n))).numpy(), np.arange(float(n)))

@@ -20,6 +20,7 @@ from lazyjit.pytree import flatten, unflatten
 from lazyjit.rewrite import rewrite_cost
 from lazyjit.api.tensor import Tensor
 from lazyjit.api.weak import WeakScalar
+from lazyjit.trace.dims import is_symbolic
 from lazyjit.trace.graph import rebuild, toposort
 from lazyjit.trace.node import Node, make_group
 from lazyjit.trace.state import STATE
@@ -433,6 +434,9 @@ def as_variable(x) -> Tensor:
     t = F.asarray(x)
     node = t.node
     if node.low == sys.maxsize and node.op != "buffer":  # (no leaf below: constants)
+        if is_symbolic(node.shape):  # (no value before the call: plus a -0. leaf of its
+            zero = np.array(-0.0 if node.dtype.kind in "fc" else 0, node.dtype)  # own, an
+            return t + Tensor(Node.leaf(zero, site=False))  # exact identity)
         t.realize()
         t = Tensor(Node.leaf(t.node.buffer, site=False))
     return t
