@@ -200,10 +200,10 @@ def _branch(fn, operands) -> tuple:
     views = [] if STATE.scan_depth else STATE.views
     views.append(frame)
     try:  # (a shared variable returned: its value as the branch reads it, at its end)
-        with recording_trace():
+        with recording_trace():  # (the views are read only while it counts this trace)
             leaves, tree = flatten(fn(*operands), lambda x: isinstance(x, Tensor))
-        out = unflatten(tree, [Tensor(x.node) if isinstance(x, SharedVariable) else x
-                               for x in leaves])
+            out = unflatten(tree, [Tensor(x.node) if isinstance(x, SharedVariable) else x
+                                   for x in leaves])
     finally:
         views.pop()
         stack.pop()

@@ -27,7 +27,7 @@ from lazyjit.api.tensor import Tensor, owned_array
 from lazyjit.errors import LazyjitError, describe, op_error
 from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
-from lazyjit.trace.state import CONTEXT, STATE, UPDATING, tracing_jit
+from lazyjit.trace.state import ACTIVE, CONTEXT, STATE, UPDATING, in_trace, tracing_jit
 from lazyjit.trace.updates import check_second_assign, pending, recording
 
 # the leaf node holding each shared variable's current value -> the variable
@@ -105,12 +105,13 @@ class SharedVariable(Tensor):
         program order of eager code) or its row in a scan step (``STATE.views``), else
         the node holding its value (its leaf, or an assigned expression not computed
         yet)."""
-        views = STATE.views
-        if views:
-            v = views[-1].get(self)
-            if v is not None:
-                return v.node
-        return _SLOT.__get__(self)
+        if ACTIVE[0]:  # (some thread traces: views are pushed only then)
+            views = STATE.views
+            if views:
+                v = views[-1].get(self)
+                if v is not None:
+                    return v.node
+        return stored(self)
 
     @node.setter
     def node(self, node: Node) -> None:
@@ -234,7 +235,7 @@ class SharedVariable(Tensor):
             (inside ``lj.jit``, a scan step, an ``lj.cond`` branch), where it would take
             effect once, as the trace is built (``assign`` records an update there).
         """
-        if STATE.recording or STATE.scan_depth:
+        if in_trace():
             raise op_error("set_value", f"shared variable {self.name or ''}: set_value while "
                            "a trace is recorded (inside lj.jit, a scan step or an lj.cond "
                            "branch) would take effect once, as the trace is built, not at "

@@ -30,7 +30,7 @@ from lazyjit.trace.node import Node
 from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirements
 from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check, discard
 from lazyjit.trace.dims import Dim, axis_symbol, evaluate, ident, is_symbolic, sym
-from lazyjit.trace.state import ACTIVE, CONTEXT, STATE
+from lazyjit.trace.state import ACTIVE, CONTEXT, in_trace
 
 _ids = itertools.count()
 
@@ -430,7 +430,7 @@ class Function:
         LazyjitError
             Called while a trace is recorded (inside ``lj.jit``, a scan step, an
             ``lj.cond`` branch): it would run once, then, not at each call."""
-        if ACTIVE[0] and (STATE.recording or STATE.scan_depth):
+        if ACTIVE[0] and in_trace():
             raise LazyjitError("lj.function: called while a trace is recorded (inside "
                                "lj.jit, a scan step or an lj.cond branch), it would run "
                                "once, as the trace is built, and apply its updates then, "

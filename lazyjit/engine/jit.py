@@ -53,7 +53,7 @@ from lazyjit.trace.node import Node
 from lazyjit.engine.dynamic import Dynamic
 from lazyjit.engine.symbolic import recompute_stateful
 from lazyjit.trace.constraints import discard
-from lazyjit.trace.state import ACTIVE, CONTEXT, STATE, UPDATING, recording_trace
+from lazyjit.trace.state import ACTIVE, CONTEXT, STATE, UPDATING, in_trace, recording_trace
 from lazyjit.trace.updates import UpdateFrame
 from lazyjit.trace.through import JITTED
 
@@ -387,8 +387,8 @@ class Jitted:
         return dyn, kwargs, static
 
     def __call__(self, *args, **kwargs):
-        if ACTIVE[0] and (STATE.recording or STATE.scan_depth):  # called while a trace
-            return self._inline(args, kwargs)  # is recorded
+        if ACTIVE[0] and in_trace():  # called while a trace is recorded
+            return self._inline(args, kwargs)
         if _PENDING:  # shared variables assigned outside: computed before the call
             realize_pending()
         if not kwargs and not self.static_argnums:  # (_lookup's steps, inlined: hot path)

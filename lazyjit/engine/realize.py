@@ -13,8 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from lazyjit.autodiff.reverse import expand_grads, has_deferred
-from lazyjit.api.shared import _PENDING, OWNER, SharedVariable, pending_nodes, settle
-from lazyjit.api.tensor import Tensor
+from lazyjit.api.shared import _PENDING, OWNER, SharedVariable, pending_nodes, settle, stored
 from lazyjit.backends import Executable, get_backend
 from lazyjit.config import config, flags_version
 from lazyjit.errors import LazyjitError, describe, format_site, warn_at_user
@@ -26,8 +25,6 @@ from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
 from lazyjit.trace.node import EPOCH, NEVER, Node, derived, merge, next_epoch
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING, tracing_jit
-
-_SLOT, _SLOT_SET = Tensor.node.__get__, Tensor.node.__set__  # (a tensor's own node)
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
@@ -384,11 +381,11 @@ def _leaves_py(tensors, given, literals: dict) -> None:
     or ``literals[node]``), derived from the node (weakly: no chain of old graphs
     kept).  (``lazyjit._speedups.realized`` takes the same steps in C.)"""
     for t, n in zip(tensors, given):
-        if n.op != "buffer" and _SLOT(t) is n:  # (a shared variable's own node, not
+        if n.op != "buffer" and stored(t) is n:  # (a shared variable's own node, not
             t._origin = n  # the value an lj.cond branch being traced assigned to it)
-            leaf = Node.leaf(n.buffer if n.buffer is not None else literals[n], site=n.site)
-            _SLOT_SET(t, leaf)
-            derived(leaf, t._origin)
+            t.node = Node.leaf(n.buffer if n.buffer is not None else literals[n],
+                               site=n.site)
+            derived(t.node, t._origin)
 
 
 def _leaves(tensors, given, literals: dict) -> None:

@@ -146,5 +146,7 @@ def _roots(trace: Trace, users: dict, generic_sizes: bool) -> tuple[dict, set]:
             inline.add(n)
     # (a value computed with a libm approximation is stored, never computed again: two
     # kernels, one vectorized, could give it different last bits)
-    inline -= {root_of[m] for m in root_of if root_of[m] in inline and m.op not in EXACT_OPS}
+    if inline:
+        inline -= {root_of[m] for m in root_of if root_of[m] in inline and
+                   m.op not in EXACT_OPS}
     return root_of, inline

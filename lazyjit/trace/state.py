@@ -49,6 +49,12 @@ def recording_trace():
             ACTIVE[0] -= 1
 
 
+def in_trace() -> bool:
+    """Whether this thread records a trace now (a jit function's, a scan step's, an
+    ``lj.cond`` branch's); ``ACTIVE[0] and in_trace()`` on hot paths."""
+    return bool(STATE.recording or STATE.scan_depth)
+
+
 class BranchFrame(dict):
     """The record of an ``lj.cond`` branch being traced (``{shared variable: value}``),
     started as a copy of the enclosing record: a frame of :attr:`TraceState.recording`
