@@ -69,8 +69,10 @@ def torch_runner(params, x, y):
     import torch
     import torch.nn.functional as tf
     torch.set_num_threads(2)
-    p = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
-    xt, yt = torch.tensor(x), torch.tensor(y)
+    # torch CUDA where lazyjit runs on the GPU (backend=cuda, not emulated), else its CPU
+    dev = "cuda" if lj.config.backend == "cuda" and not lj.config.cuda_emulate else "cpu"
+    p = {k: torch.tensor(v, requires_grad=True, device=dev) for k, v in params.items()}
+    xt, yt = torch.tensor(x, device=dev), torch.tensor(y, device=dev)
 
     def run():
         for v in p.values():
@@ -80,7 +82,7 @@ def torch_runner(params, x, y):
         h = tf.relu(h.reshape(h.shape[0], 4096) @ p["w3"] + p["b3"])
         loss = tf.cross_entropy(h @ p["w4"] + p["b4"], yt)
         loss.backward()
-        return loss.item(), p["c1"].grad.numpy()
+        return loss.item(), p["c1"].grad.cpu().numpy()
     return run
 
 

@@ -99,6 +99,9 @@ def torch_runner(cfg: dict, params: dict, batches) -> Runner | None:
     except ImportError:
         return None
     torch.set_num_threads(2)
+    # torch CUDA where lazyjit runs on the GPU (backend=cuda, not emulated), else its CPU;
+    # each step then waits for the GPU, as lazyjit's does (its values come to the host)
+    dev = "cuda" if lj.config.backend == "cuda" and not lj.config.cuda_emulate else "cpu"
     hidden, layers = cfg["hidden"], cfg["layers"]
     emb = torch.nn.Embedding(VOCAB, hidden)
     lstm = torch.nn.LSTM(hidden, hidden, num_layers=layers)
@@ -112,11 +115,12 @@ def torch_runner(cfg: dict, params: dict, batches) -> Runner | None:
             getattr(lstm, f"bias_hh_l{k}").zero_()
         out.weight.copy_(torch.from_numpy(params["softmax_w"].T))
         out.bias.copy_(torch.from_numpy(params["softmax_b"]))
-    modules = torch.nn.ModuleList([emb, lstm, out])
+    modules = torch.nn.ModuleList([emb, lstm, out]).to(dev)
     opt = torch.optim.SGD(modules.parameters(), lr=LR)
-    zeros = torch.zeros(layers, cfg["batch"], hidden)
+    zeros = torch.zeros(layers, cfg["batch"], hidden, device=dev)
     state = {"hc": (zeros, zeros.clone())}
-    tbatches = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in batches]
+    tbatches = [(torch.from_numpy(x).to(dev), torch.from_numpy(y).to(dev))
+                for x, y in batches]
 
     def run(x, y):
         opt.zero_grad(set_to_none=True)
@@ -126,6 +130,8 @@ def torch_runner(cfg: dict, params: dict, batches) -> Runner | None:
         torch.nn.utils.clip_grad_norm_(modules.parameters(), cfg["max_norm"])
         opt.step()
         state["hc"] = tuple(s.detach() for s in hc)
+        if dev == "cuda":
+            torch.cuda.synchronize()
         return loss.detach()
     return Runner(run, tbatches)
 
