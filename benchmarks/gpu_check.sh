@@ -2,8 +2,8 @@
 # The device check of issue 14, one prepared script for a lent GPU (the `device` tool):
 #   1. installs lazyjit with the cuda extra (wheels carried in .whl/ when the machine has
 #      no network: see /work/.library/device/README.md), and torch for the peers;
-#   2. runs the CUDA test tables on the device (tests/test_cuda.py and every table of
-#      tests/conftest.py's CUDA_TABLES, -k cuda);
+#   2. runs the CUDA test tables on the device (every module of tests/conftest.py's
+#      CUDA_TABLES, -k cuda);
 #   3. runs the benchmarks: benchmarks/gpu.py (elementwise bandwidth against a cupy copy,
 #      matmul against cupy, the MLP step against torch CUDA), then PTB LSTM small and
 #      medium and the CNN of benchmarks/convnet.py with LAZYJIT_FLAGS=backend=cuda.
@@ -58,9 +58,15 @@ if n:
                 print(f"{name}(t) raised {type(e).__name__}: {e}")
 PY
 quick="" emulate="" workers=14  # (the H200 machine has 16 cores)
-tables="tests/test_cuda.py tests/test_ops.py tests/test_grad.py tests/test_forward.py
-  tests/test_scan.py tests/test_random.py tests/test_nn.py tests/test_nn_basic.py
-  tests/test_nn_functional.py tests/test_float16.py"
+# every module of tests/conftest.py's CUDA_TABLES (the tables CI runs emulated)
+tables=$(python3 - <<'PY'
+import ast
+tree = ast.parse(open("tests/conftest.py").read())
+names = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+             and getattr(n.targets[0], "id", "") == "CUDA_TABLES")
+print(" ".join(f"tests/{m}.py" for m in sorted(names)))
+PY
+)
 if ! python3 -c 'from lazyjit.backends import cuda; import sys; sys.exit(cuda.gpu_count() == 0)'
 then  # emulated: a smoke run (CI runs every table emulated)
   quick="--quick" emulate=",cuda_emulate=true" workers=2 tables="tests/test_cuda.py tests/test_float16.py"
