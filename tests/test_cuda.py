@@ -19,6 +19,7 @@ import pytest
 import lazyjit as lj
 from lazyjit.backends import cuda
 from lazyjit.backends.cuda import emulate, nvrtc, render
+from lazyjit.trace.values import DeviceBuffer
 
 EMULATED = cuda.gpu_count() == 0
 
@@ -188,3 +189,76 @@ def test_complex_modules_include_libcudacxx_through_a_private_precompiled_header
             os.remove(nvrtc._PCH[k])
         assert len(nvrtc.compile_image(sources[0].replace("1.0)", "2.0)"), "sm_90")) > 0
         assert len(nvrtc.compile_image(sources[1].replace("1.0)", "2.0)"), "sm_90")) > 0
+
+
+# --- values left on the device (emulated: the same paths, in host memory) ---
+
+def test_values_stay_on_the_device_and_read_back_anywhere(on_cuda, rng):
+    """A computation's results stay where the cuda backend made them (device buffers),
+    its inputs' host values are copied there once and kept; the values read back the
+    same from ``.numpy()``, from eager code and from another backend's computation."""
+    x = rng.standard_normal((5, 7)).astype(np.float32)
+    t = lj.tensor(x)
+    f = lj.jit(lambda a: a * 2 + 1)
+    y = f(t)
+    assert type(y.node.buffer) is DeviceBuffer and type(t.node.buffer) is DeviceBuffer
+    assert t.node.buffer.host() is not None and np.array_equal(t.numpy(), x)
+    z = f(y)  # a device value as an argument
+    s = (z - y).sum(axis=0)  # and read eagerly
+    np.testing.assert_allclose(z.numpy(), (x * 2 + 1) * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(s.numpy(), ((x * 2 + 1) * 2 + 1 - (x * 2 + 1)).sum(0),
+                               rtol=1e-5)
+    with lj.config(backend="cpu"):  # a host backend reads their host copies
+        np.testing.assert_allclose((z + y).numpy(), (x * 2 + 1) * 3 + 1, rtol=1e-6)
+        np.testing.assert_allclose(lj.jit(lambda a, b: a @ b.T)(z, y).numpy(),
+                                   ((x * 2 + 1) * 2 + 1) @ (x * 2 + 1).T, rtol=1e-5)
+    assert not z.numpy().flags.writeable
+
+
+def test_shared_variables_updated_on_the_device_then_on_the_host(on_cuda):
+    """A shared variable updated by jitted steps on cuda holds a device value; its
+    value reads back, and a cpu step continues from it (and back again)."""
+    v = lj.shared(np.ones(3, np.float32))
+    step = lj.jit(lambda: v.assign(v * 2))
+    step()
+    step()
+    assert type(v.node.buffer) is DeviceBuffer
+    np.testing.assert_array_equal(v.get_value(), [4, 4, 4])
+    with lj.config(backend="cpu"):
+        step()
+        np.testing.assert_array_equal(v.get_value(), [8, 8, 8])
+    step()
+    np.testing.assert_array_equal((v * 1).numpy(), [16, 16, 16])
+
+
+def test_an_array_passed_through_is_never_the_callers(on_cuda):
+    """A jitted function returning its NumPy argument returns a value of its own: the
+    caller changing the array later changes nothing lazyjit computed."""
+    a = np.arange(4.0)
+    out = lj.jit(lambda x: (x, x + 1))(a)
+    a[:] = -1
+    np.testing.assert_array_equal(out[0].numpy(), [0, 1, 2, 3])
+    np.testing.assert_array_equal(out[1].numpy(), [1, 2, 3, 4])
+    g = lj.function([x := lj.vector("x", "float64")], [x * 2])  # host arrays out
+    r = g(np.arange(3.0))
+    assert type(r[0]) is np.ndarray and np.array_equal(r[0], [0, 2, 4])
+
+
+def test_gpu_memory_is_shared_through_dlpack_and_the_cuda_array_interface(on_cuda):
+    """On a GPU, ``cupy.from_dlpack(t)``, ``torch.from_dlpack(t)`` and
+    ``cupy.asarray(t)`` read a computed value in place (the same device pointer)."""
+    if EMULATED:
+        with pytest.raises(AttributeError, match="on the host"):
+            assert lj.tensor([1.0]).__cuda_array_interface__ is None
+        pytest.skip("no GPU here: emulated values are in host memory")
+    import cupy
+    t = lj.jit(lambda a: a * 2)(lj.tensor(np.arange(6, dtype=np.float32)))
+    ptr = t.__cuda_array_interface__["data"][0]
+    assert t.__dlpack_device__()[0] == 2  # kDLCUDA
+    c = cupy.from_dlpack(t)
+    assert c.data.ptr == ptr and cupy.asarray(t).data.ptr == ptr
+    np.testing.assert_array_equal(cupy.asnumpy(c), np.arange(6) * 2)
+    torch = pytest.importorskip("torch")
+    tt = torch.from_dlpack(t)
+    assert tt.is_cuda and tt.data_ptr() == ptr
+    np.testing.assert_array_equal(tt.cpu().numpy(), np.arange(6) * 2)

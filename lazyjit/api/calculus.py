@@ -28,6 +28,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.api.ufuncs import conj_method as conj, isfinite  # (bool stays bool)
 from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import op_error
+from lazyjit.trace.values import host
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "unwrap", "polyval", "interp",
            "convolve", "correlate", "digitize", "histogram", "histogram_bin_edges"]
@@ -574,7 +575,7 @@ def _bin_edges(a: Tensor, bins, range_):
     edges = asarray(bins)
     if edges.ndim != 1:
         raise ValueError("histogram: `bins` must be 1d, when an array")
-    known = edges.node.buffer
+    known = host(edges.node.buffer)
     if known is not None:
         if np.any(known[:-1] > known[1:]):
             raise ValueError("histogram: `bins` must increase monotonically, when an array")

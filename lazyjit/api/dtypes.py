@@ -12,6 +12,8 @@ import numpy as np
 
 from lazyjit.api.core import tensor
 from lazyjit.api.tensor import Tensor
+from lazyjit.errors import LazyjitError
+from lazyjit.trace.values import DeviceBuffer
 
 
 def _dtype_of(x):
@@ -61,13 +63,32 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     return tensor(np.from_dlpack(x), device=device)
 
 
+def _device_array(t: Tensor):
+    """The (computed) value of ``t`` as the GPU array holding it (a cupy array) where
+    the ``cuda`` backend computed or read it on a GPU; None where it is on the host."""
+    if t.node.buffer is None or t.node.src:  # (computed first)
+        t.realize()
+    buf = t.node.buffer
+    if type(buf) is DeviceBuffer and type(buf.data) is not np.ndarray:
+        return buf.data
+    return None
+
+
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-    """DLPack export of the (computed) value: its read-only host buffer, shared, not
-    copied (unless ``copy=True``), to consumers of DLPack 1.0 and later, which can be
-    told it is read-only (those that ignore the flag, as torch does, must not write into
-    it: lazyjit's later results assume the value never changes).  An older consumer
-    (no ``max_version``) cannot be told, so it gets a copy; ``copy=False`` then raises
+    """DLPack export of the (computed) value, shared, not copied (unless ``copy=True``):
+    the GPU memory holding it where the ``cuda`` backend left it there (as cupy exports
+    it: ``cupy.from_dlpack(t)`` and ``torch.from_dlpack(t)`` read it in place), else its
+    read-only host buffer, to consumers of DLPack 1.0 and later, which can be told it is
+    read-only.  Consumers that ignore the flag (torch), and every consumer of GPU memory
+    (DLPack has no read-only flag there), must not write into it: lazyjit's later
+    results assume the value never changes.  An older consumer of a host value (no
+    ``max_version``) cannot be told, so it gets a copy; ``copy=False`` then raises
     ``BufferError``."""
+    data = _device_array(self)
+    if data is not None:
+        kw = {} if max_version is None else {"max_version": max_version,
+                                               "dl_device": dl_device, "copy": copy}
+        return data.__dlpack__(stream=stream, **kw)
     value = self.numpy()
     if max_version is None or tuple(max_version) < (1, 0):
         if copy is False:
@@ -79,10 +100,31 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
 
 
 def _dlpack_device(self):
-    """Where the value lives for DLPack: the host (``(kDLCPU, 0)``) on every backend
-    today (the cuda backend keeps values on the host between calls)."""
-    return self.numpy().__dlpack_device__()
+    """Where the value lives for DLPack: the GPU (``(kDLCUDA, device)``) where the
+    ``cuda`` backend left it, else the host (``(kDLCPU, 0)``)."""
+    data = _device_array(self)
+    return (data if data is not None else self.numpy()).__dlpack_device__()
+
+
+def _cuda_array_interface(self) -> dict:
+    """The CUDA array interface (version 3) of a value held on the GPU, shared (numba,
+    cupy, torch read it in place; they must not write into it).
+
+    Raises
+    ------
+    AttributeError
+        The value is on the host (another backend's, or the CUDA emulation's).
+    """
+    try:
+        data = _device_array(self)
+    except LazyjitError as e:  # (no value: a traced tensor; hasattr() says False)
+        raise AttributeError(f"__cuda_array_interface__: {e}") from None
+    if data is None:
+        raise AttributeError("__cuda_array_interface__: this tensor's value is on the host "
+                             "(only a value the cuda backend computed on a GPU has one)")
+    return data.__cuda_array_interface__
 
 
 Tensor.__dlpack__ = _dlpack
 Tensor.__dlpack_device__ = _dlpack_device
+Tensor.__cuda_array_interface__ = property(_cuda_array_interface)

@@ -20,6 +20,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.ops import apply
 from lazyjit.trace.constraints import same_shape
 from lazyjit.trace.dims import Dim, dmax
+from lazyjit.trace.values import host
 
 
 # reductions
@@ -263,7 +264,7 @@ def softmax_cross_entropy(logits, labels, axis=-1) -> Tensor:
             raise op_error("softmax_cross_entropy", f"integer labels must have shape {want} "
                            "(the logits' without the class axis)", (z.node, y.node))
         n = z.shape[axis]
-        labels = y.node.buffer
+        labels = host(y.node.buffer)
         if labels is not None and labels.size and (labels.min() < 0 or labels.max() >= n):
             bad = labels[(labels < 0) | (labels >= n)].flat[0]
             raise IndexError(f"softmax_cross_entropy: label {bad} is out of range for "

@@ -29,6 +29,7 @@ from lazyjit.trace.graph import collect, reachable
 from lazyjit.trace.node import Node
 from lazyjit.trace.state import ACTIVE, CONTEXT, STATE, UPDATING, in_trace, tracing_jit
 from lazyjit.trace.updates import check_second_assign, pending, recording
+from lazyjit.trace.values import host
 
 # the leaf node holding each shared variable's current value -> the variable
 OWNER: "weakref.WeakKeyDictionary[Node, SharedVariable]" = weakref.WeakKeyDictionary()
@@ -209,7 +210,7 @@ class SharedVariable(Tensor):
         if stored(self).buffer is None:  # (its assignment taken by another thread's realize)
             settle([self])
         with UPDATING:  # (not half updated by a call in another thread)
-            arr = stored(self).buffer
+            arr = host(stored(self).buffer)
             if borrow:
                 self.own = False  # handed out: never overwritten in place
             return arr if borrow else arr.copy()

@@ -29,6 +29,7 @@ from lazyjit.api.tensor import Tensor
 from lazyjit.errors import IndexBoundsError, op_error
 from lazyjit.ops import apply
 from lazyjit.trace.dims import Dim
+from lazyjit.trace.values import host
 
 
 def nansum(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -300,7 +301,7 @@ def _guard(x: Tensor, ok: Tensor, message: str) -> Tensor:
 
 def _known(x: Tensor) -> np.ndarray | None:
     """``x``'s value when it is already known (a constant or a computed tensor)."""
-    return x.node.buffer
+    return host(x.node.buffer)
 
 
 def _nan_filled(x: Tensor, fill: float) -> Tensor:

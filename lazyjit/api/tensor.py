@@ -167,8 +167,8 @@ class Tensor:
         if buf is None or node.src or STATE.recording:  # (not a leaf yet: realize makes it
             self.realize()  # one; inside lj.jit, realize refuses a shared variable's value)
             buf = self.node.buffer
-        out = buf.view()
-        if buf.flags.writeable:  # (a view of a read-only array is read-only)
+        out = buf.view()  # (a device buffer's: a view of its host copy, made once)
+        if out.flags.writeable:  # (a view of a read-only array is read-only)
             out.flags.writeable = False
         return out
 

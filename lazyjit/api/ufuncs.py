@@ -23,6 +23,7 @@ from lazyjit.api.weak import WeakScalar
 from lazyjit.errors import op_error, site_lines
 from lazyjit.trace.dims import Dim
 from lazyjit.ops import apply
+from lazyjit.trace.values import host
 
 arcsin = _unary("arcsin")
 arccos = _unary("arccos")
@@ -456,7 +457,7 @@ def power(a, b) -> Tensor:
         return out
     if b.dtype.kind != "i":
         return out
-    if b.node.buffer is not None and (b.node.buffer < 0).any():  # known now: say so now
+    if b.node.buffer is not None and (host(b.node.buffer) < 0).any():  # known now: say so now
         raise op_error("pow", _NEGATIVE_POWER, (b.node,))
     # and at each computation (a shared variable's value may change between calls)
     site = site_lines(out.node.site)

@@ -31,6 +31,7 @@ from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirement
 from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check, discard
 from lazyjit.trace.dims import Dim, axis_symbol, evaluate, ident, is_symbolic, sym
 from lazyjit.trace.state import ACTIVE, CONTEXT, in_trace
+from lazyjit.trace.values import host
 
 _ids = itertools.count()
 
@@ -323,9 +324,9 @@ class Function:
             if not sv.counter:
                 continue
             leaves = [n for n, s in self._shared.items() if s is sv]
-            base = min(int(n.buffer) for n in leaves)
+            base = min(int(host(n.buffer)) for n in leaves)
             for n in leaves:
-                self._offsets[n] = int(n.buffer) - base
+                self._offsets[n] = int(host(n.buffer)) - base
             if id(sv) not in explicit and not sv.symbolic:
                 self._advance[sv] = (int(sv.get_value()) - base) % (1 << 64)
 
@@ -450,13 +451,13 @@ class Function:
         tensors = [Tensor(Node.leaf(self._array(x, v), site=False))
                    for x, v in zip(self.inputs, args)]
         for i in self._valued:
-            tensors[i] = int(tensors[i].node.buffer)
+            tensors[i] = int(host(tensors[i].node.buffer))
         if self._backend is None:
             outs = self._call(tensors)
         else:
             with config(backend=self._backend):
                 outs = self._call(tensors)
-        arrays = [t.node.buffer for t in outs]
+        arrays = [host(t.node.buffer) for t in outs]
         return arrays[0] if self.single else arrays
 
     def _call(self, tensors: list[Tensor]):

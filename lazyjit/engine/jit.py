@@ -41,6 +41,7 @@ from lazyjit.config import config, flags_version
 from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import constant_kind, flatten, unflatten
+from lazyjit.backends import get_backend
 from lazyjit.engine.realize import backend_key, plan_for
 from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed, stored,
                                 realize_pending, shapes_read_since)
@@ -56,6 +57,7 @@ from lazyjit.trace.constraints import discard
 from lazyjit.trace.state import ACTIVE, CONTEXT, STATE, UPDATING, in_trace, recording_trace
 from lazyjit.trace.updates import UpdateFrame
 from lazyjit.trace.through import JITTED
+from lazyjit.trace.values import SEEN, host, hosts
 
 _jit_args = NATIVE.jit_args if NATIVE is not None else None
 
@@ -199,7 +201,7 @@ def _signature(args: tuple) -> tuple | None:
         if kind is Tensor:
             node = a.node
             a = node.buffer
-            if a is None:
+            if type(a) is not np.ndarray:  # (not computed, or a device's value: _call)
                 return None
             if low is None or node.low < low:
                 low = node.low
@@ -230,7 +232,7 @@ class _Entry:
 
     __slots__ = ("plan", "slots", "captured", "out_tree", "direct", "passthrough", "shared",
                  "updates", "n_out", "in_place", "fresh", "simple", "single", "shapes_read",
-                 "low")
+                 "low", "device")
 
     def call(self, arrays: list, low: int | None = None) -> Any:
         """Run the plan on ``arrays`` and return the output tree of tensors, or
@@ -268,22 +270,27 @@ class _Entry:
                 ins = self._inputs(arrays)
             if ins is None:
                 return _RETRACE
+            if SEEN[0] and not self.device:
+                ins = hosts(ins)
         if self.in_place:  # (a dict, even empty: see the cpu backend's Program.run)
             outs = self.plan.run(ins, self._donate(ins))
         else:
             outs = self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call
             for sv, arr, fresh in zip(self.updates, outs[self.n_out:], self.fresh):
-                if not fresh:  # an input passed on (an argument, another variable's
-                    arr = arr.copy()  # value): the variable's own copy, never shared
-                    arr.flags.writeable = False
+                if not fresh and type(arr) is np.ndarray:  # an input passed on (an
+                    arr = arr.copy()  # argument, another variable's value): the
+                    arr.flags.writeable = False  # variable's own copy, never shared
                 sv._set_leaf(arr, True)  # the variable's alone: it may be donated
             outs = outs[:self.n_out]
         if self.passthrough:  # an input returned as is: a copy, never the caller's array
-            outs = [o.copy() if any(np.may_share_memory(o, a) for a in ins) else o
-                    for o in outs]
+            # (a device plan's outputs are device buffers of their own)
+            outs = [o.copy() if type(o) is np.ndarray and any(
+                np.may_share_memory(o, a) for a in ins if type(a) is np.ndarray) else o
+                for o in outs]
             for o in outs:
-                o.flags.writeable = False
+                if type(o) is np.ndarray:
+                    o.flags.writeable = False
         return outs
 
     def _inputs(self, arrays: list) -> list | None:
@@ -298,7 +305,7 @@ class _Entry:
                 ins.append(arrays[s])
                 continue
             v = self.captured[-s - 1]
-            if type(v) is not np.ndarray:
+            if isinstance(v, SharedVariable):
                 v = stored(v).buffer
                 if v is None or (v.shape, v.dtype) != self.shared[-s - 1]:
                     return None
@@ -461,6 +468,8 @@ class Jitted:
         leaves, tree = flatten((dyn, kwargs), _is_leaf)
         arrays = []
         sig = []
+        device = get_backend(config.backend)  # (one whose plans read device values)
+        device = device if getattr(device, "device_values", False) else None
         for x in leaves:
             if type(x) is float or type(x) is int:  # a weak runtime scalar
                 arrays.append(_scalar(x))
@@ -472,6 +481,10 @@ class Jitted:
                     x.realize()
                     node = x.node
                 arr = node.buffer
+                if device is None:  # a host backend: a device's value's host copy
+                    arr = host(arr)
+                elif type(arr) is np.ndarray:  # copied to the device once, kept there
+                    node.buffer = arr = device.upload(arr)
             elif isinstance(x, np.ndarray) and x.flags.c_contiguous and x.flags.aligned \
                     and x.dtype.isnative and x.dtype in SUPPORTED_DTYPES:
                 arr = x.view()  # read in place during the call (outputs never alias it)
@@ -584,6 +597,7 @@ class Jitted:
                     entry.plan = plan_for(trace)
         finally:
             STATE.generic_sizes = False
+        entry.device = getattr(entry.plan, "device_values", False)
         entry.captured = []
         entry.low = None  # the oldest leaf the captured tensors read (see _wrap)
         slots = []
@@ -605,6 +619,8 @@ class Jitted:
                 sv = OWNER.get(n)
                 if sv is not None and stored(sv).buffer is None:
                     sv = None
+                if sv is None and entry.device and type(n.buffer) is np.ndarray:
+                    n.buffer = entry.plan.upload(n.buffer)  # (kept on the device)
                 entry.captured.append(n.buffer if sv is None else sv)
                 slots.append(-len(entry.captured))
                 if n.low != sys.maxsize and (entry.low is None or n.low < entry.low):

@@ -25,6 +25,7 @@ from lazyjit.stats import count
 from lazyjit.trace.graph import Trace, collect, reachable, toposort
 from lazyjit.trace.node import EPOCH, NEVER, Node, derived, merge, next_epoch
 from lazyjit.trace.state import CONTEXT, STATE, UPDATING, tracing_jit
+from lazyjit.trace.values import SEEN, hosts
 
 _PLANS: "OrderedDict[tuple, Executable]" = OrderedDict()
 _MAX_PLANS = 4096
@@ -78,8 +79,12 @@ class _WithExtras:
     (constant leaves created by VJP rules): they are appended to every call's inputs."""
 
     def __init__(self, plan: Executable, extras: list):
-        self.plan, self.extras = plan, extras
+        self.device_values = getattr(plan, "device_values", False)
+        self.plan, self.extras = plan, extras if self.device_values else hosts(extras)
         self.donors = getattr(plan, "donors", {})  # (the extras come last: same slots)
+
+    def upload(self, array):
+        return self.plan.upload(array)
 
     def run(self, inputs, donate=None):
         if donate is not None:
@@ -340,6 +345,11 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
     stay constants for every later graph: their values are returned by node."""
     with UPDATING:  # (an update in another thread never writes over these arrays)
         arrays = [n.buffer for n in inputs]
+    if SEEN[0]:  # (a device's plan or value was made in this process)
+        if getattr(plan, "device_values", False):  # a device's plan (cuda): each
+            arrays = upload(plan, inputs, arrays)  # input's host value copied there
+        else:  # once, kept; a host backend reading values a device computed: their
+            arrays = hosts(arrays)  # host copies
     try:
         outs = plan.run(arrays)
     except IndexError as e:  # (a kernel's index check: say where the indexing was written)
@@ -355,6 +365,20 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
             n.buffer = arr
     EPOCH[0] = next_epoch()
     return literals
+
+
+def upload(plan, nodes: list, arrays: list) -> list:
+    """``arrays``, the values of ``nodes``, for a plan that reads device values: each
+    host array copied to the device by ``plan.upload`` and kept as its node's value (a
+    device buffer whose host copy it stays), so that later computations on the device
+    read it with no copy.  A node's value never changes, so neither copy goes stale."""
+    out = []
+    for n, a in zip(nodes, arrays):
+        if type(a) is np.ndarray:
+            a = plan.upload(a)
+            n.buffer = a
+        out.append(a)
+    return out
 
 
 _INDEXING = frozenset(("take", "put", "put_add"))  # the ops whose indices a kernel checks

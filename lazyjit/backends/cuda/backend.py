@@ -22,6 +22,15 @@ from lazyjit.schedule.window import WindowPlan
 from lazyjit.trace.graph import Trace
 
 name = "cuda"
+# its plans read device buffers and leave their results on the device (see upload)
+device_values = True
+
+
+def upload(array):
+    """A host value copied to the device (emulated: the same memory), as a device
+    buffer whose host copy ``array`` stays: what a tensor's leaf keeps once a
+    computation on this backend has read it."""
+    return (emulate.Plan.upload if config.cuda_emulate else device.upload)(array)
 
 
 def target() -> Target:

@@ -10,8 +10,12 @@ interpreter's GEMM, which it is), and,
 for now, sort, the window ops, the linalg ops and FFTs by their NumPy references (pocketfft)
 through host memory.
 
-Inputs may be NumPy arrays (copied to the device) or cupy arrays; outputs are copied to
-NumPy arrays, the call's one synchronization (tensors keep host values today).
+Inputs are NumPy arrays (copied to the device at each call) or device buffers
+(:class:`lazyjit.trace.values.DeviceBuffer`: values computed on the device, or host
+values uploaded once, :func:`upload`); outputs are device buffers, left on the device.
+A call waits for the GPU only when its program may fail (an index check, a
+factorization): it reads the error word then, to raise where the computation was asked
+for; otherwise nothing waits until a value is read (``DeviceBuffer.host``).
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from lazyjit.ops import REGISTRY
 from lazyjit.schedule import ir
 from lazyjit.stats import count
 from lazyjit.schedule.views import View
+from lazyjit.trace.values import SEEN, DeviceBuffer
 
 class _Cupy:
     """cupy, imported on first use: only a GPU needs it (the backend imports this module
@@ -47,10 +52,29 @@ def arch() -> str:
     return f"sm_{cp.cuda.Device().compute_capability}"
 
 
+def upload(array: np.ndarray) -> DeviceBuffer:
+    """A host value copied to the current device, its host copy kept (read-only)."""
+    return DeviceBuffer(cp.asarray(array), host=array)
+
+
+def _on_device(a):
+    """An input as a contiguous cupy array."""
+    if type(a) is DeviceBuffer:
+        a = a.data
+        if type(a) is np.ndarray:  # (an emulated value)
+            a = cp.asarray(a)
+        return a
+    return cp.ascontiguousarray(cp.asarray(a))
+
+
 class Plan:
     """A program whose device kernels run on the GPU."""
 
+    device_values = True  # (its inputs may be device buffers; its outputs are)
+    upload = staticmethod(upload)
+
     def __init__(self, prog: ir.Program, mod: Module, source: str):
+        SEEN[0] = True  # (the engine now looks for device values)
         self.prog = prog
         self.module = cp.cuda.function.Module()
         self.module.load(nvrtc.image(source, arch()))
@@ -66,32 +90,35 @@ class Plan:
             self.launches[step] = (self.funcs[launch.index], min(blocks, MAX_BLOCKS))
         self.donors, self.n_in, self.outputs = {}, prog.n_inputs, prog.outputs
 
-    def run(self, inputs: list, donate: dict | None = None) -> list[np.ndarray]:
+    def run(self, inputs: list, donate: dict | None = None) -> list[DeviceBuffer]:
         with self.device:
             return self._run(inputs)
 
-    def _run(self, inputs: list) -> list[np.ndarray]:
+    def _run(self, inputs: list) -> list[DeviceBuffer]:
         prog, n_in = self.prog, self.prog.n_inputs
-        arrays = [cp.ascontiguousarray(cp.asarray(a)) for a in inputs]
+        arrays = [_on_device(a) for a in inputs]
         blocks = [cp.empty(n, cp.uint8) for n in prog.block_bytes]
         table = [(a.reshape(-1).view(cp.uint8), 0) for a in arrays]
         table += [(blocks[b], 0) for b in prog.block]
         ex = Executor(self)
         ex.steps(prog.steps, table)
         count("kernels_run", ex.launched)
-        error = int(ex.error.get()[0])  # (synchronizes)
-        if error:
-            raise kernel_error(error, prog.messages)
+        if prog.may_fail:
+            error = int(ex.error.get()[0])  # (waits for the GPU)
+            if error:
+                raise kernel_error(error, prog.messages)
         outs = []
         for s, shape in prog.outputs:
-            if s < n_in:
+            if s < n_in:  # an input passed through: itself (values never change)
+                a = inputs[s]
+                if type(a) is DeviceBuffer and a.shape == tuple(shape):
+                    outs.append(a)
+                    continue
                 a = arrays[s]
             else:
                 dt = prog.slots[s - n_in][1]
                 a = cp.ndarray(shape, dt, memptr=blocks[prog.block[s - n_in]].data)
-            out = cp.asnumpy(a).reshape(shape)
-            out.flags.writeable = False
-            outs.append(out)
+            outs.append(DeviceBuffer(a.reshape(shape)))
         return outs
 
 
@@ -117,14 +144,17 @@ class Executor(ir_backend.Executor):
     view = staticmethod(device_view)
 
     def steps(self, steps: list, table: list) -> None:
+        B = None  # the table's addresses on the device, copied again after a host step
         for k in steps:
             launch = self.plan.launches.get(k)
             if launch is None:
                 _HOST[type(k)](self, k, table)
+                B = None  # (a loop's step moves its rows' addresses)
             elif launch[1] > 0:
                 fn, grid = launch
-                B = cp.asarray(np.array([0 if p is None else p[0].data.ptr + p[1]
-                                         for p in table], dtype=np.uint64))
+                if B is None:
+                    B = cp.asarray(np.array([0 if p is None else p[0].data.ptr + p[1]
+                                             for p in table], dtype=np.uint64))
                 fn((grid,), (THREADS,), (B, self.plan.P, self.error))
                 self.launched += 1
 

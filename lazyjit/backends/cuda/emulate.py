@@ -29,6 +29,7 @@ from lazyjit.backends.cpu.compiler import NATIVE, ffi, load
 from lazyjit.backends.cuda.render import Module
 from lazyjit.config import config
 from lazyjit.schedule import ir
+from lazyjit.trace.values import SEEN, DeviceBuffer
 
 THREADS = 64   # threads per block in emulation (a multiple of the warp's 32): two warps
 BLOCKS = 2     # blocks per grid at most, in emulation
@@ -64,6 +65,7 @@ class Plan:
     """A program whose device kernels run emulated (one compiled module per trace)."""
 
     def __init__(self, prog: ir.Program, mod: Module, cuda_source: str):
+        SEEN[0] = True  # (the engine now looks for device values)
         self.prog = prog
         self.lib = load(source(cuda_source, len(mod.funcs)), settings())
         self.params = np.array(mod.params, dtype=np.int64)
@@ -76,12 +78,34 @@ class Plan:
                          for step, launch in mod.launches.items()}
         self.donors, self.n_in, self.outputs = prog.donors, prog.n_inputs, prog.outputs
 
-    def run(self, inputs: list[np.ndarray], donate: dict | None = None) -> list[np.ndarray]:
+    device_values = True  # (its values are device buffers, held in host memory)
+
+    @staticmethod
+    def upload(array: np.ndarray) -> DeviceBuffer:
+        """A host value as an emulated device's (the same memory)."""
+        return DeviceBuffer(array, host=array)
+
+    def run(self, inputs: list, donate: dict | None = None) -> list[DeviceBuffer]:
+        ins = [(a.data if type(a.data) is np.ndarray else a.host())
+               if type(a) is DeviceBuffer else a for a in inputs]
         ex = Executor(self)
-        outs = ir_backend.run_program(self.prog, inputs, donate, ex)
+        outs = ir_backend.run_program(self.prog, ins, donate, ex)
         if ex.error[0]:
             raise kernel_error(int(ex.error[0]), self.prog.messages)
-        return outs
+        return [_as_device(o, ins, inputs) for o in outs]
+
+
+def _as_device(out: np.ndarray, ins: list, inputs: list) -> DeviceBuffer:
+    """An output as the GPU's would be: an input passed through is that input's device
+    buffer; one sharing a caller's array is a copy; a block of the call is its own."""
+    for d, given in zip(ins, inputs):
+        if out is d and type(given) is DeviceBuffer:
+            return given
+    if any(np.may_share_memory(out, d) for d in ins):
+        out = out.copy()
+    if out.flags.writeable:
+        out.flags.writeable = False
+    return DeviceBuffer(out, host=out)
 
 
 class Executor(ir_backend.Executor):
