@@ -8,7 +8,7 @@
 #      matmul against cupy, the MLP step against torch CUDA), then PTB LSTM small and
 #      medium and the CNN of benchmarks/convnet.py with LAZYJIT_FLAGS=backend=cuda.
 # Results go to $OUT (or ./gpu-check-out): device.txt, tests.log (pytest.txt: all of it),
-# bench.log.
+# bench.log (the digits example last).
 # Without a GPU everything runs emulated on the CPU (cuda_emulate): a smoke run of the
 # script end to end, whose numbers say nothing about a GPU.
 set -uo pipefail
@@ -94,3 +94,6 @@ for bench in "ptb_lstm.py --quick" "convnet.py --quick"; do
   LAZYJIT_FLAGS="backend=cuda$emulate" timeout 75 \
     python3 benchmarks/$bench 2>&1 | tail -12 | tee -a "$OUT/bench.log"
 done
+
+echo "-- the digits example, --device cuda --" | tee -a "$OUT/bench.log"
+timeout 120 python3 -m lazyjit.examples.digits --device cuda 2>&1 | tail -4 | tee -a "$OUT/bench.log"

@@ -86,9 +86,15 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     ``BufferError``."""
     data = _device_array(self)
     if data is not None:
-        kw = {} if max_version is None else {"max_version": max_version,
-                                               "dl_device": dl_device, "copy": copy}
-        return data.__dlpack__(stream=stream, **kw)
+        if max_version is None:
+            return data.__dlpack__(stream=stream)
+        try:
+            return data.__dlpack__(stream=stream, max_version=max_version,
+                                   dl_device=dl_device, copy=copy)
+        except TypeError:  # (a cupy before DLPack 1.0's keywords)
+            if copy or dl_device is not None:
+                raise
+            return data.__dlpack__(stream=stream)
     value = self.numpy()
     if max_version is None or tuple(max_version) < (1, 0):
         if copy is False:

@@ -53,8 +53,11 @@ class DeviceBuffer:
         out = self._host
         if out is None:
             data = self.data
-            out = data if type(data) is np.ndarray else data.get()
-            out = np.ascontiguousarray(out).reshape(self.shape)
+            out = data if type(data) is np.ndarray else data.get()  # (an array of its own)
+            if not out.flags.c_contiguous:
+                out = np.ascontiguousarray(out)
+            if out.shape != self.shape:
+                out = out.reshape(self.shape)
             if out.flags.writeable:  # (read-only down to its memory: never changed)
                 out = out if out.base is None else out.copy()
                 out.flags.writeable = False
