@@ -86,6 +86,23 @@ def test_nvrtc_rejects_errors_and_warnings():
         nvrtc.compile_image(warns, "sm_90")
 
 
+def test_an_image_is_read_from_disk_once_per_process(tmp_path):
+    """Found on the H200: a plan built again for a trace seen before (a plan cache miss)
+    read its cubin from the disk cache each time; a process keeps the images it made or
+    read (under the same key as the disk cache's)."""
+    src = '#include "lazyjit_cuda.h"\nLJ_KERNEL k0(void* const* B, const int64_t* P, ' \
+        'int32_t* E) { if (threadIdx.x == 0) E[0] = (int32_t)P[1]; }\n'
+    with lj.config(cache_dir=str(tmp_path)):
+        first = nvrtc.image(src, "sm_90")
+        nvrtc._IMAGES.clear()  # (as another process would find it: on disk)
+        before = lj.stats()
+        assert nvrtc.image(src, "sm_90") == first
+        assert nvrtc.image(src, "sm_90") == first
+        after = lj.stats()
+    assert after["disk_cache_hits"] - before["disk_cache_hits"] == 1
+    assert after["compiles"] == before["compiles"]
+
+
 def test_every_source_is_checked_once_per_cache(tmp_path):
     """Each new module is compiled by NVRTC for sm_80 and sm_90 (``nvrtc_checks``);
     another process with the same disk cache compiles nothing at all."""

@@ -144,12 +144,14 @@ class Executor(ir_backend.Executor):
     view = staticmethod(device_view)
 
     def steps(self, steps: list, table: list) -> None:
-        B = None  # the table's addresses on the device, copied again after a host step
-        for k in steps:
+        B = None  # the table's addresses on the device, copied again after a loop or a
+        for k in steps:  # conditional (whose steps move rows' addresses in the table)
             launch = self.plan.launches.get(k)
             if launch is None:
-                _HOST[type(k)](self, k, table)
-                B = None  # (a loop's step moves its rows' addresses)
+                kind = type(k)
+                _HOST[kind](self, k, table)
+                if kind is ir.Loop or kind is ir.If:
+                    B = None
             elif launch[1] > 0:
                 fn, grid = launch
                 if B is None:
@@ -157,6 +159,22 @@ class Executor(ir_backend.Executor):
                                              for p in table], dtype=np.uint64))
                 fn((grid,), (THREADS,), (B, self.plan.P, self.error))
                 self.launched += 1
+
+    def gemm(self, k: ir.Gemm, table) -> None:
+        """cuBLAS through ``cupy.matmul``, into the output's own memory where it is a
+        contiguous float32 or float64 block apart from the operands (else the
+        interpreter's steps: a product, then a copy)."""
+        a, b, dst = (device_view(table, v) for v in (k.a, k.b, k.dst))
+        dt = dst.dtype
+        if (k.accumulate or dt.char not in "fd" or a.dtype != dt or b.dtype != dt
+                or not a.ndim == b.ndim == dst.ndim >= 2
+                or dst.shape != a.shape[:-1] + b.shape[-1:] or a.shape[:-2] != b.shape[:-2]
+                or not dst.flags.c_contiguous or cp.may_share_memory(dst, a)
+                or cp.may_share_memory(dst, b)):
+            return ir_backend.Executor.gemm(self, k, table)
+        cp.matmul(a, b, out=dst)
+        if k.alpha != 1.0:  # (the interpreter's rounding: the product, then times alpha
+            dst *= dt.type(k.alpha)  # in the output's dtype)
 
     def sort(self, k: ir.Sort, table) -> None:
         src = cp.asnumpy(self.view(table, k.src))
@@ -179,6 +197,6 @@ class Executor(ir_backend.Executor):
         self.steps(k.then if self.view(table, k.cond).item() else k.orelse, table)
 
 
-_HOST = {ir.Gemm: ir_backend.Executor.gemm, ir.Sort: Executor.sort, ir.Window: Executor.window,
+_HOST = {ir.Gemm: Executor.gemm, ir.Sort: Executor.sort, ir.Window: Executor.window,
          ir.Linalg: Executor.linalg, ir.FFT: Executor.fft, ir.If: Executor.branch,
          ir.Loop: Executor.loop}

@@ -309,12 +309,31 @@ def _ok(lib, status: int) -> None:
         raise CudaCompileError(f"lazyjit: NVRTC: {lib.nvrtcGetErrorString(status).decode()}")
 
 
+_IMAGES: collections.OrderedDict = collections.OrderedDict()  # key -> cubin, this process's
+_MAX_IMAGES = 256  # (the most recently used; a cubin is tens of kB)
+
+
 def image(source: str, arch: str, counter: str = "compiles") -> bytes:
-    """The cubin of ``source`` for ``arch``: from the disk cache (its bytes checked
-    against their digest, then loaded from those very bytes), or NVRTC (then stored).
-    An untrusted cache warns (raises with ``strict_cache``) and compiles privately."""
+    """The cubin of ``source`` for ``arch``: one this process made or read before (kept
+    in memory under its key), else from the disk cache (its bytes checked against their
+    digest, then loaded from those very bytes), else NVRTC's (then stored).  An
+    untrusted cache warns (raises with ``strict_cache``) and compiles privately."""
     headers = _headers()  # (read once: the key and the compile see the same text)
     k = key(source, arch, headers)
+    with _LOCK:
+        data = _IMAGES.get(k)
+        if data is not None:
+            _IMAGES.move_to_end(k)
+            return data
+    data = _image(source, arch, counter, headers, k)
+    with _LOCK:
+        _IMAGES[k] = data
+        if len(_IMAGES) > _MAX_IMAGES:
+            _IMAGES.popitem(last=False)
+    return data
+
+
+def _image(source: str, arch: str, counter: str, headers: list, k: str) -> bytes:
     strict = config.strict_cache
     root = codecache.root(config.cache_dir, strict) if config.disk_cache else None
     if root is not None:
