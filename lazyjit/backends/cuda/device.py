@@ -82,6 +82,7 @@ class Plan:
         params = np.array(mod.params, dtype=np.int64)
         self.device = cp.cuda.Device()  # (the module, P and the buffers live there)
         self.P = cp.asarray(params)
+        self.no_error = cp.zeros(1, cp.int32)
         self.device.synchronize()  # (P copied before any stream's kernel reads it)
         self.launches = {}
         for step, launch in mod.launches.items():
@@ -137,7 +138,9 @@ class Executor(ir_backend.Executor):
     def __init__(self, plan: Plan):
         super().__init__(plan.prog.messages)
         self.plan = plan
-        self.error = cp.zeros(1, cp.int32)
+        # the call's error word: its own where a kernel may write it (read after the
+        # call); else the plan's, which no kernel writes (no allocation per call)
+        self.error = cp.zeros(1, cp.int32) if plan.prog.may_fail else plan.no_error
         self.launched = 0  # kernels launched (lj.stats()'s kernels_run)
 
     xp = cp
