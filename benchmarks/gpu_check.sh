@@ -79,7 +79,7 @@ timeout 90 python3 benchmarks/gpu.py $quick 2>&1 | tee -a "$OUT/bench.log"
 echo "== CUDA tests (${workers} processes) ==" | tee "$OUT/tests.log"
 # shellcheck disable=SC2086
 timeout 200 python3 -m pytest -q -n "$workers" $tables -k cuda -p no:cacheprovider \
-  -rfE --tb=short > "$OUT/pytest.txt" 2>&1
+  -rfEs --tb=short > "$OUT/pytest.txt" 2>&1
 rc=$?
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.txt" | tail -60 | tee -a "$OUT/tests.log"
 case $rc in
