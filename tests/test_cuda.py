@@ -19,7 +19,7 @@ import pytest
 import lazyjit as lj
 from lazyjit.backends import cuda
 from lazyjit.backends.cuda import emulate, nvrtc, render
-from lazyjit.trace.values import DeviceBuffer
+from lazyjit.trace.values import DeviceBuffer, immutable
 
 EMULATED = cuda.gpu_count() == 0
 
@@ -259,6 +259,80 @@ def test_an_array_passed_through_is_never_the_callers(on_cuda):
     g = lj.function([x := lj.vector("x", "float64")], [x * 2])  # host arrays out
     r = g(np.arange(3.0))
     assert type(r[0]) is np.ndarray and np.array_equal(r[0], [0, 2, 4])
+
+
+class _GpuArray:
+    """Device memory as a GPU's behaves for the engine: apart from any host array, read
+    back by ``get()`` into a new one."""
+
+    def __init__(self, a):
+        self.a = np.array(a)
+        self.shape, self.dtype = self.a.shape, self.a.dtype
+
+    def get(self):
+        return self.a.copy()
+
+
+@pytest.fixture
+def gpu_like(monkeypatch):
+    """The emulation with values held as device.py holds them on a GPU: device memory
+    apart from the host copy, an input passed through returned as its own device
+    buffer, no donation (found by review: what emulation's shared memory hid)."""
+    run = emulate.Plan.run
+
+    def device_run(self, inputs, donate=None):
+        outs = run(self, inputs)
+        for j, (s, shape) in enumerate(self.prog.outputs):
+            if s < self.prog.n_inputs and type(inputs[s]) is DeviceBuffer \
+                    and inputs[s].shape == tuple(shape):
+                outs[j] = inputs[s]
+            else:
+                outs[j] = DeviceBuffer(_GpuArray(outs[j].host()))
+        return outs
+    monkeypatch.setattr(emulate.Plan, "run", device_run)
+    monkeypatch.setattr(emulate.Plan, "upload", staticmethod(
+        lambda a: DeviceBuffer(_GpuArray(a), host=a if immutable(a) else None)))
+    with lj.config(backend="cuda", cuda_emulate=True):
+        yield
+
+
+def test_a_host_plan_never_writes_over_a_device_value(gpu_like):
+    """Found by review: a variable given another tensor's device value (an assign, a
+    value passed through), then updated in place by a cpu step, overwrote that value's
+    host copy (the other tensor changed: [2, 2, 2] for [1, 1, 1])."""
+    W = lj.shared(np.zeros(3))
+    setw = lj.jit(lambda a: W.assign(a))
+    step = lj.jit(lambda: W.assign(W + 1))
+    x = lj.tensor(np.ones(3))
+    setw(x)
+    t = lj.jit(lambda a: a)(W)
+    with lj.config(backend="cpu"):
+        step()
+        step()
+    np.testing.assert_array_equal(x.numpy(), [1, 1, 1])
+    np.testing.assert_array_equal(t.numpy(), [1, 1, 1])
+    np.testing.assert_array_equal(W.get_value(), [3, 3, 3])
+
+
+def test_lj_function_returns_arrays_of_its_own(gpu_like):
+    """Found by review: on a GPU, ``lj.function`` returned the caller's own array for an
+    output that is its input, and from its second call (the fast path) device buffers."""
+    v = lj.vector("v", "float64")
+    f = lj.function([v], [v, v * 2])
+    for _ in range(3):
+        a = np.arange(3.0)
+        out, twice = f(a)
+        assert type(out) is np.ndarray and type(twice) is np.ndarray
+        a[:] = -1
+        np.testing.assert_array_equal(out, [0, 1, 2])
+        np.testing.assert_array_equal(twice, [0, 2, 4])
+
+
+def test_from_dlpack_of_a_device_value(gpu_like):
+    """Found by review: ``lj.from_dlpack(t)`` of a value on the GPU raised (NumPy cannot
+    import device memory); a tensor gives its value."""
+    t = lj.jit(lambda a: a * 2)(lj.tensor(np.arange(3.0)))
+    np.testing.assert_array_equal(lj.from_dlpack(t).numpy(), [0, 2, 4])
 
 
 def test_gpu_memory_is_shared_through_dlpack_and_the_cuda_array_interface(on_cuda):

@@ -56,10 +56,14 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     """A tensor of the values of ``x``, any object with ``__dlpack__`` (a NumPy array, a
     torch CPU tensor, ...), as the Array API's ``from_dlpack``.  The values are copied:
     tensors are immutable, and the producer may change its memory later; so
-    ``copy=False`` raises ``ValueError``.  ``device``: see :func:`lazyjit.tensor`."""
+    ``copy=False`` raises ``ValueError``.  ``device``: see :func:`lazyjit.tensor`.  A
+    lazyjit tensor gives its value (on the GPU or not); another producer's GPU memory
+    raises NumPy's error (import it through cupy or torch, then pass the host array)."""
     if copy is False:
         raise ValueError("lazyjit.from_dlpack: copy=False, but lazyjit copies what it "
                          "imports (its tensors are immutable; the producer's memory is not)")
+    if isinstance(x, Tensor):  # (its value, wherever the cuda backend left it)
+        return tensor(x.numpy(), device=device)
     return tensor(np.from_dlpack(x), device=device)
 
 

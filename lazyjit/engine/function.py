@@ -31,7 +31,7 @@ from lazyjit.engine.symbolic import bind, graph_leaves, instantiate, requirement
 from lazyjit.trace.constraints import VALUE_SYMBOLS, Requirement, check, discard
 from lazyjit.trace.dims import Dim, axis_symbol, evaluate, ident, is_symbolic, sym
 from lazyjit.trace.state import ACTIVE, CONTEXT, in_trace
-from lazyjit.trace.values import host
+from lazyjit.trace.values import host, hosts
 
 _ids = itertools.count()
 
@@ -443,6 +443,7 @@ class Function:
             # (one an earlier call made, after checking arguments of that signature)
             arrays = self._jitted.outputs(args)
             if arrays is not None:
+                arrays = hosts(arrays)  # (a cuda plan's outputs: their host copies)
                 return arrays[0] if self.single else arrays
         if len(args) != len(self.inputs):
             raise LazyjitError(f"lj.function: expected {len(self.inputs)} arguments "

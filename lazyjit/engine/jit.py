@@ -57,7 +57,7 @@ from lazyjit.trace.constraints import discard
 from lazyjit.trace.state import ACTIVE, CONTEXT, STATE, UPDATING, in_trace, recording_trace
 from lazyjit.trace.updates import UpdateFrame
 from lazyjit.trace.through import JITTED
-from lazyjit.trace.values import SEEN, host, hosts
+from lazyjit.trace.values import SEEN, DeviceBuffer, host, hosts
 
 _jit_args = NATIVE.jit_args if NATIVE is not None else None
 
@@ -270,10 +270,16 @@ class _Entry:
                 ins = self._inputs(arrays)
             if ins is None:
                 return _RETRACE
-            if SEEN[0] and not self.device:
-                ins = hosts(ins)
+        device_values = ()  # (the inputs that are a device's values, on a host plan)
+        if SEEN[0] and not self.device:
+            device_values = [type(a) is DeviceBuffer for a in ins]
+            ins = hosts(ins)
         if self.in_place:  # (a dict, even empty: see the cpu backend's Program.run)
-            outs = self.plan.run(ins, self._donate(ins))
+            donate = self._donate(ins)
+            if any(device_values):  # (never a device value's host copy: other tensors,
+                donate = {j: a for j, a in donate.items()  # and views of it, read it)
+                          if not device_values[a]}
+            outs = self.plan.run(ins, donate)
         else:
             outs = self.plan.run(ins)
         if self.updates:  # the shared variables take their new values after the call

@@ -72,6 +72,16 @@ class DeviceBuffer:
         return f"DeviceBuffer(shape={self.shape}, dtype={self.dtype.name})"
 
 
+def immutable(array: np.ndarray) -> bool:
+    """Whether no one can write into ``array``'s memory: read-only, and owning its memory
+    or viewing a read-only array that owns it (lazyjit's own values are such arrays; a
+    caller's array, or a read-only view of one, is not)."""
+    base = array.base
+    return not array.flags.writeable and (
+        base is None or type(base) is np.ndarray and not base.flags.writeable
+        and base.base is None)
+
+
 def host(buf):
     """A device buffer's host copy; anything else (a NumPy array, None) as it is."""
     return buf.host() if type(buf) is DeviceBuffer else buf

@@ -15,7 +15,10 @@ Inputs are NumPy arrays (copied to the device at each call) or device buffers
 values uploaded once, :func:`upload`); outputs are device buffers, left on the device.
 A call waits for the GPU only when its program may fail (an index check, a
 factorization): it reads the error word then, to raise where the computation was asked
-for; otherwise nothing waits until a value is read (``DeviceBuffer.host``).
+for; otherwise nothing waits until a value is read (``DeviceBuffer.host``).  Every
+call runs on cupy's current stream and values carry no event: a program that switches
+streams between computing a value and reading it (``cupy.cuda.Stream``, per-thread
+default streams) must synchronize itself.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from lazyjit.ops import REGISTRY
 from lazyjit.schedule import ir
 from lazyjit.stats import count
 from lazyjit.schedule.views import View
-from lazyjit.trace.values import SEEN, DeviceBuffer
+from lazyjit.trace.values import SEEN, DeviceBuffer, immutable
 
 class _Cupy:
     """cupy, imported on first use: only a GPU needs it (the backend imports this module
@@ -53,8 +56,9 @@ def arch() -> str:
 
 
 def upload(array: np.ndarray) -> DeviceBuffer:
-    """A host value copied to the current device, its host copy kept (read-only)."""
-    return DeviceBuffer(cp.asarray(array), host=array)
+    """A host value copied to the current device; the array stays its host copy where
+    no one can write into it (lazyjit's own values; a caller's array is not kept)."""
+    return DeviceBuffer(cp.asarray(array), host=array if immutable(array) else None)
 
 
 def _on_device(a):

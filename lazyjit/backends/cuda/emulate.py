@@ -29,7 +29,7 @@ from lazyjit.backends.cpu.compiler import NATIVE, ffi, load
 from lazyjit.backends.cuda.render import Module
 from lazyjit.config import config
 from lazyjit.schedule import ir
-from lazyjit.trace.values import SEEN, DeviceBuffer
+from lazyjit.trace.values import SEEN, DeviceBuffer, immutable
 
 THREADS = 64   # threads per block in emulation (a multiple of the warp's 32): two warps
 BLOCKS = 2     # blocks per grid at most, in emulation
@@ -82,14 +82,20 @@ class Plan:
 
     @staticmethod
     def upload(array: np.ndarray) -> DeviceBuffer:
-        """A host value as an emulated device's (the same memory)."""
+        """A host value as an emulated device's: the same memory where no one can write
+        into it (lazyjit's own values), else a copy (a caller's array)."""
+        if not immutable(array):
+            array = array.copy()
+            array.flags.writeable = False
         return DeviceBuffer(array, host=array)
 
     def run(self, inputs: list, donate: dict | None = None) -> list[DeviceBuffer]:
+        """The outputs of a call (``donate`` is ignored, as the GPU's plan ignores it:
+        a device value's memory may be its host copy's, which views read)."""
         ins = [(a.data if type(a.data) is np.ndarray else a.host())
                if type(a) is DeviceBuffer else a for a in inputs]
         ex = Executor(self)
-        outs = ir_backend.run_program(self.prog, ins, donate, ex)
+        outs = ir_backend.run_program(self.prog, ins, None, ex)
         if ex.error[0]:
             raise kernel_error(int(ex.error[0]), self.prog.messages)
         return [_as_device(o, ins, inputs) for o in outs]
