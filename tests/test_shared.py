@@ -428,3 +428,22 @@ def test_augmented_assignment_of_a_variable_raises(backend):
     with pytest.raises(TypeError, match="assign"):
         w += 1
     np.testing.assert_array_equal(v.get_value(), [1.0, 2.0])
+
+
+def test_a_read_value_is_never_updated_in_place(backend):
+    """Found by review: a shared variable's value read through a view (``W.reshape(3)``:
+    the variable's own array, seen through a tensor that is not the variable) was
+    overwritten by the next in-place update (3 became 4). A computed value is a view of
+    its block; the read's view had the block as its base, which the check of who holds
+    the value did not count."""
+    W = lj.shared(np.ones(3))
+    step = lj.jit(lambda: W.assign(W + 1))
+    step()
+    step()
+    snap = W.reshape(3).numpy()
+    row = W.reshape(1, 3).numpy()
+    step()
+    step()
+    np.testing.assert_array_equal(snap, [3, 3, 3])
+    np.testing.assert_array_equal(row, [[3, 3, 3]])
+    np.testing.assert_array_equal(W.get_value(), [5, 5, 5])

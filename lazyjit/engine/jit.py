@@ -103,6 +103,19 @@ def _in_call() -> int:
 _IN_CALL = _in_call()
 
 
+def _owner_held() -> int:
+    """``sys.getrefcount`` of the array owning a view's memory, held by the view's base
+    and a local variable alone (a probe with the structure of :meth:`_Entry._donate`):
+    a computed value is usually a view of its block, and a view of it made later
+    (``.numpy()``) has that block as its base, not the value."""
+    view = np.empty(2)[:1]
+    owner = view.base
+    return sys.getrefcount(owner)
+
+
+_OWNER_HELD = _owner_held()
+
+
 def _current(leaf: Node) -> "Node | None":
     """The current value of the shared variable whose value ``leaf`` is or was."""
     sv = OWNER.get(leaf)
@@ -275,10 +288,11 @@ class _Entry:
             device_values = [type(a) is DeviceBuffer for a in ins]
             ins = hosts(ins)
         if self.in_place:  # (a dict, even empty: see the cpu backend's Program.run)
-            donate = self._donate(ins)
-            if any(device_values):  # (never a device value's host copy: other tensors,
-                donate = {j: a for j, a in donate.items()  # and views of it, read it)
-                          if not device_values[a]}
+            # a device's plan takes no donation (its values are device buffers); a host
+            # plan never a device value's host copy (other tensors, and views, read it)
+            donate = {} if self.device else self._donate(ins)
+            if any(device_values):
+                donate = {j: a for j, a in donate.items() if not device_values[a]}
             outs = self.plan.run(ins, donate)
         else:
             outs = self.plan.run(ins)
@@ -329,7 +343,9 @@ class _Entry:
             if not sv.own or node.buffer is None or sys.getrefcount(node) > _HELD_ONCE:
                 continue
             arr = ins[a]  # (a view of it handed out would have cleared sv.own)
-            if sum(b is arr for b in ins) == 1 and sys.getrefcount(arr) <= _IN_CALL:
+            owner = arr.base  # (a view of the value, as .numpy() makes, holds this)
+            if sum(b is arr for b in ins) == 1 and sys.getrefcount(arr) <= _IN_CALL and \
+                    (owner is None or sys.getrefcount(owner) <= _OWNER_HELD):
                 out[j] = a  # not also an argument, and no other computation holds it
         return out
 
