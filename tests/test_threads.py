@@ -206,6 +206,36 @@ def test_readers_never_see_an_update_written_in_place_half_done():
     np.testing.assert_array_equal(w.get_value()[[0, -1]], [62.0, 62.0])
 
 
+def test_a_value_read_while_an_update_runs_never_changes():
+    """Found by a bug hunt: a tensor of a shared variable's value taken in another thread
+    (``lj.asarray(w)``, ``w[0:]``) while a call updated it in place could hold the old
+    value after the call had checked that no one did: it showed a half-written update,
+    and changed later. Such a read now waits for the new value."""
+    w = lj.shared(np.zeros(15_000, np.float32))
+    step = lj.jit(lambda: w.assign(w + 1))
+    step(), step()
+    stop, bad = [], []
+
+    def read():
+        while not stop:
+            for t in (lj.asarray(w), w[0:]):
+                shown = t.numpy()
+                a = shown.copy()
+                if (a != a[0]).any() or not np.array_equal(a, shown):
+                    bad.append(a[[0, -1]])
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(20_000):
+            step()
+    finally:
+        stop.append(True)
+        reader.join()
+    assert not bad, bad[:3]
+    np.testing.assert_array_equal(w.get_value()[[0, -1]], [20_002, 20_002])
+
+
 def test_threads_assigning_their_own_variables_eagerly(backend):
     """Found by the bug hunt: one thread's read computed another thread's pending
     assignments, which could then read its variable half realized (NoneType errors)."""

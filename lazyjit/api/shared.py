@@ -97,7 +97,7 @@ stored = _SLOT.__get__
 class SharedVariable(Tensor):
     """A tensor with a persistent, replaceable value.  Create with :func:`shared`."""
 
-    __slots__ = ("name", "counter", "_concrete", "own", "shape_read")
+    __slots__ = ("name", "counter", "_concrete", "own", "shape_read", "updating")
 
     @property
     def node(self) -> Node:
@@ -112,7 +112,11 @@ class SharedVariable(Tensor):
                 v = views[-1].get(self)
                 if v is not None:
                     return v.node
-        return stored(self)
+        node = stored(self)
+        if self.updating:  # (a compiled update may be writing over this value in place,
+            with UPDATING:  # having checked that no one held it: the value it leaves)
+                node = stored(self)
+        return node
 
     @node.setter
     def node(self, node: Node) -> None:
@@ -144,6 +148,9 @@ class SharedVariable(Tensor):
         # whether the value's memory is lazyjit's alone (an update's fresh output, never
         # handed out): only then may a compiled update overwrite it in place
         self.own = False
+        # a call that may compute the value in place is running (set before it checks
+        # who holds the value: a reader then waits for the new one, see node)
+        self.updating = False
         self.shape_read = 0
         OWNER[self.node] = self
         ALL.add(self)

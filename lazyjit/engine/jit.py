@@ -290,12 +290,19 @@ class _Entry:
         if self.in_place:  # (a dict, even empty: see the cpu backend's Program.run)
             # a device's plan takes no donation (its values are device buffers); a host
             # plan never a device value's host copy (other tensors, and views, read it)
-            donate = {} if self.device else self._donate(ins)
-            if any(device_values):
-                donate = {j: a for j, a in donate.items() if not device_values[a]}
-            outs = self.plan.run(ins, donate)
-        else:
-            outs = self.plan.run(ins)
+            try:
+                donate = {} if self.device else self._donate(ins)
+                if any(device_values):
+                    donate = {j: a for j, a in donate.items() if not device_values[a]}
+                return self._finish(self.plan.run(ins, donate), ins)
+            finally:  # (the variables hold their new values: readers need not wait)
+                for _, _, sv in self.in_place:
+                    sv.updating = False
+        return self._finish(self.plan.run(ins), ins)
+
+    def _finish(self, outs: list, ins: list) -> list:
+        """The call's outputs, after its updates: each shared variable given its new
+        value; an input returned as it is, copied."""
         if self.updates:  # the shared variables take their new values after the call
             for sv, arr, fresh in zip(self.updates, outs[self.n_out:], self.fresh):
                 if not fresh and type(arr) is np.ndarray:  # an input passed on (an
@@ -339,7 +346,8 @@ class _Entry:
         graph reads, and which no other input of this call shares."""
         out = {}
         for j, a, sv in self.in_place:
-            node = stored(sv)
+            sv.updating = True  # (before the count: a reader from now on waits, and one
+            node = stored(sv)  # that read the value before is counted; see _run)
             if not sv.own or node.buffer is None or sys.getrefcount(node) > _HELD_ONCE:
                 continue
             arr = ins[a]  # (a view of it handed out would have cleared sv.own)
