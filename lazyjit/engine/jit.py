@@ -42,7 +42,7 @@ from lazyjit.errors import LazyjitError
 from lazyjit.ops import SUPPORTED_DTYPES
 from lazyjit.pytree import constant_kind, flatten, unflatten
 from lazyjit.backends import get_backend
-from lazyjit.engine.realize import backend_key, plan_for
+from lazyjit.engine.realize import backend_key, on_device, plan_for
 from lazyjit.api.shared import (_PENDING, OWNER, READS, SharedVariable, changed, stored,
                                 realize_pending, shapes_read_since)
 from lazyjit.speedups import NATIVE
@@ -57,7 +57,7 @@ from lazyjit.trace.constraints import discard
 from lazyjit.trace.state import ACTIVE, CONTEXT, STATE, UPDATING, in_trace, recording_trace
 from lazyjit.trace.updates import UpdateFrame
 from lazyjit.trace.through import JITTED
-from lazyjit.trace.values import SEEN, DeviceBuffer, host, hosts
+from lazyjit.trace.values import SEEN, host, hosts
 
 _jit_args = NATIVE.jit_args if NATIVE is not None else None
 
@@ -283,18 +283,11 @@ class _Entry:
                 ins = self._inputs(arrays)
             if ins is None:
                 return _RETRACE
-        device_values = ()  # (the inputs that are a device's values, on a host plan)
-        if SEEN[0] and not self.device:
-            device_values = [type(a) is DeviceBuffer for a in ins]
+        if SEEN[0] and not self.device:  # (a host plan: device values' host copies)
             ins = hosts(ins)
         if self.in_place:  # (a dict, even empty: see the cpu backend's Program.run)
-            # a device's plan takes no donation (its values are device buffers); a host
-            # plan never a device value's host copy (other tensors, and views, read it)
             try:
-                donate = {} if self.device else self._donate(ins)
-                if any(device_values):
-                    donate = {j: a for j, a in donate.items() if not device_values[a]}
-                return self._finish(self.plan.run(ins, donate), ins)
+                return self._finish(self.plan.run(ins, self._donate(ins)), ins)
             finally:  # (the variables hold their new values: readers need not wait)
                 for _, _, sv in self.in_place:
                     sv.updating = False
@@ -345,10 +338,14 @@ class _Entry:
         earlier update's fresh output never handed out: ``sv.own``), whose leaf no lazy
         graph reads, and which no other input of this call shares."""
         out = {}
+        if self.device:  # (a device's plan overwrites nothing: its values are shared)
+            return out
         for j, a, sv in self.in_place:
             sv.updating = True  # (before the count: a reader from now on waits, and one
             node = stored(sv)  # that read the value before is counted; see _run)
-            if not sv.own or node.buffer is None or sys.getrefcount(node) > _HELD_ONCE:
+            # (never a device's value: its host copy is what other tensors read)
+            if not sv.own or type(node.buffer) is not np.ndarray or \
+                    sys.getrefcount(node) > _HELD_ONCE:
                 continue
             arr = ins[a]  # (a view of it handed out would have cleared sv.own)
             owner = arr.base  # (a view of the value, as .numpy() makes, holds this)
@@ -513,8 +510,8 @@ class Jitted:
                 arr = node.buffer
                 if device is None:  # a host backend: a device's value's host copy
                     arr = host(arr)
-                elif type(arr) is np.ndarray:  # copied to the device once, kept there
-                    node.buffer = arr = device.upload(arr)
+                else:
+                    arr = on_device(node, arr, device.upload)
             elif isinstance(x, np.ndarray) and x.flags.c_contiguous and x.flags.aligned \
                     and x.dtype.isnative and x.dtype in SUPPORTED_DTYPES:
                 arr = x.view()  # read in place during the call (outputs never alias it)
@@ -649,8 +646,8 @@ class Jitted:
                 sv = OWNER.get(n)
                 if sv is not None and stored(sv).buffer is None:
                     sv = None
-                if sv is None and entry.device and type(n.buffer) is np.ndarray:
-                    n.buffer = entry.plan.upload(n.buffer)  # (kept on the device)
+                if sv is None and entry.device:
+                    on_device(n, n.buffer, entry.plan.upload)
                 entry.captured.append(n.buffer if sv is None else sv)
                 slots.append(-len(entry.captured))
                 if n.low != sys.maxsize and (entry.low is None or n.low < entry.low):

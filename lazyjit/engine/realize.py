@@ -346,10 +346,10 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
     with UPDATING:  # (an update in another thread never writes over these arrays)
         arrays = [n.buffer for n in inputs]
     if SEEN[0]:  # (a device's plan or value was made in this process)
-        if getattr(plan, "device_values", False):  # a device's plan (cuda): each
-            arrays = upload(plan, inputs, arrays)  # input's host value copied there
-        else:  # once, kept; a host backend reading values a device computed: their
-            arrays = hosts(arrays)  # host copies
+        if getattr(plan, "device_values", False):  # a device's plan (cuda)
+            arrays = [on_device(n, a, plan.upload) for n, a in zip(inputs, arrays)]
+        else:  # a host backend reading values a device computed: their host copies
+            arrays = hosts(arrays)
     try:
         outs = plan.run(arrays)
     except IndexError as e:  # (a kernel's index check: say where the indexing was written)
@@ -367,18 +367,14 @@ def _run(plan: Executable, inputs, nodes: list[Node]) -> dict:
     return literals
 
 
-def upload(plan, nodes: list, arrays: list) -> list:
-    """``arrays``, the values of ``nodes``, for a plan that reads device values: each
-    host array copied to the device by ``plan.upload`` and kept as its node's value (a
-    device buffer whose host copy it stays), so that later computations on the device
-    read it with no copy.  A node's value never changes, so neither copy goes stale."""
-    out = []
-    for n, a in zip(nodes, arrays):
-        if type(a) is np.ndarray:
-            a = plan.upload(a)
-            n.buffer = a
-        out.append(a)
-    return out
+def on_device(node: Node, value, upload):
+    """``value``, ``node``'s, for a plan that reads device values: a host array is copied
+    to the device by ``upload`` and kept as the node's value (a device buffer whose host
+    copy it stays), so that later computations on the device read it with no copy.  A
+    node's value never changes, so neither copy goes stale."""
+    if type(value) is np.ndarray:
+        value = node.buffer = upload(value)
+    return value
 
 
 _INDEXING = frozenset(("take", "put", "put_add"))  # the ops whose indices a kernel checks

@@ -35,18 +35,6 @@ class DeviceBuffer:
         self._host = host
         SEEN[0] = True
 
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def nbytes(self) -> int:
-        return self.size * self.dtype.itemsize
-
     def host(self) -> np.ndarray:
         """The value as a read-only, C-contiguous NumPy array: copied from the device
         the first time (which waits for the computation that makes it), then kept."""

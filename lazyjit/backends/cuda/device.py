@@ -169,19 +169,18 @@ class Executor(ir_backend.Executor):
 
     def gemm(self, k: ir.Gemm, table) -> None:
         """cuBLAS through ``cupy.matmul``, into the output's own memory where it is a
-        contiguous float32 or float64 block apart from the operands (else the
-        interpreter's steps: a product, then a copy)."""
+        plain product into a contiguous float32 or float64 block apart from the operands
+        (else the interpreter's steps: a product, scaled or accumulated, then a copy)."""
         a, b, dst = (device_view(table, v) for v in (k.a, k.b, k.dst))
         dt = dst.dtype
-        if (k.accumulate or dt.char not in "fd" or a.dtype != dt or b.dtype != dt
+        if (k.accumulate or k.alpha != 1.0 or dt.char not in "fd" or a.dtype != dt
+                or b.dtype != dt
                 or not a.ndim == b.ndim == dst.ndim >= 2
                 or dst.shape != a.shape[:-1] + b.shape[-1:] or a.shape[:-2] != b.shape[:-2]
                 or not dst.flags.c_contiguous or cp.may_share_memory(dst, a)
                 or cp.may_share_memory(dst, b)):
             return ir_backend.Executor.gemm(self, k, table)
         cp.matmul(a, b, out=dst)
-        if k.alpha != 1.0:  # (the interpreter's rounding: the product, then times alpha
-            dst *= dt.type(k.alpha)  # in the output's dtype)
 
     def sort(self, k: ir.Sort, table) -> None:
         src = cp.asnumpy(self.view(table, k.src))
