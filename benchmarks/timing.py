@@ -25,6 +25,10 @@ def native_blas() -> None:
     os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
 IDLE_S = 0.3  # OpenBLAS's worker threads spin ~0.1 s after a call before sleeping
+# warm-up calls run for at least this long after the pause: on our 2-core host a pass
+# over 64 MiB took 5 ms right after a pause and 1.4-3.5 ms (NumPy, lazyjit, one thread
+# or two) only after 30-50 ms of calls, so two warm-up calls timed the host's recovery
+WARM_S = 0.1
 
 
 def medians_ms(fns: list, repeats: int, warmup: int = 2, rounds: int = 3) -> list[float]:
@@ -42,8 +46,9 @@ def paired_ms(fns: list, repeats: int, warmup: int = 2,
 
     In each of ``rounds`` rounds every callable runs in turn: a pause of ``IDLE_S`` (so
     the previous library's worker threads, still spinning after its last call, have
-    gone to sleep and do not compete with the next one), ``warmup`` untimed calls, then
-    its share of the ``repeats`` timed calls.  The rounds spread bursts of load from
+    gone to sleep and do not compete with the next one), untimed calls (``warmup`` of
+    them, and more until :data:`WARM_S` has passed), then its share of the ``repeats``
+    timed calls.  The rounds spread bursts of load from
     elsewhere on the machine over all implementations; when one implementation's rounds
     disagree by more than :data:`UNSTABLE` (a burst longer than a round), a warning on
     standard error says that the numbers of this run are not to be trusted."""
@@ -53,8 +58,10 @@ def paired_ms(fns: list, repeats: int, warmup: int = 2,
     for _ in range(rounds):
         for fn, ts, rs in zip(fns, times, rounds_of, strict=True):
             time.sleep(IDLE_S)
-            for _ in range(warmup):
+            start, done = time.perf_counter(), 0
+            while done < warmup or time.perf_counter() - start < WARM_S:
                 fn()
+                done += 1
             this = []
             for _ in range(per_round):
                 t0 = time.perf_counter()
