@@ -133,6 +133,13 @@ def scan_ring(rng):
     return [h[-1]], {}
 
 
+def scan_scalar(rng):
+    """``h = 0.5 * h + x_t`` on a scalar state: the loop carries it in a local (``C0``)."""
+    xs = _rand(rng, 8)
+    h, _ = lj.scan(lambda x, h: 0.5 * h + x, sequences=xs, outputs_info=lj.zeros((), "float32"))
+    return [h], {}
+
+
 def scan_taps(rng):
     """A state with taps ``[-2, -1]`` (a Fibonacci-like recurrence), all rows read."""
     init = _rand(rng, 2, 3)
@@ -225,8 +232,8 @@ def put_concat(rng):
 
 CASES = {f.__name__: f for f in [
     elementwise_chain, sum_inner, sum_outer, max_reduce, multi_output, gemm_bias,
-    batched_matmul, gather, scatter_add, set_subtensor_slice, scan_ring, scan_taps, ifelse,
-    conv2d_gemm, conv2d_direct_grid, conv2d_direct_strided, max_pool, max_pool_grad,
+    batched_matmul, gather, scatter_add, set_subtensor_slice, scan_ring, scan_scalar, scan_taps,
+    ifelse, conv2d_gemm, conv2d_direct_grid, conv2d_direct_strided, max_pool, max_pool_grad,
     argsort, argmax, sgd_update, scan_grad, scan_of_ifelse, ifelse_of_scan, put_concat]}
 
 

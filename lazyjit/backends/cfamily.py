@@ -266,11 +266,12 @@ def kernel_error(code: int, messages: list[str]) -> Exception:
     return IndexError("lazyjit: an index is out of bounds (take, put or advanced indexing)")
 
 
-def operands(table, sp, n_out: int = 1):
+def operands(table, sp, n_out: int = 1, zero_literal: bool = False):
     """For the loop space ``sp`` (:class:`~lazyjit.schedule.ir.Space`): (dims, size
     params, per-operand stride params, load classes of the last dim: ``c`` contiguous,
     ``b`` broadcast, ``s`` strided, reduced flags, pointer declarations ``p<j>``); the
-    first ``n_out`` views are written."""
+    first ``n_out`` views are written.  With ``zero_literal`` an offset of 0 is written
+    as none, not as a parameter (the source then differs from a nonzero offset's)."""
     views, shape2, strides2, flags2 = sp.views, sp.shape, sp.strides, sp.flags
     sizes = [table.p(d) for d in shape2]
     st_params, classes, decls = [], [], []
@@ -279,8 +280,8 @@ def operands(table, sp, n_out: int = 1):
         classes.append("c" if last == 1 else "b" if last == 0 else "s")
         st_params.append([table.p(s) for s in st])
         q = "" if j < n_out else "const "
-        decls.append(f"{q}{ctype(v.dtype)}* p{j} = ({q}{ctype(v.dtype)}*)B[{v.slot}] + "
-                     f"{table.p(v.offset)};")
+        off = "" if zero_literal and v.offset == 0 else f" + {table.p(v.offset)}"
+        decls.append(f"{q}{ctype(v.dtype)}* p{j} = ({q}{ctype(v.dtype)}*)B[{v.slot}]{off};")
     return list(shape2), sizes, st_params, classes, flags2, decls
 
 

@@ -235,7 +235,10 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     n_out = len(k.dsts)
     sp = k.space()
     views, loads = list(sp.views), list(sp.views[n_out:])
-    dims, sizes, st, cls, _, decls = operands(mod, sp, n_out=n_out)
+    # (a one-element kernel's zero offsets as literals: in a scan body the loop then keeps
+    # a scalar state in a register, see loops.render_loop)
+    dims, sizes, st, cls, _, decls = operands(mod, sp, n_out=n_out,
+                                              zero_literal=k.is_one_element())
     body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     stores = [f"{_load(j, cls[j], st[j][-1])} = {store_expr(res, views[j].dtype)};"
