@@ -22,14 +22,14 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  uint8_t* p0 = (uint8_t*)B[Q[4]];
-  const float* p1 = (const float*)B[Q[5]];
+  uint8_t* p0 = (uint8_t*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
   uint8_t* q0 = p0;
   const float* q1 = p1;
   {
     const float L1 = q1[0];
     const float v0 = (float)(L1);
-    const float v1 = (float)((float)lj_as_f64(Q[3]));
+    const float v1 = (float)((float)lj_as_f64(Q[5]));
     const uint8_t v2 = (uint8_t)((v0 > v1));
     q0[0] = v2;
   }
@@ -150,11 +150,11 @@ LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* re
 LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   int e = 0;
   if (*((const uint8_t*)B[Q[1]] + Q[0])) {
-    if ((e = k2(B, P, P + 14))) return e;
-    if ((e = k3(B, P, P + 23))) return e;
+    if ((e = k2(B, P, P + 16))) return e;
+    if ((e = k3(B, P, P + 25))) return e;
   } else {
-    if ((e = k4(B, P, P + 31))) return e;
-    if ((e = k3(B, P, P + 39))) return e;
+    if ((e = k4(B, P, P + 33))) return e;
+    if ((e = k3(B, P, P + 41))) return e;
   }
   (void)e;
   return 0;
@@ -164,12 +164,12 @@ int lj_run(void** B, const int64_t* P) {
   int e = 0;
   if ((e = k0(B, P, P + 1))) return e;
   if ((e = k1(B, P, P + 8))) return e;
-  if ((e = k5(B, P, P + 47))) return e;
+  if ((e = k5(B, P, P + 49))) return e;
   return e;
 }
 /* params:
-   0, 5, 0, 0, 1, 0, 2, 0, 1, 0, 0, 0, 3, 2, 5, 1, 0, 1, 0, 4611686018427387904, 5, 5, 0, 5, 1,
-   0, 1, 0, 5, 4, 5, 5, 1, 0, 1, 0, 5, 6, 1, 5, 1, 0, 1, 0, 5, 4, 6, 0, 3
+   0, 5, 0, 0, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 3, 2, 5, 1, 0, 1, 0, 4611686018427387904, 5, 5, 0,
+   5, 1, 0, 1, 0, 5, 4, 5, 5, 1, 0, 1, 0, 5, 6, 1, 5, 1, 0, 1, 0, 5, 4, 6, 0, 3
 */
 /* memory plan:
    blocks [0, 1, 2, 3, 4]; bytes [4, 1, 20, 20, 20]; donors {}; may fail False; messages 0

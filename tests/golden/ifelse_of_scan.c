@@ -22,14 +22,14 @@ LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* re
 }
 
 LJ_KERNEL int k1(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  uint8_t* p0 = (uint8_t*)B[Q[4]];
-  const float* p1 = (const float*)B[Q[5]];
+  uint8_t* p0 = (uint8_t*)B[Q[6]] + Q[2];
+  const float* p1 = (const float*)B[Q[7]] + Q[4];
   uint8_t* q0 = p0;
   const float* q1 = p1;
   {
     const float L1 = q1[0];
     const float v0 = (float)(L1);
-    const float v1 = (float)((float)lj_as_f64(Q[3]));
+    const float v1 = (float)((float)lj_as_f64(Q[5]));
     const uint8_t v2 = (uint8_t)((v0 > v1));
     q0[0] = v2;
   }
@@ -146,7 +146,7 @@ LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* re
     Bi[0] = (char*)B[Q[5]] + Q[2] + row * Q[3];
     Bi[1] = S0 + ((1 + t + (-1)) % 2) * R0;
     Bi[2] = S0 + ((1 + t) % 2) * R0;
-    if ((e = k3(Bi, P, P + 22))) return e;
+    if ((e = k3(Bi, P, P + 24))) return e;
   }
   for (int64_t r = 0; r < 1; r++)
     memcpy((char*)B[Q[6]] + r * R0, S0 + ((T + r) % 2) * R0, R0);
@@ -157,11 +157,11 @@ LJ_KERNEL int k4(void** restrict B, const int64_t* restrict P, const int64_t* re
 LJ_KERNEL int k5(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
   int e = 0;
   if (*((const uint8_t*)B[Q[1]] + Q[0])) {
-    if ((e = k2(B, P, P + 14))) return e;
-    if ((e = k4(B, P, P + 31))) return e;
-    if ((e = k2(B, P, P + 38))) return e;
+    if ((e = k2(B, P, P + 16))) return e;
+    if ((e = k4(B, P, P + 33))) return e;
+    if ((e = k2(B, P, P + 40))) return e;
   } else {
-    if ((e = k2(B, P, P + 46))) return e;
+    if ((e = k2(B, P, P + 48))) return e;
   }
   (void)e;
   return 0;
@@ -171,11 +171,11 @@ int lj_run(void** B, const int64_t* P) {
   int e = 0;
   if ((e = k0(B, P, P + 1))) return e;
   if ((e = k1(B, P, P + 8))) return e;
-  if ((e = k5(B, P, P + 54))) return e;
+  if ((e = k5(B, P, P + 56))) return e;
   return e;
 }
 /* params:
-   0, 3, 0, 0, 1, 0, 2, 0, 1, 0, 0, 0, 3, 2, 3, 1, 0, 1, 0, 3, 5, 0, 3, 1, 0, 1, 0, 1, 0,
+   0, 3, 0, 0, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 3, 2, 3, 1, 0, 1, 0, 3, 5, 0, 3, 1, 0, 1, 0, 1, 0,
    4607182418800017408, 3, 4, 12, 0, 12, 5, 1, 6, 3, 1, 0, 1, 0, 3, 4, 6, 3, 1, 0, 1, 0, 3, 4,
    0, 0, 3
 */

@@ -1,8 +1,8 @@
 LJ_KERNEL int k0(void** restrict B, const int64_t* restrict P, const int64_t* restrict Q) {
-  float* p0 = (float*)B[Q[3]];
+  float* p0 = (float*)B[Q[4]] + Q[2];
   float* q0 = p0;
   {
-    const float v0 = (float)((float)lj_as_f64(Q[2]));
+    const float v0 = (float)((float)lj_as_f64(Q[3]));
     q0[0] = v0;
   }
   return 0;
@@ -39,7 +39,7 @@ LJ_KERNEL int k2(void** restrict B, const int64_t* restrict P, const int64_t* re
     Bi[0] = (char*)B[Q[5]] + Q[2] + row * Q[3];
     Bi[1] = &C0;
     Bi[2] = S0 + ((1 + t)) * R0;
-    if ((e = k1(Bi, P, P + 5))) return e;
+    if ((e = k1(Bi, P, P + 6))) return e;
     memcpy(&C0, S0 + ((1 + t)) * R0, sizeof C0);
   }
   (void)e;
@@ -85,12 +85,12 @@ LJ_KERNEL int k3(void** restrict B, const int64_t* restrict P, const int64_t* re
 int lj_run(void** B, const int64_t* P) {
   int e = 0;
   if ((e = k0(B, P, P + 1))) return e;
-  if ((e = k2(B, P, P + 10))) return e;
-  if ((e = k3(B, P, P + 16))) return e;
+  if ((e = k2(B, P, P + 11))) return e;
+  if ((e = k3(B, P, P + 17))) return e;
   return e;
 }
 /* params:
-   0, 1, 0, 0, 1, 1, 0, 0, 0, 4602678819172646912, 8, 4, 0, 4, 1, 0, 8, 1, 0, 1, 1, 8, 2, 1
+   0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 4602678819172646912, 8, 4, 0, 4, 1, 0, 8, 1, 0, 1, 1, 8, 2, 1
 */
 /* memory plan:
    blocks [0, 1]; bytes [36, 32]; donors {}; may fail False; messages 0

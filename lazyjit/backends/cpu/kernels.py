@@ -91,6 +91,7 @@ class Module:
         # conditional, or a loop body: see :mod:`.loops`): (function, its Q in P)
         self.calls: list[tuple[int, int]] = []
         self.par_min = PAR_MIN  # raised while a loop body is rendered (see PAR_MIN_LOOP)
+        self.in_loop = False  # while a loop body is rendered
 
     def p(self, value) -> str:
         """A parameter of the kernel being rendered, as the C expression that reads it
@@ -235,10 +236,11 @@ def elementwise(mod: Module, k: ir.Elementwise) -> None:
     n_out = len(k.dsts)
     sp = k.space()
     views, loads = list(sp.views), list(sp.views[n_out:])
-    # (a one-element kernel's zero offsets as literals: in a scan body the loop then keeps
-    # a scalar state in a register, see loops.render_loop)
-    dims, sizes, st, cls, _, decls = operands(mod, sp, n_out=n_out,
-                                              zero_literal=k.is_one_element())
+    # (a one-element kernel of a loop body writes its zero offsets as literals: the loop
+    # then keeps a scalar state in a register, see loops.render_loop; elsewhere they stay
+    # parameters, so that a size whose offset is 0 shares the code of the others)
+    dims, sizes, st, cls, _, decls = operands(
+        mod, sp, n_out=n_out, zero_literal=mod.in_loop and k.is_one_element())
     body = Body(mod, k.leaves, {v: j + n_out for j, v in enumerate(loads)})
     results = [body.value(r) for r in k.roots]
     stores = [f"{_load(j, cls[j], st[j][-1])} = {store_expr(res, views[j].dtype)};"

@@ -42,7 +42,8 @@ def _carried(k: ir.Loop) -> set[int]:
     body's one-element kernels inlined (their zero offsets literal: kernels.elementwise)
     the C compiler keeps the value in a register, so a step does not wait for the
     previous step's store to reach its load (the scalar scan of
-    ``benchmarks/scan_steps.py``: 3.3 -> 1.9 ns a step, jax.lax.scan 2.5)."""
+    ``benchmarks/scan_steps.py``: 3.3 -> 1.9-2.1 ns a step; jax.lax.scan 2.9-3.0 in the same
+    runs)."""
     return {j for j, st in enumerate(k.states)
             if list(st.taps) == [-1] and math.prod(st.buf.shape[1:]) == 1}
 
@@ -52,10 +53,11 @@ def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
     then the loop kernel."""
     saved, mod.calls = mod.calls, []
     saved_par, mod.par_min = mod.par_min, max(mod.par_min, K.PAR_MIN_LOOP)
+    saved_in, mod.in_loop = mod.in_loop, True
     try:
         render_steps(mod, k.body.steps)
     finally:
-        calls, mod.calls, mod.par_min = mod.calls, saved, saved_par
+        calls, mod.calls, mod.par_min, mod.in_loop = mod.calls, saved, saved_par, saved_in
     body, p = k.body, mod.p
     n_in = body.n_inputs
     lines = [f"  void* Bi[{n_in + len(body.slots) or 1}];"]
