@@ -26,7 +26,8 @@ the jitted step (trace, optimize, compile) is timed in a fresh subprocess, once 
 empty compiled-code disk cache and once with the disk cache that run filled (each the
 median of three such pairs);
 ``jax.jit``'s first call too (its imports done before the clock starts, as lazyjit's
-are).  lazyjit's modules are byte-compiled first, as ``pip install`` compiles jax's: in
+are).  lazyjit's modules are byte-compiled first (``__pycache__`` folders written next
+to the lazyjit imported), as ``pip install`` compiles jax's: in
 a checkout run with ``PYTHONDONTWRITEBYTECODE`` set, each fresh process otherwise
 compiled the source of the modules it imported (0.03 s of the first call, and 0.1 s of
 ``import lazyjit``, before the clock).  Finally, ``lj.stats()['compiles']`` is printed
