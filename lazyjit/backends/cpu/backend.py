@@ -384,7 +384,10 @@ class Tiered:
         require_compiler(opts[0])
         self.interp = numpy_backend.compile(trace)
         self.prog, self.module, self.source, self.program = prog, module, source, None
-        self.future = COMPILES.submit(load, source, opts, lambda n: render_parts(module, n))
+        # (one translation unit: a compile split over every core, and its parts rendered
+        # under the GIL, slowed the interpreted steps it runs beside: first step of the
+        # digits MLP at o1 with -O0 0.03 -> 0.06-0.11 s in 3 runs out of 6)
+        self.future = COMPILES.submit(load, source, opts)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if self.program is None:
