@@ -90,8 +90,13 @@ class Module:
         # the kernels the current program level calls in order (``lj_run``, a side of a
         # conditional, or a loop body: see :mod:`.loops`): (function, its Q in P)
         self.calls: list[tuple[int, int]] = []
-        self.par_min = PAR_MIN  # raised while a loop body is rendered (see PAR_MIN_LOOP)
-        self.in_loop = False  # while a loop body is rendered
+        self.in_loop = False  # while a loop body is rendered (see :mod:`.loops`)
+
+    @property
+    def par_min(self) -> int:
+        """Elements below which a kernel runs on one thread (:data:`PAR_MIN_LOOP` in a
+        loop body)."""
+        return PAR_MIN_LOOP if self.in_loop else PAR_MIN
 
     def p(self, value) -> str:
         """A parameter of the kernel being rendered, as the C expression that reads it
@@ -133,7 +138,7 @@ class Module:
         # own table: an indirect read per step cost 20% of a scalar scan step; its
         # parameters as Q[n], as fast as P[n], so the kernels of two loops of the same
         # body, as an LSTM's layers, are one function)
-        code = self._relative(code, buffers=self.par_min == PAR_MIN)
+        code = self._relative(code, buffers=not self.in_loop)
         self._base = len(self.params)
         f = self._func_of.get(code)
         if f is None:

@@ -52,12 +52,11 @@ def render_loop(mod: K.Module, k: ir.Loop, render_steps) -> None:
     """The body's kernels (each elementwise kernel on one thread unless it is large),
     then the loop kernel."""
     saved, mod.calls = mod.calls, []
-    saved_par, mod.par_min = mod.par_min, max(mod.par_min, K.PAR_MIN_LOOP)
     saved_in, mod.in_loop = mod.in_loop, True
     try:
         render_steps(mod, k.body.steps)
     finally:
-        calls, mod.calls, mod.par_min, mod.in_loop = mod.calls, saved, saved_par, saved_in
+        calls, mod.calls, mod.in_loop = mod.calls, saved, saved_in
     body, p = k.body, mod.p
     n_in = body.n_inputs
     lines = [f"  void* Bi[{n_in + len(body.slots) or 1}];"]
